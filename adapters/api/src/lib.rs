@@ -1,0 +1,69 @@
+//! The adapter API of opspec.
+//!
+//! A tensor library is checked by implementing [`Adapter`]: the harness hands it host
+//! [`Tensor`]s holding thousands of cases at once and compares what comes back with the
+//! reference. This crate is deliberately small (its only dependency is `half`) because it is
+//! what a vendor builds against.
+
+mod dtype;
+mod error;
+mod ops;
+mod tensor;
+
+pub use dtype::{DType, Element};
+pub use error::{AdapterError, ErrorKind};
+pub use ops::{BinaryOp, OpKind, ScatterMode, Support, TernaryOp};
+pub use tensor::Tensor;
+
+/// An implementation under test.
+///
+/// Every method is batch-oriented: one call carries many cases. Methods that an adapter does
+/// not implement keep their default, which answers [`ErrorKind::Unsupported`]; the harness
+/// asks [`Adapter::supports`] first and reports unsupported pairs as skipped.
+pub trait Adapter: Send + Sync {
+    /// Short name used in check ids (`cpu`, `numr`, `cuda`).
+    fn name(&self) -> &str;
+
+    /// Version of the implementation, recorded in reports.
+    fn version(&self) -> String;
+
+    /// Whether `op` is implemented for operands of `dtype`.
+    fn supports(&self, op: OpKind, dtype: DType) -> Support;
+
+    /// Element-wise `op(a, b)`; the result is a new tensor.
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let _ = (a, b);
+        Err(AdapterError::unsupported(format!("{op} is not implemented")))
+    }
+
+    /// Element-wise `op(a, b)` written into the caller-owned `out`.
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        let _ = (a, b, out);
+        Err(AdapterError::unsupported(format!("{op}_into is not implemented")))
+    }
+
+    /// Element-wise ternary `op(a, b, c)` (fused operations).
+    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
+        let _ = (a, b, c);
+        Err(AdapterError::unsupported(format!("{op} is not implemented")))
+    }
+
+    /// Scatter-add: `input` with the slices of `updates` added at the index vectors in
+    /// `indices` (whose last axis is the index depth).
+    fn scatter_add(
+        &self,
+        input: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+        mode: ScatterMode,
+    ) -> Result<Tensor, AdapterError> {
+        let _ = (input, indices, updates, mode);
+        Err(AdapterError::unsupported("scatter_add is not implemented"))
+    }
+}

@@ -1,0 +1,307 @@
+//! Host tensors: the values passed to and returned by adapters.
+
+use crate::{AdapterError, DType, Element, ErrorKind};
+
+/// A strided view over a little-endian host buffer.
+///
+/// `strides` and `offset` count elements, not bytes, and strides may be zero (broadcast) or
+/// negative (reversed views), so transposed and sliced views are expressible without copying.
+/// Axis names are optional, one per axis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    dtype: DType,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    offset: usize,
+    names: Option<Vec<Option<String>>>,
+    data: Vec<u8>,
+}
+
+impl Tensor {
+    /// A contiguous tensor holding `values` in row-major order.
+    pub fn from_slice<T: Element>(values: &[T], shape: &[usize]) -> Result<Tensor, AdapterError> {
+        let mut data = Vec::with_capacity(values.len() * T::DTYPE.size());
+        for &v in values {
+            v.write_le(&mut data);
+        }
+        Tensor::from_bytes(T::DTYPE, shape, data)
+    }
+
+    /// A contiguous tensor over raw little-endian bytes.
+    pub fn from_bytes(dtype: DType, shape: &[usize], data: Vec<u8>) -> Result<Tensor, AdapterError> {
+        let numel = checked_numel(shape)?;
+        if data.len() != numel * dtype.size() {
+            return Err(AdapterError::new(
+                ErrorKind::ShapeMismatch,
+                format!(
+                    "{} bytes do not hold a {dtype} tensor of shape {shape:?} ({} bytes)",
+                    data.len(),
+                    numel * dtype.size()
+                ),
+            ));
+        }
+        Ok(Tensor {
+            dtype,
+            strides: contiguous_strides(shape),
+            shape: shape.to_vec(),
+            offset: 0,
+            names: None,
+            data,
+        })
+    }
+
+    /// A contiguous tensor of zero bytes (`0`, `+0.0`, `false`).
+    pub fn zeros(dtype: DType, shape: &[usize]) -> Result<Tensor, AdapterError> {
+        let numel = checked_numel(shape)?;
+        Tensor::from_bytes(dtype, shape, vec![0; numel * dtype.size()])
+    }
+
+    /// A view of the same buffer with another shape, strides and offset (in elements).
+    /// Fails if any element of the view would fall outside the buffer.
+    pub fn view(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Tensor, AdapterError> {
+        if shape.len() != strides.len() {
+            return Err(AdapterError::new(
+                ErrorKind::Rank,
+                format!("shape {shape:?} and strides {strides:?} differ in rank"),
+            ));
+        }
+        let buffer_len = self.data.len() / self.dtype.size();
+        let numel = checked_numel(shape)?;
+        if numel > 0 {
+            let (mut low, mut high) = (offset as isize, offset as isize);
+            for (&n, &s) in shape.iter().zip(strides) {
+                let reach = (n as isize - 1) * s;
+                if reach < 0 {
+                    low += reach;
+                } else {
+                    high += reach;
+                }
+            }
+            if low < 0 || high >= buffer_len as isize {
+                return Err(AdapterError::new(
+                    ErrorKind::OutOfRange,
+                    format!(
+                        "view shape {shape:?} strides {strides:?} offset {offset} reaches outside a buffer of {buffer_len} elements"
+                    ),
+                ));
+            }
+        }
+        Ok(Tensor {
+            dtype: self.dtype,
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            offset,
+            names: None,
+            data: self.data.clone(),
+        })
+    }
+
+    /// Attaches one optional name per axis.
+    pub fn with_names(mut self, names: Vec<Option<String>>) -> Result<Tensor, AdapterError> {
+        if names.len() != self.shape.len() {
+            return Err(AdapterError::new(
+                ErrorKind::Rank,
+                format!("{} names for a rank-{} tensor", names.len(), self.shape.len()),
+            ));
+        }
+        self.names = Some(names);
+        Ok(self)
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Strides in elements.
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    /// Offset of the first element in the buffer, in elements.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Axis names, if any were attached.
+    pub fn names(&self) -> Option<&[Option<String>]> {
+        self.names.as_deref()
+    }
+
+    /// The whole underlying buffer (not only the viewed elements).
+    pub fn buffer(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The number of elements in the view.
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// True when the view is row-major, dense and starts at the buffer's beginning.
+    pub fn is_contiguous(&self) -> bool {
+        self.offset == 0
+            && self.strides == contiguous_strides(&self.shape)
+            && self.data.len() == self.numel() * self.dtype.size()
+    }
+
+    /// The contiguous bytes of the view, if [`Tensor::is_contiguous`].
+    pub fn contiguous_bytes(&self) -> Option<&[u8]> {
+        self.is_contiguous().then_some(&self.data[..])
+    }
+
+    /// Mutable contiguous bytes of the view, if [`Tensor::is_contiguous`].
+    pub fn contiguous_bytes_mut(&mut self) -> Option<&mut [u8]> {
+        if self.is_contiguous() { Some(&mut self.data[..]) } else { None }
+    }
+
+    /// Buffer positions (in elements) of the view's elements, in row-major logical order.
+    pub fn element_positions(&self) -> impl Iterator<Item = usize> + '_ {
+        let rank = self.shape.len();
+        let total = self.numel();
+        let mut index = vec![0usize; rank];
+        let mut position = self.offset as isize;
+        (0..total).map(move |i| {
+            if i > 0 {
+                for axis in (0..rank).rev() {
+                    index[axis] += 1;
+                    position += self.strides[axis];
+                    if index[axis] < self.shape[axis] {
+                        break;
+                    }
+                    position -= self.strides[axis] * self.shape[axis] as isize;
+                    index[axis] = 0;
+                }
+            }
+            position as usize
+        })
+    }
+
+    /// A contiguous copy of the view (names are kept).
+    pub fn to_contiguous(&self) -> Tensor {
+        if self.is_contiguous() {
+            return self.clone();
+        }
+        let size = self.dtype.size();
+        let mut data = Vec::with_capacity(self.numel() * size);
+        for p in self.element_positions() {
+            data.extend_from_slice(&self.data[p * size..(p + 1) * size]);
+        }
+        Tensor {
+            dtype: self.dtype,
+            strides: contiguous_strides(&self.shape),
+            shape: self.shape.clone(),
+            offset: 0,
+            names: self.names.clone(),
+            data,
+        }
+    }
+
+    /// The elements in row-major logical order, or a dtype-mismatch error.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, AdapterError> {
+        if self.dtype != T::DTYPE {
+            return Err(AdapterError::new(
+                ErrorKind::DTypeMismatch,
+                format!("tensor holds {}, not {}", self.dtype, T::DTYPE),
+            ));
+        }
+        let size = self.dtype.size();
+        Ok(self.element_positions().map(|p| T::read_le(&self.data[p * size..(p + 1) * size])).collect())
+    }
+
+    /// The raw bits of every element in logical order, zero-extended to `u64`.
+    pub fn to_bits(&self) -> Vec<u64> {
+        let size = self.dtype.size();
+        self.element_positions()
+            .map(|p| {
+                let mut raw = [0u8; 8];
+                raw[..size].copy_from_slice(&self.data[p * size..(p + 1) * size]);
+                u64::from_le_bytes(raw)
+            })
+            .collect()
+    }
+
+    /// A contiguous tensor from raw element bits (the low `dtype.size()` bytes of each).
+    pub fn from_bits(dtype: DType, shape: &[usize], bits: &[u64]) -> Result<Tensor, AdapterError> {
+        let size = dtype.size();
+        let mut data = Vec::with_capacity(bits.len() * size);
+        for b in bits {
+            data.extend_from_slice(&b.to_le_bytes()[..size]);
+        }
+        Tensor::from_bytes(dtype, shape, data)
+    }
+}
+
+/// Row-major strides, in elements, for `shape`.
+pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut step = 1isize;
+    for (stride, &n) in strides.iter_mut().zip(shape).rev() {
+        *stride = step;
+        step *= n.max(1) as isize;
+    }
+    strides
+}
+
+fn checked_numel(shape: &[usize]) -> Result<usize, AdapterError> {
+    shape.iter().try_fold(1usize, |acc, &n| acc.checked_mul(n)).ok_or_else(|| {
+        AdapterError::new(ErrorKind::ShapeMismatch, format!("shape {shape:?} overflows usize"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transposed_view_reads_in_logical_order() {
+        let t = Tensor::from_slice(&[1i32, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+        assert!(t.is_contiguous());
+        let tt = t.view(&[3, 2], &[1, 3], 0).unwrap();
+        assert!(!tt.is_contiguous());
+        assert_eq!(tt.to_vec::<i32>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+        assert_eq!(tt.to_contiguous().to_vec::<i32>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+    }
+
+    #[test]
+    fn negative_and_zero_strides() {
+        let t = Tensor::from_slice(&[1u8, 2, 3], &[3]).unwrap();
+        let rev = t.view(&[3], &[-1], 2).unwrap();
+        assert_eq!(rev.to_vec::<u8>().unwrap(), vec![3, 2, 1]);
+        let bcast = t.view(&[2, 3], &[0, 1], 0).unwrap();
+        assert_eq!(bcast.to_vec::<u8>().unwrap(), vec![1, 2, 3, 1, 2, 3]);
+    }
+
+    #[test]
+    fn views_outside_the_buffer_are_errors() {
+        let t = Tensor::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        assert_eq!(t.view(&[3], &[1], 0).unwrap_err().kind, ErrorKind::OutOfRange);
+        assert_eq!(t.view(&[2], &[-1], 0).unwrap_err().kind, ErrorKind::OutOfRange);
+        assert_eq!(t.view(&[2], &[1, 1], 0).unwrap_err().kind, ErrorKind::Rank);
+        assert!(t.view(&[0], &[5], 9).is_ok(), "an empty view touches nothing");
+    }
+
+    #[test]
+    fn byte_length_is_checked() {
+        let err = Tensor::from_bytes(DType::F32, &[2], vec![0; 7]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::ShapeMismatch);
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let bits = [0x3c00u64, 0x8000, 0x7e01];
+        let t = Tensor::from_bits(DType::F16, &[3], &bits).unwrap();
+        assert_eq!(t.to_bits(), bits);
+        assert_eq!(t.to_vec::<half::f16>().unwrap()[0], half::f16::ONE);
+    }
+
+    #[test]
+    fn rank_zero_has_one_element() {
+        let t = Tensor::from_slice(&[7i64], &[]).unwrap();
+        assert_eq!(t.numel(), 1);
+        assert_eq!(t.to_vec::<i64>().unwrap(), vec![7]);
+    }
+}

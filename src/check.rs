@@ -1,0 +1,123 @@
+//! Expectations and the comparison of actual results with them.
+
+use crate::format::Format;
+use crate::spec::suite::NanPolicy;
+
+/// What a result may be: a set or an interval, never only a point.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// Exactly these bits (signed zeros distinguished).
+    Bits(u64),
+    /// Any NaN.
+    AnyNan,
+    /// Any non-NaN value with this sign bit.
+    Sign { negative: bool },
+    /// Within `ulps` steps of the correctly rounded value `reference`, same sign of zero aside.
+    Within { reference: u64, ulps: u64 },
+    /// At least one of these.
+    AnyOf(Vec<Expect>),
+    /// Every one of these.
+    AllOf(Vec<Expect>),
+}
+
+impl Expect {
+    /// Whether `actual` meets the expectation under the NaN policy.
+    pub fn accepts(&self, f: Format, actual: u64, nan: NanPolicy) -> bool {
+        let actual_nan = f.is_nan(actual);
+        match self {
+            Expect::Bits(b) if f.is_nan(*b) => actual_nan && nan_ok(f, actual, nan),
+            Expect::Bits(b) => actual == *b,
+            Expect::AnyNan => actual_nan && nan_ok(f, actual, nan),
+            Expect::Sign { negative } => !actual_nan && f.is_sign_negative(actual) == *negative,
+            Expect::Within { reference, ulps } => {
+                if f.is_nan(*reference) || actual_nan {
+                    return f.is_nan(*reference) && actual_nan && nan_ok(f, actual, nan);
+                }
+                if f.is_infinite(*reference) && *ulps == 0 {
+                    return actual == *reference;
+                }
+                ulp_distance(f, actual, *reference) <= *ulps
+            }
+            Expect::AnyOf(list) => list.iter().any(|e| e.accepts(f, actual, nan)),
+            Expect::AllOf(list) => list.iter().all(|e| e.accepts(f, actual, nan)),
+        }
+    }
+
+    /// The expectation as text, with values in decimal, hex-float and bits.
+    pub fn describe(&self, f: Format) -> String {
+        match self {
+            Expect::Bits(b) => f.describe(*b),
+            Expect::AnyNan => "any NaN".to_string(),
+            Expect::Sign { negative: true } => "any non-NaN value with the sign bit set".to_string(),
+            Expect::Sign { negative: false } => "any non-NaN value with the sign bit clear".to_string(),
+            Expect::Within { reference, ulps } => format!("within {ulps} ulp of {}", f.describe(*reference)),
+            Expect::AnyOf(list) => join(f, list, " or "),
+            Expect::AllOf(list) => join(f, list, " and "),
+        }
+    }
+
+    /// The single value this expectation is centred on, if it has one (for ULP distances).
+    pub fn centre(&self) -> Option<u64> {
+        match self {
+            Expect::Bits(b) | Expect::Within { reference: b, .. } => Some(*b),
+            Expect::AllOf(list) => list.iter().find_map(Expect::centre),
+            _ => None,
+        }
+    }
+}
+
+fn join(f: Format, list: &[Expect], sep: &str) -> String {
+    let parts: Vec<String> = list.iter().map(|e| format!("({})", e.describe(f))).collect();
+    parts.join(sep)
+}
+
+fn nan_ok(f: Format, actual: u64, nan: NanPolicy) -> bool {
+    match nan {
+        NanPolicy::Any => true,
+        NanPolicy::Quiet => actual & (1 << (f.frac_bits - 1)) != 0,
+    }
+}
+
+/// Number of representable values between two non-NaN values (the zeros count as one).
+pub fn ulp_distance(f: Format, a: u64, b: u64) -> u64 {
+    f.ordinal(a).abs_diff(f.ordinal(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: Format = Format::F32;
+
+    #[test]
+    fn signed_zeros_are_distinct_bits() {
+        assert!(!Expect::Bits(0x8000_0000).accepts(F, 0, NanPolicy::Any));
+        assert!(Expect::AnyOf(vec![Expect::Bits(0), Expect::Bits(0x8000_0000)]).accepts(
+            F,
+            0x8000_0000,
+            NanPolicy::Any
+        ));
+    }
+
+    #[test]
+    fn nan_policy() {
+        let signalling = 0x7f80_0001;
+        assert!(Expect::AnyNan.accepts(F, 0xffc0_0000, NanPolicy::Any));
+        assert!(Expect::AnyNan.accepts(F, signalling, NanPolicy::Any));
+        assert!(!Expect::AnyNan.accepts(F, signalling, NanPolicy::Quiet));
+        assert!(!Expect::AnyNan.accepts(F, 0x7f80_0000, NanPolicy::Any), "infinity is no NaN");
+        assert!(Expect::Bits(0x7fc0_0000).accepts(F, 0xffc0_0001, NanPolicy::Any));
+    }
+
+    #[test]
+    fn sign_and_within() {
+        assert!(Expect::Sign { negative: true }.accepts(F, 0xbf80_0000, NanPolicy::Any));
+        assert!(!Expect::Sign { negative: true }.accepts(F, 0xffc0_0000, NanPolicy::Any));
+        let one = 0x3f80_0000;
+        let w = Expect::Within { reference: one, ulps: 2 };
+        assert!(w.accepts(F, one + 2, NanPolicy::Any) && w.accepts(F, one - 2, NanPolicy::Any));
+        assert!(!w.accepts(F, one + 3, NanPolicy::Any));
+        assert_eq!(ulp_distance(F, 0x8000_0001, 0x0000_0001), 2);
+        assert_eq!(ulp_distance(F, 0x8000_0000, 0), 0);
+    }
+}

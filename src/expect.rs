@@ -1,0 +1,123 @@
+//! From a table and operand values to what the result must be.
+
+use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use rug::Float;
+use rug::float::Constant;
+
+use crate::check::Expect;
+use crate::format::Format;
+use crate::oracle;
+use crate::spec::matching::governing_rows;
+use crate::spec::schema::{Accuracy, NamedConstant, Outcome, SignRule, SpecTable};
+
+/// The oracle's correctly rounded result of `op` on `inputs`.
+pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
+    Ok(match op {
+        OpKind::Binary(BinaryOp::Add) => oracle::add(f, inputs[0], inputs[1]),
+        OpKind::Binary(BinaryOp::Subtract) => oracle::subtract(f, inputs[0], inputs[1]),
+        OpKind::Binary(BinaryOp::Multiply) => oracle::multiply(f, inputs[0], inputs[1]),
+        OpKind::Binary(BinaryOp::Divide) => oracle::divide(f, inputs[0], inputs[1]),
+        OpKind::Ternary(TernaryOp::FusedMulAdd) => oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]),
+        other => return Err(format!("the oracle has no reference for {other} yet")),
+    })
+}
+
+/// Everything an expectation depends on besides the inputs.
+pub struct Context<'a> {
+    pub table: &'a SpecTable,
+    pub op: OpKind,
+    pub format: Format,
+    /// The suite's ULP bound for this (op, dtype), for approximate results.
+    pub ulp_bound: Option<f64>,
+}
+
+impl Context<'_> {
+    /// What the result for `inputs` must be: every governing row's outcome, or the table's
+    /// accuracy class where no row governs.
+    pub fn expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
+        let rows = governing_rows(self.table, self.format, inputs);
+        if rows.is_empty() {
+            return self.default_expectation(inputs);
+        }
+        let mut all = rows
+            .iter()
+            .map(|&i| self.outcome(&self.table.rows[i].result, inputs))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(if all.len() == 1 { all.remove(0) } else { Expect::AllOf(all) })
+    }
+
+    /// What row `row`'s outcome requires for `inputs`.
+    pub fn row_expectation(&self, row: usize, inputs: &[u64]) -> Result<Expect, String> {
+        self.outcome(&self.table.rows[row].result, inputs)
+    }
+
+    fn default_expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
+        let reference = reference(self.op, self.format, inputs)?;
+        match self.table.accuracy {
+            Accuracy::CorrectlyRounded | Accuracy::Exact => Ok(nan_or_bits(self.format, reference)),
+            Accuracy::Approximate => Ok(Expect::Within { reference, ulps: self.ulps()? }),
+        }
+    }
+
+    fn ulps(&self) -> Result<u64, String> {
+        let bound = self
+            .ulp_bound
+            .ok_or_else(|| format!("the suite sets no ulp bound for {} in {}", self.op, self.format.name))?;
+        Ok(bound.floor() as u64)
+    }
+
+    fn outcome(&self, outcome: &Outcome, inputs: &[u64]) -> Result<Expect, String> {
+        let f = self.format;
+        Ok(match outcome {
+            Outcome::Nan => Expect::AnyNan,
+            Outcome::PosZero => Expect::Bits(f.pos_zero()),
+            Outcome::NegZero => Expect::Bits(f.neg_zero()),
+            Outcome::PosInfinity => Expect::Bits(f.pos_inf()),
+            Outcome::NegInfinity => Expect::Bits(f.neg_inf()),
+            Outcome::Value(v) => Expect::Bits(
+                f.from_f64_exact(*v).ok_or_else(|| format!("{v} is not representable in {}", f.name))?,
+            ),
+            Outcome::Operand(o) => nan_or_bits(f, inputs[o.index()]),
+            Outcome::NegOperand(o) => nan_or_bits(f, f.neg(inputs[o.index()])),
+            Outcome::AbsOperand(o) => nan_or_bits(f, f.abs(inputs[o.index()])),
+            Outcome::NegAbsOperand(o) => nan_or_bits(f, f.abs(inputs[o.index()]) | f.sign_mask()),
+            Outcome::Sign(rule) => Expect::Sign { negative: negative(f, *rule, inputs) },
+            Outcome::SignedInfinity(rule) => {
+                Expect::Bits(if negative(f, *rule, inputs) { f.neg_inf() } else { f.pos_inf() })
+            }
+            Outcome::Approx(c) => Expect::Within { reference: constant(f, *c), ulps: self.ulps()? },
+            Outcome::AnyOf(list) => {
+                Expect::AnyOf(list.iter().map(|o| self.outcome(o, inputs)).collect::<Result<_, _>>()?)
+            }
+            Outcome::CorrectlyRounded => nan_or_bits(f, reference(self.op, f, inputs)?),
+        })
+    }
+}
+
+fn nan_or_bits(f: Format, x: u64) -> Expect {
+    if f.is_nan(x) { Expect::AnyNan } else { Expect::Bits(x) }
+}
+
+fn negative(f: Format, rule: SignRule, inputs: &[u64]) -> bool {
+    match rule {
+        SignRule::Positive => false,
+        SignRule::Negative => true,
+        SignRule::ProductOfSigns => inputs.iter().filter(|&&x| f.is_sign_negative(x)).count() % 2 == 1,
+    }
+}
+
+/// A named constant correctly rounded to the format.
+fn constant(f: Format, c: NamedConstant) -> u64 {
+    let pi = Float::with_val(256, Constant::Pi);
+    let value = match c {
+        NamedConstant::Pi => pi,
+        NamedConstant::NegPi => -pi,
+        NamedConstant::HalfPi => pi / 2u32,
+        NamedConstant::NegHalfPi => -pi / 2u32,
+        NamedConstant::QuarterPi => pi / 4u32,
+        NamedConstant::NegQuarterPi => -pi / 4u32,
+        NamedConstant::ThreeQuarterPi => pi * 3u32 / 4u32,
+        NamedConstant::NegThreeQuarterPi => -pi * 3u32 / 4u32,
+    };
+    oracle::round_exact(f, &value)
+}

@@ -1,0 +1,172 @@
+//! Case generation: value classes as proptest strategies, edge values, and the inputs of each
+//! check. Every generator is seeded, so the same check id always gets the same inputs.
+
+mod classes;
+
+pub use classes::{any_value, class_strategy, edge_values};
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+use crate::format::Format;
+use crate::spec::matching::{condition_holds, governing_rows};
+use crate::spec::schema::{Operand, Relation, SpecTable};
+
+/// Inputs of a check: `cases[i]` holds one value per operand.
+pub type Cases = Vec<Vec<u64>>;
+
+/// How many draws one case may take before a row is declared unsatisfiable.
+const MAX_ATTEMPTS_PER_CASE: usize = 2_000;
+
+/// A seeded source of values drawn from proptest strategies.
+pub struct Generator {
+    runner: TestRunner,
+}
+
+impl Generator {
+    /// A generator whose draws depend only on `seed` and `label` (the check id).
+    pub fn new(seed: u64, label: &str) -> Generator {
+        let mut bytes = [0u8; 32];
+        bytes[..8].copy_from_slice(&seed.to_le_bytes());
+        bytes[8..16].copy_from_slice(&fnv1a(label.as_bytes()).to_le_bytes());
+        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+        Generator { runner: TestRunner::new_with_rng(Config::default(), rng) }
+    }
+
+    /// Draws one value.
+    pub fn draw<S: Strategy>(&mut self, strategy: &S) -> Result<S::Value, String> {
+        strategy.new_tree(&mut self.runner).map(|tree| tree.current()).map_err(|e| e.to_string())
+    }
+}
+
+/// A stable 64-bit FNV-1a hash, used to derive per-check seeds.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// `n` cases for which row `row` of `table` governs the result: its condition holds and no
+/// row that overrides it applies.
+pub fn row_cases(
+    table: &SpecTable,
+    row: usize,
+    f: Format,
+    n: usize,
+    generator: &mut Generator,
+) -> Result<Cases, String> {
+    let arity = table.operands.len();
+    let when = &table.rows[row].when;
+    let operands = [Operand::X1, Operand::X2, Operand::X3];
+    let mut cases = Vec::with_capacity(n);
+    let mut attempts = 0;
+    while cases.len() < n {
+        attempts += 1;
+        if attempts > MAX_ATTEMPTS_PER_CASE * (cases.len() + 1) {
+            return Err(format!(
+                "row `{}`: no {} inputs satisfy its condition after {attempts} draws",
+                table.rows[row].id.value, f.name
+            ));
+        }
+        let either_target = match &when.either {
+            Some(_) => generator.draw(&(0..arity))?,
+            None => usize::MAX,
+        };
+        let mut case = Vec::with_capacity(arity);
+        for (k, &operand) in operands.iter().take(arity).enumerate() {
+            let mut classes = when.operand_classes(operand).to_vec();
+            classes.extend(when.both.clone());
+            if k == either_target {
+                classes.extend(when.either.clone());
+            }
+            let derived = match (k, when.relation) {
+                (1, Some(Relation::Negation)) => Some(f.neg(case[0])),
+                (1, Some(Relation::Equal)) => Some(case[0]),
+                _ => None,
+            };
+            let value = match derived {
+                Some(v) => v,
+                None => generator.draw(&class_strategy(f, &classes))?,
+            };
+            case.push(value);
+        }
+        if condition_holds(f, when, &case) && governing_rows(table, f, &case).contains(&row) {
+            cases.push(case);
+        }
+    }
+    Ok(cases)
+}
+
+/// Every combination of the format's edge values, one per operand (`edges^arity` cases).
+pub fn edge_cases(f: Format, arity: usize) -> Cases {
+    let edges = edge_values(f);
+    let mut cases: Cases = vec![vec![]];
+    for _ in 0..arity {
+        cases = cases
+            .into_iter()
+            .flat_map(|prefix| {
+                edges.iter().map(move |&e| {
+                    let mut c = prefix.clone();
+                    c.push(e);
+                    c
+                })
+            })
+            .collect();
+    }
+    cases
+}
+
+/// `n` random cases: each operand from [`any_value`]; half of the later operands are placed
+/// within a few binades of the first, so that sums cancel and round in interesting ways.
+pub fn random_cases(f: Format, arity: usize, n: usize, generator: &mut Generator) -> Result<Cases, String> {
+    let any = any_value(f);
+    let near = (
+        proptest::bool::ANY,
+        -(f.precision() as i64) - 3..=(f.precision() as i64) + 3,
+        proptest::num::u64::ANY,
+    );
+    (0..n)
+        .map(|_| {
+            let first = generator.draw(&any)?;
+            let mut case = vec![first];
+            for _ in 1..arity {
+                let (use_near, shift, noise) = generator.draw(&near)?;
+                let value = if use_near && f.is_finite(first) && !f.is_zero(first) {
+                    near_value(f, first, shift, noise)
+                } else {
+                    generator.draw(&any)?
+                };
+                case.push(value);
+            }
+            Ok(case)
+        })
+        .collect()
+}
+
+/// A finite value whose exponent is `first`'s shifted by `shift`, with a random sign and
+/// significand taken from `noise`.
+fn near_value(f: Format, first: u64, shift: i64, noise: u64) -> u64 {
+    let max_biased = (1i64 << f.exp_bits) - 2;
+    let biased = (f.biased_exp(first) as i64 + shift).clamp(0, max_biased) as u64;
+    f.compose(noise >> 63 == 1, biased, noise)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generators_are_reproducible() {
+        let draw = |label: &str| {
+            let mut g = Generator::new(7, label);
+            random_cases(Format::F32, 2, 50, &mut g).unwrap()
+        };
+        assert_eq!(draw("a"), draw("a"));
+        assert_ne!(draw("a"), draw("b"));
+    }
+
+    #[test]
+    fn edge_cases_are_the_cartesian_product() {
+        let n = edge_values(Format::F16).len();
+        assert_eq!(edge_cases(Format::F16, 2).len(), n * n);
+        assert_eq!(edge_cases(Format::F16, 1).len(), n);
+    }
+}

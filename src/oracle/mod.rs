@@ -1,0 +1,22 @@
+//! The reference: arbitrary-precision arithmetic (MPFR through `rug`) rounded exactly once to
+//! each format.
+//!
+//! Values go in and come out as raw bits read through [`Format`](crate::format::Format). The
+//! oracle shares no code with any adapter: it never uses an adapter crate, `half`, or native
+//! float casts to produce a result.
+//!
+//! - [`rounding`]: the bridge between bits and MPFR values: exact decoding, and the single
+//!   rounding (precision, subnormals, overflow) back to bits.
+//! - [`arith`]: the IEEE 754 basic operations and fused multiply-add.
+//! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
+
+pub mod arith;
+pub mod rounding;
+pub mod ulp;
+
+#[cfg(test)]
+mod differential;
+
+pub use arith::{add, divide, fused_mul_add, multiply, subtract};
+pub use rounding::{decode, round, round_exact};
+pub use ulp::ulp_error;

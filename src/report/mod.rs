@@ -1,0 +1,120 @@
+//! Results on disk: `results.json` (the record) and `index.html` (rendered from it).
+
+mod html;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::generate::fnv1a;
+use crate::run::{CheckResult, Status};
+use crate::spec::Catalog;
+
+/// What a run was: enough to reproduce it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub opspec_version: String,
+    /// FNV-1a hash of every table and suite file, so reports of different contracts differ.
+    pub spec_revision: String,
+    /// `name: seed` for every suite run.
+    pub seeds: Vec<String>,
+    /// `name: version` for every adapter run.
+    pub adapters: Vec<String>,
+    pub reference: String,
+    pub target: String,
+    pub cpu_features: Vec<String>,
+    /// Seconds since the Unix epoch when the run ended.
+    pub finished_at: u64,
+    pub seconds: f64,
+    /// The command line that produced the report.
+    pub command: String,
+}
+
+impl RunInfo {
+    /// Describes a run of `catalog` with the given adapter versions.
+    pub fn new(catalog: &Catalog, adapters: Vec<String>, seconds: f64) -> RunInfo {
+        RunInfo {
+            opspec_version: env!("CARGO_PKG_VERSION").to_string(),
+            spec_revision: spec_revision(catalog),
+            seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
+            adapters,
+            reference: "MPFR via rug 1.30 (gmp-mpfr-sys 1.7), rounded once per format".to_string(),
+            target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
+            cpu_features: cpu_features(),
+            finished_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            seconds,
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+        }
+    }
+}
+
+/// The whole record of a run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Report {
+    pub info: RunInfo,
+    pub results: Vec<CheckResult>,
+}
+
+/// Counts of a group of results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub pass: usize,
+    pub fail: usize,
+    pub skip: usize,
+    pub inputs: usize,
+}
+
+impl Tally {
+    /// Adds one result.
+    pub fn add(&mut self, r: &CheckResult) {
+        match r.status {
+            Status::Pass => self.pass += 1,
+            Status::Fail => self.fail += 1,
+            Status::Skip => self.skip += 1,
+        }
+        self.inputs += r.inputs;
+    }
+
+    /// The tally of `results`.
+    pub fn of<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> Tally {
+        let mut t = Tally::default();
+        results.into_iter().for_each(|r| t.add(r));
+        t
+    }
+}
+
+/// Writes `results.json` and `index.html` into `dir` (created if missing).
+pub fn write(dir: &Path, report: &Report) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
+    std::fs::write(dir.join("results.json"), json)?;
+    std::fs::write(dir.join("index.html"), html::render(report))
+}
+
+fn spec_revision(catalog: &Catalog) -> String {
+    let mut text = Vec::new();
+    let files = catalog.tables.iter().map(|t| &t.path).chain(catalog.suites.iter().map(|s| &s.path));
+    for path in files {
+        text.extend(path.to_string_lossy().as_bytes());
+        text.extend(std::fs::read(catalog.root.join(path)).unwrap_or_default());
+    }
+    format!("{:016x}", fnv1a(&text))
+}
+
+fn cpu_features() -> Vec<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut found = Vec::new();
+        macro_rules! probe {
+            ($($f:tt),*) => {$( if std::arch::is_x86_feature_detected!($f) { found.push($f.to_string()); } )*};
+        }
+        probe!("sse4.2", "avx", "avx2", "fma", "f16c", "avx512f");
+        found
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
+    }
+}

@@ -1,0 +1,56 @@
+//! Running suites: planning checks, executing them against adapters, collecting results.
+
+mod call;
+mod execute;
+mod plan;
+mod result;
+
+pub use execute::{RunOptions, run_check};
+pub use plan::{CaseSet, Check, adapter_checks, table_checks};
+pub use result::{CaseFailure, CheckResult, Citation, Status};
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use opspec_adapter::Adapter;
+use rayon::prelude::*;
+
+use crate::spec::Catalog;
+
+/// Runs `checks` in parallel, printing one progress line every `progress_every` checks to
+/// stderr (0 for silence). Results keep the order of `checks`.
+pub fn run_all(
+    catalog: &Catalog,
+    checks: &[Check],
+    adapters: &[(String, Arc<dyn Adapter>)],
+    options: &RunOptions,
+    progress_every: usize,
+) -> Vec<CheckResult> {
+    let done = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(0);
+    checks
+        .par_iter()
+        .map(|check| {
+            let adapter = check
+                .adapter
+                .as_ref()
+                .and_then(|name| adapters.iter().find(|(n, _)| n == name).map(|(_, a)| a));
+            let result = run_check(catalog, check, adapter, options);
+            if result.status == Status::Fail {
+                failed.fetch_add(1, Ordering::Relaxed);
+            }
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if progress_every > 0 && (n % progress_every == 0 || n == checks.len()) {
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(
+                    err,
+                    "  {n}/{} checks done, {} failed",
+                    checks.len(),
+                    failed.load(Ordering::Relaxed)
+                );
+            }
+            result
+        })
+        .collect()
+}

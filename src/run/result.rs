@@ -1,0 +1,89 @@
+//! The outcome of one check, as written to `results.json`.
+
+use serde::{Deserialize, Serialize};
+
+/// Verdict of a check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    /// Not run, with the reason in `message` (never counted as a pass).
+    Skip,
+}
+
+/// Where a check's row comes from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Citation {
+    /// `add/pinf-minus-inf`.
+    pub row: String,
+    /// Source document title and bullet.
+    pub source: String,
+    /// The bullet's text.
+    pub text: String,
+    /// `specs/elementwise/add.yaml:42`.
+    pub location: String,
+}
+
+/// One input on which the check failed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CaseFailure {
+    /// Operand values as `name = decimal (hex-float, bits)`.
+    pub inputs: Vec<String>,
+    pub expected: String,
+    pub actual: String,
+    /// Distance in representable values from the expectation's centre, when it has one.
+    pub ulp_distance: Option<u64>,
+    /// A command that reproduces exactly this case.
+    pub reproduce: String,
+}
+
+/// The result of one check.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CheckResult {
+    pub id: String,
+    pub suite: String,
+    pub adapter: String,
+    pub op: String,
+    pub dtype: String,
+    pub case: String,
+    pub status: Status,
+    /// Inputs checked.
+    pub inputs: usize,
+    /// Inputs whose result was not accepted.
+    pub failed_inputs: usize,
+    pub citation: Option<Citation>,
+    /// Why the check failed or was skipped (empty on a pass).
+    pub message: String,
+    /// The first failing inputs, in detail.
+    pub failures: Vec<CaseFailure>,
+    pub seconds: f64,
+}
+
+impl CheckResult {
+    /// The failure as a bug report: id, citation, failing inputs, reproduction commands.
+    pub fn report(&self) -> String {
+        let mut out = format!("{} {:?}: {}\n", self.id, self.status, self.message);
+        if let Some(c) = &self.citation {
+            out += &format!("  row:      {} ({}; {})\n  text:     {}\n", c.row, c.source, c.location, c.text);
+        }
+        for (i, f) in self.failures.iter().enumerate() {
+            out += &format!("  failing input {}:\n", i + 1);
+            for input in &f.inputs {
+                out += &format!("    {input}\n");
+            }
+            out += &format!("    expected: {}\n    actual:   {}\n", f.expected, f.actual);
+            if let Some(d) = f.ulp_distance {
+                out += &format!("    distance: {d} ulp\n");
+            }
+            out += &format!("    reproduce: {}\n", f.reproduce);
+        }
+        if self.status == Status::Fail {
+            out += &format!(
+                "  rerun the check: cargo test --release --test conformance -- --exact {}\n",
+                self.id
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,115 @@
+//! Which rows of a table apply to given operand values.
+
+use crate::format::Format;
+
+use super::schema::{Class, Condition, Operand, Relation, Row, SpecTable};
+
+/// True when the value `x` (bits in format `f`) is in `class`.
+pub fn in_class(f: Format, x: u64, class: &Class) -> bool {
+    let v = f.to_f64(x);
+    let finite = f.is_finite(x);
+    let integer = finite && v.trunc() == v;
+    let odd = integer && v.abs() < 2f64.powi(53) && v % 2.0 != 0.0;
+    match class {
+        Class::Any => true,
+        Class::Nan => f.is_nan(x),
+        Class::NanPositiveSign => f.is_nan(x) && !f.is_sign_negative(x),
+        Class::NanNegativeSign => f.is_nan(x) && f.is_sign_negative(x),
+        Class::NotNan => !f.is_nan(x),
+        Class::PosInfinity => f.is_infinite(x) && !f.is_sign_negative(x),
+        Class::NegInfinity => f.is_infinite(x) && f.is_sign_negative(x),
+        Class::Infinity => f.is_infinite(x),
+        Class::PosZero => f.is_zero(x) && !f.is_sign_negative(x),
+        Class::NegZero => f.is_zero(x) && f.is_sign_negative(x),
+        Class::Zero => f.is_zero(x),
+        Class::Finite => finite,
+        Class::NonzeroFinite => finite && !f.is_zero(x),
+        Class::PositiveFinite => finite && v > 0.0,
+        Class::NegativeFinite => finite && v < 0.0,
+        Class::Gt(c) => v > *c,
+        Class::Lt(c) => v < *c,
+        Class::Eq(c) => v == *c,
+        Class::Ne(c) => v != *c,
+        Class::AbsGt(c) => v.abs() > *c,
+        Class::AbsLt(c) => v.abs() < *c,
+        Class::AbsEq(c) => v.abs() == *c,
+        Class::Integer => integer,
+        Class::OddInteger => odd,
+        Class::NotInteger => finite && !integer,
+        Class::NotOddInteger => !odd,
+    }
+}
+
+/// True when `x1` and `x2` stand in `relation`.
+pub fn related(f: Format, x1: u64, x2: u64, relation: Relation) -> bool {
+    let (a, b) = (f.to_f64(x1), f.to_f64(x2));
+    match relation {
+        Relation::Negation => x2 == f.neg(x1),
+        Relation::NotNegation => x2 != f.neg(x1),
+        Relation::Equal => a == b,
+        Relation::NotEqual => a != b,
+        Relation::SameSign => f.is_sign_negative(x1) == f.is_sign_negative(x2),
+        Relation::DifferentSign => f.is_sign_negative(x1) != f.is_sign_negative(x2),
+    }
+}
+
+/// True when every constraint of `when` holds for `inputs` (one value per operand).
+pub fn condition_holds(f: Format, when: &Condition, inputs: &[u64]) -> bool {
+    let operands = [Operand::X1, Operand::X2, Operand::X3];
+    let per_operand =
+        operands.iter().zip(inputs).all(|(&o, &x)| when.operand_classes(o).iter().all(|c| in_class(f, x, c)));
+    let either = when.either.as_ref().is_none_or(|c| inputs.iter().any(|&x| in_class(f, x, c)));
+    let both = when.both.as_ref().is_none_or(|c| inputs.iter().all(|&x| in_class(f, x, c)));
+    let relation = when.relation.is_none_or(|r| related(f, inputs[0], inputs[1], r));
+    per_operand && either && both && relation
+}
+
+/// Indices of the rows that govern `inputs`: those whose condition holds, less those
+/// overridden by another row whose condition also holds.
+pub fn governing_rows(table: &SpecTable, f: Format, inputs: &[u64]) -> Vec<usize> {
+    let holding: Vec<usize> =
+        (0..table.rows.len()).filter(|&i| condition_holds(f, &table.rows[i].when, inputs)).collect();
+    holding
+        .iter()
+        .copied()
+        .filter(|&i| !holding.iter().any(|&j| overrides(&table.rows[j], &table.rows[i])))
+        .collect()
+}
+
+fn overrides(winner: &Row, loser: &Row) -> bool {
+    winner.overrides.iter().any(|id| *id == loser.id.value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_on_f32_values() {
+        let f = Format::F32;
+        let bits = |v: f32| v.to_bits() as u64;
+        assert!(in_class(f, bits(3.0), &Class::OddInteger));
+        assert!(!in_class(f, bits(4.0), &Class::OddInteger));
+        assert!(in_class(f, bits(f32::MAX), &Class::Integer));
+        assert!(!in_class(f, bits(f32::MAX), &Class::OddInteger), "huge integers are even");
+        assert!(in_class(f, bits(0.5), &Class::NotInteger));
+        assert!(!in_class(f, bits(f32::INFINITY), &Class::NotInteger));
+        assert!(in_class(f, bits(f32::INFINITY), &Class::NotOddInteger));
+        assert!(in_class(f, bits(f32::INFINITY), &Class::Gt(0.0)));
+        assert!(in_class(f, bits(f32::NAN), &Class::Ne(1.0)));
+        assert!(!in_class(f, bits(f32::NAN), &Class::Gt(0.0)));
+        assert!(in_class(f, bits(-0.0), &Class::Eq(0.0)));
+        assert!(in_class(f, bits(-1.0), &Class::AbsEq(1.0)));
+        assert!(in_class(f, 0xffc0_0001, &Class::NanNegativeSign));
+    }
+
+    #[test]
+    fn relations() {
+        let f = Format::F16;
+        assert!(related(f, 0x3c00, 0xbc00, Relation::Negation));
+        assert!(!related(f, 0x3c00, 0x3c00, Relation::Negation));
+        assert!(related(f, 0x0000, 0x8000, Relation::Equal), "+0 == -0");
+        assert!(related(f, 0x7e00, 0x7e00, Relation::NotEqual), "NaN != NaN");
+        assert!(related(f, 0x8000, 0xbc00, Relation::SameSign));
+    }
+}

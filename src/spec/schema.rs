@@ -1,0 +1,314 @@
+//! The serde types of a spec table (`specs/**/*.yaml`).
+//!
+//! A table encodes one operation's contract: its special-case rows (each a condition on the
+//! operands and the result the source document requires), its default accuracy, and the
+//! documents it was written from. The vocabulary is closed: an unknown field, class or result
+//! is a load error that names the file, line and column.
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+/// One operation's table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecTable {
+    /// Operation name, as the adapter API spells it (`add`, `multiply`).
+    pub op: String,
+    /// Operand names, in call order (`[x1, x2]`).
+    pub operands: Vec<Operand>,
+    /// Accuracy required outside the special-case rows.
+    pub accuracy: Accuracy,
+    /// dtypes the table applies to.
+    pub dtypes: Vec<String>,
+    /// The documents the rows cite, by short id.
+    pub sources: Vec<Source>,
+    /// A definition in terms of another operation, quoted from the source (subtract's note).
+    #[serde(default)]
+    pub defined_as: Option<Definition>,
+    /// Bullets of the sources this table does not encode yet (e.g. complex operands).
+    #[serde(default)]
+    pub not_covered: Vec<NotCovered>,
+    /// The special-case rows.
+    pub rows: Vec<Row>,
+}
+
+/// Operand positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operand {
+    X1,
+    X2,
+    X3,
+}
+
+impl Operand {
+    /// Position in the argument list.
+    pub fn index(self) -> usize {
+        match self {
+            Operand::X1 => 0,
+            Operand::X2 => 1,
+            Operand::X3 => 2,
+        }
+    }
+
+    /// The name as written in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Operand::X1 => "x1",
+            Operand::X2 => "x2",
+            Operand::X3 => "x3",
+        }
+    }
+}
+
+/// How closely results outside the special cases must match the exact value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Accuracy {
+    /// Bit-exact against the oracle's result, rounded once to nearest-even.
+    CorrectlyRounded,
+    /// Bit-exact; the result is one of the inputs or a comparison.
+    Exact,
+    /// Within the suite's ULP bound of the exact value.
+    Approximate,
+}
+
+/// A document a table cites.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Short id used by rows (`array-api`, `megengine-add`).
+    pub id: String,
+    /// Title of the document.
+    pub title: String,
+    /// Where the text is: a file under shared/ or a URL, with an anchor.
+    pub location: String,
+}
+
+/// A definition of the operation through another one.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Definition {
+    pub source: String,
+    pub text: String,
+}
+
+/// A bullet that is not encoded, listed so that the gap is visible.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotCovered {
+    pub source: String,
+    pub what: String,
+    pub reason: String,
+}
+
+/// One special-case row.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    /// Permanent id, unique in the table; never changes when the wording does.
+    pub id: Spanned<String>,
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// Bullet number within the function's special-case section (1-based).
+    pub bullet: u32,
+    /// The bullet's text, as the source states it.
+    pub text: String,
+    /// When the row applies.
+    pub when: Condition,
+    /// What the result must be.
+    pub result: Outcome,
+    /// Rows this one wins over where both apply.
+    #[serde(default)]
+    pub overrides: Vec<String>,
+    /// Other documents that state the same bullet.
+    #[serde(default)]
+    pub also: Vec<AlsoCited>,
+}
+
+/// A further citation of a row: the same rule in another document.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlsoCited {
+    pub source: String,
+    pub bullet: u32,
+}
+
+/// The condition of a row: every listed constraint must hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    #[serde(default)]
+    pub x1: Classes,
+    #[serde(default)]
+    pub x2: Classes,
+    #[serde(default)]
+    pub x3: Classes,
+    /// At least one operand is in this class ("if either x1 or x2 is NaN").
+    #[serde(default)]
+    pub either: Option<Class>,
+    /// Every operand is in this class ("both nonzero finite numbers").
+    #[serde(default)]
+    pub both: Option<Class>,
+    /// A relation between x1 and x2.
+    #[serde(default)]
+    pub relation: Option<Relation>,
+}
+
+impl Condition {
+    /// The per-operand class lists.
+    pub fn operand_classes(&self, operand: Operand) -> &[Class] {
+        match operand {
+            Operand::X1 => &self.x1.0,
+            Operand::X2 => &self.x2.0,
+            Operand::X3 => &self.x3.0,
+        }
+    }
+}
+
+/// One class or a list of classes that must all hold.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Classes(pub Vec<Class>);
+
+impl<'de> Deserialize<'de> for Classes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum OneOrMany {
+            One(Class),
+            Many(Vec<Class>),
+        }
+        Ok(match OneOrMany::deserialize(d)? {
+            OneOrMany::One(c) => Classes(vec![c]),
+            OneOrMany::Many(v) => Classes(v),
+        })
+    }
+}
+
+/// A class of operand values.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// Any value, NaN included.
+    Any,
+    /// Any NaN.
+    Nan,
+    /// A NaN with the sign bit clear.
+    NanPositiveSign,
+    /// A NaN with the sign bit set.
+    NanNegativeSign,
+    /// Anything but NaN.
+    NotNan,
+    PosInfinity,
+    NegInfinity,
+    /// Either infinity.
+    Infinity,
+    PosZero,
+    NegZero,
+    /// Either zero.
+    Zero,
+    /// Neither infinite nor NaN.
+    Finite,
+    /// Finite and not a zero.
+    NonzeroFinite,
+    /// Finite and greater than 0.
+    PositiveFinite,
+    /// Finite and less than 0.
+    NegativeFinite,
+    /// Greater than the constant (infinities included where they qualify).
+    Gt(f64),
+    /// Less than the constant.
+    Lt(f64),
+    /// Equal to the constant (a zero constant matches both zeros).
+    Eq(f64),
+    /// Not equal to the constant (NaN included: NaN equals nothing).
+    Ne(f64),
+    /// `abs(x)` greater than the constant.
+    AbsGt(f64),
+    /// `abs(x)` less than the constant.
+    AbsLt(f64),
+    /// `abs(x)` equal to the constant.
+    AbsEq(f64),
+    /// A finite integer value.
+    Integer,
+    /// A finite odd integer value.
+    OddInteger,
+    /// Finite and not an integer value.
+    NotInteger,
+    /// Anything but a finite odd integer value (NaN and infinities included).
+    NotOddInteger,
+}
+
+/// A relation between `x1` and `x2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// `x2` is `-x1` (bit for bit, the sign flipped).
+    Negation,
+    /// `x2` is not `-x1`.
+    NotNegation,
+    /// `x1 == x2` numerically.
+    Equal,
+    /// `x1 != x2` numerically (NaN is unequal to everything).
+    NotEqual,
+    /// Same sign bit ("the same mathematical sign").
+    SameSign,
+    /// Different sign bits.
+    DifferentSign,
+}
+
+/// Which operand a result refers to, and how.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Any NaN (payload and sign free).
+    Nan,
+    PosZero,
+    NegZero,
+    PosInfinity,
+    NegInfinity,
+    /// The given constant, exactly (it must be representable).
+    Value(f64),
+    /// The operand itself, bit for bit.
+    Operand(Operand),
+    /// The operand with its sign flipped.
+    NegOperand(Operand),
+    /// `+|operand|`.
+    AbsOperand(Operand),
+    /// `-|operand|`.
+    NegAbsOperand(Operand),
+    /// Any non-NaN value with this sign ("the result has a positive mathematical sign").
+    Sign(SignRule),
+    /// An infinity whose sign follows the rule.
+    SignedInfinity(SignRule),
+    /// An approximation to a named constant, within the suite's ULP bound.
+    Approx(NamedConstant),
+    /// Any of the listed results is allowed.
+    AnyOf(Vec<Outcome>),
+    /// The exact result rounded once to nearest-even (IEEE 754-2019).
+    CorrectlyRounded,
+}
+
+/// How a sign-only result's sign is determined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignRule {
+    Positive,
+    Negative,
+    /// Negative exactly when the operands' signs differ ("determined by the rule above").
+    ProductOfSigns,
+}
+
+/// Constants the documents name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NamedConstant {
+    Pi,
+    NegPi,
+    HalfPi,
+    NegHalfPi,
+    QuarterPi,
+    NegQuarterPi,
+    ThreeQuarterPi,
+    NegThreeQuarterPi,
+}
