@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn text_forms() {
-        assert_eq!(Format::F32.hex_float(0xc040_0000), "-0x1.000000p+1");
+        assert_eq!(Format::F32.hex_float(0xc040_0000), "-0x1.800000p+1");
         assert_eq!(Format::F16.hex_float(0x0001), "0x0.004p-14");
         assert_eq!(Format::F16.decimal(0x8000), "-0");
         assert_eq!(Format::F16.decimal(0xfe01), "-NaN(0x201)");

@@ -131,8 +131,13 @@ fn context<'a>(catalog: &'a Catalog, check: &Check, f: Format) -> Context<'a> {
     Context { table: &table.table, op: table.op, format: f, ulp_bound }
 }
 
-fn expectations(ctx: &Context, cases: &Cases) -> Result<Vec<Expect>, String> {
-    cases.par_iter().map(|c| ctx.expectation(c)).collect()
+/// What each case must give. A row check holds the adapter to that row's rule alone, so a
+/// failure names the rule that was broken; edge and random checks apply every governing row.
+fn expectations(ctx: &Context, cases: &Cases, set: CaseSet) -> Result<Vec<Expect>, String> {
+    match set {
+        CaseSet::Row(r) => cases.par_iter().map(|c| ctx.row_expectation(r, c)).collect(),
+        CaseSet::Edges | CaseSet::Random => cases.par_iter().map(|c| ctx.expectation(c)).collect(),
+    }
 }
 
 /// A table self-check: on the row's inputs, the oracle's result must satisfy every governing
@@ -147,7 +152,8 @@ fn check_table(
     let f = Format::of(check.dtype).ok_or("not a float dtype")?;
     let ctx = context(catalog, check, f);
     let cases = generate(table, check, f, options.table_cases_per_row, 0, options.table_seed)?;
-    let expected = expectations(&ctx, &cases)?;
+    // Every governing row, not only this one: overlapping rows must agree with each other.
+    let expected: Vec<Expect> = cases.par_iter().map(|c| ctx.expectation(c)).collect::<Result<_, _>>()?;
     let reference: Vec<u64> =
         cases.par_iter().map(|c| crate::expect::reference(table.op, f, c)).collect::<Result<_, _>>()?;
     result.inputs = cases.len();
@@ -171,7 +177,7 @@ fn check_adapter(
     let f = Format::of(check.dtype).ok_or("not a float dtype")?;
     let ctx = context(catalog, check, f);
     let cases = generate(table, check, f, suite.cases_per_row, suite.random_cases, suite.seed)?;
-    let expected = expectations(&ctx, &cases)?;
+    let expected = expectations(&ctx, &cases, check.cases)?;
     let actual = call_batch(adapter, table.op, check, &cases, options)?;
     result.inputs = cases.len();
     compare(f, &cases, &expected, &actual, suite.nan, check, options, result);

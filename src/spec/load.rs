@@ -41,14 +41,25 @@ impl LoadError {
     }
 }
 
-/// Parses YAML text into `T`; errors carry `file`, the line and column, and the field.
+/// Parses YAML text into `T`; errors carry `file`, the line and column, the path of the
+/// field (`rows[3].when.x1`) and a snippet of the source.
 pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
-    serde_saphyr::from_str(text).map_err(|e| {
+    let mut field = String::new();
+    let parsed = serde_saphyr::with_deserializer_from_str(text, |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            field = e.path().to_string();
+            e.into_inner()
+        })
+    });
+    parsed.map_err(|e| {
         let (line, column) = match e.location() {
             Some(loc) => (Some(loc.line()), Some(loc.column())),
             None => (None, None),
         };
-        LoadError { file: file.to_path_buf(), line, column, message: e.to_string() }
+        let detail = e.to_string().replace("<input>", &file.display().to_string());
+        let message =
+            if field.is_empty() || field == "." { detail } else { format!("in field `{field}`: {detail}") };
+        LoadError { file: file.to_path_buf(), line, column, message }
     })
 }
 

@@ -171,17 +171,34 @@ impl Condition {
 pub struct Classes(pub Vec<Class>);
 
 impl<'de> Deserialize<'de> for Classes {
+    /// Accepts one class (`nan`, `{gt: 0}`) or a list of them, keeping the class's own error
+    /// (e.g. "unknown variant") when it is misspelt.
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum OneOrMany {
-            One(Class),
-            Many(Vec<Class>),
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer, StrDeserializer};
+
+        struct ClassesVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ClassesVisitor {
+            type Value = Classes;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a value class or a list of value classes")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Classes, E> {
+                Class::deserialize(StrDeserializer::<E>::new(v)).map(|c| Classes(vec![c]))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Classes, A::Error> {
+                Class::deserialize(MapAccessDeserializer::new(map)).map(|c| Classes(vec![c]))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Classes, A::Error> {
+                Vec::<Class>::deserialize(SeqAccessDeserializer::new(seq)).map(Classes)
+            }
         }
-        Ok(match OneOrMany::deserialize(d)? {
-            OneOrMany::One(c) => Classes(vec![c]),
-            OneOrMany::Many(v) => Classes(v),
-        })
+
+        d.deserialize_any(ClassesVisitor)
     }
 }
 
