@@ -4,6 +4,9 @@ use std::sync::Arc;
 
 use opspec_adapter::Adapter;
 
+/// An adapter with the name it is offered under.
+pub type NamedAdapter = (String, Arc<dyn Adapter>);
+
 /// Names of the adapters built into opspec.
 pub const BUILTIN: [&str; 1] = ["cpu"];
 

@@ -3,18 +3,17 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use opspec::adapters;
+use opspec::adapters::{self, NamedAdapter};
 use opspec::check::ulp_distance;
 use opspec::expect::{Context, reference};
 use opspec::format::Format;
 use opspec::report::{self, Report, RunInfo, Tally};
 use opspec::run::{Check, RunOptions, Status, adapter_checks, run_all, table_checks};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, DType, OpKind, Tensor};
+use opspec_adapter::{DType, OpKind, Tensor};
 
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
@@ -123,7 +122,7 @@ fn select(
     Ok(checks)
 }
 
-fn load_adapters(names: &[String]) -> Result<Vec<(String, Arc<dyn Adapter>)>, String> {
+fn load_adapters(names: &[String]) -> Result<Vec<NamedAdapter>, String> {
     names.iter().map(|n| adapters::builtin(n).map(|a| (n.clone(), a))).collect()
 }
 

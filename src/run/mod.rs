@@ -10,10 +10,9 @@ pub use plan::{CaseSet, Check, adapter_checks, table_checks};
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 
 use std::io::Write;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use opspec_adapter::Adapter;
+use crate::adapters::NamedAdapter;
 use rayon::prelude::*;
 
 use crate::spec::Catalog;
@@ -23,7 +22,7 @@ use crate::spec::Catalog;
 pub fn run_all(
     catalog: &Catalog,
     checks: &[Check],
-    adapters: &[(String, Arc<dyn Adapter>)],
+    adapters: &[NamedAdapter],
     options: &RunOptions,
     progress_every: usize,
 ) -> Vec<CheckResult> {

@@ -77,7 +77,7 @@ pub fn governing_rows(table: &SpecTable, f: Format, inputs: &[u64]) -> Vec<usize
 }
 
 fn overrides(winner: &Row, loser: &Row) -> bool {
-    winner.overrides.iter().any(|id| *id == loser.id.value)
+    winner.overrides.contains(&loser.id.value)
 }
 
 #[cfg(test)]
