@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use opspec::format::Format;
+use opspec::report::{Report, RunInfo};
 use opspec::run::{CheckResult, RunOptions, Status, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
@@ -55,6 +56,17 @@ fn failures(adapter: Arc<dyn Adapter>) -> (BTreeSet<String>, Vec<CheckResult>) {
     let results = run_all(&catalog, &checks, &[(name, adapter)], &RunOptions::default(), 0);
     let failed = results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
     (failed, results)
+}
+
+/// Writes the HTML report of `results` to a temporary folder and returns it.
+fn html_report(results: &[CheckResult]) -> String {
+    let catalog = Catalog::builtin().unwrap();
+    let dir = std::env::temp_dir().join(format!("opspec-wrong-adapters-{}", std::process::id()));
+    let report = Report { info: RunInfo::new(&catalog, vec!["zero-sign-bug".into()], 0.0), results: results.to_vec() };
+    opspec::report::write(&dir, &report).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    html
 }
 
 /// Every failing id is `array-api:<adapter>:<op>:<dtype>:<case>` with a case in `allowed`.

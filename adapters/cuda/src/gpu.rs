@@ -103,12 +103,7 @@ fn open() -> Result<Arc<Gpu>, String> {
         cc.0,
         cc.1
     );
-    let gpu = Gpu {
-        stream: ctx.default_stream(),
-        cc,
-        description,
-        functions: Mutex::new(HashMap::new()),
-    };
+    let gpu = Gpu { stream: ctx.default_stream(), cc, description, functions: Mutex::new(HashMap::new()) };
     // An empty kernel proves that NVRTC targets this device and the driver loads its output.
     let probe = compile("extern \"C\" __global__ void probe() {}", cc)
         .map_err(|e| format!("NVRTC cannot compile for sm_{}{}: {e}", cc.0, cc.1))?;
@@ -165,7 +160,8 @@ impl Gpu {
     }
 
     /// Runs an element-wise kernel over host buffers (each a whole tensor buffer) and returns
-    /// the `n` contiguous results of `size` bytes each.
+    /// the `n` contiguous results of `size` bytes each. Fails as unsupported first if the
+    /// kernel is, even when `n` is 0.
     pub(crate) fn elementwise(
         &self,
         kernel: Kernel,
@@ -175,6 +171,9 @@ impl Gpu {
         size: usize,
     ) -> Result<Vec<u8>, AdapterError> {
         let function = self.function(kernel)?;
+        if n == 0 {
+            return Ok(Vec::new());
+        }
         let inputs = buffers
             .iter()
             .map(|b| self.stream.clone_htod(*b))
@@ -200,11 +199,11 @@ impl Gpu {
             Kernel::ScatterOrdered(_) => ordered_plan(&targets.dest),
             _ => (targets.dest.len(), targets.dest.clone()),
         };
+        let function = self.function(kernel)?;
         let n = groups * targets.slice;
         if n == 0 || targets.dest.iter().all(|&d| d < 0) {
             return Ok(base.to_vec());
         }
-        let function = self.function(kernel)?;
         let s = &self.stream;
         // Padded to whole 32-bit words for the sub-word compare-and-swap.
         let mut out = s.alloc_zeros::<u8>(base.len().next_multiple_of(4)).map_err(cuda_error)?;

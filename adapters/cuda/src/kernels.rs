@@ -22,6 +22,7 @@ pub(crate) enum Kernel {
 
 impl Kernel {
     /// Every kernel the adapter may compile (supported or not on a given device).
+    #[cfg(test)]
     pub(crate) fn all() -> Vec<Kernel> {
         let mut all = Vec::new();
         for dtype in DType::ALL {
@@ -55,9 +56,7 @@ impl Kernel {
     pub(crate) fn source(self) -> Result<String, String> {
         let name = self.name();
         match self {
-            Kernel::Binary(op, dtype) => {
-                Ok(elementwise(&name, dtype, 2, &binary_expression(op, dtype)?))
-            }
+            Kernel::Binary(op, dtype) => Ok(elementwise(&name, dtype, 2, &binary_expression(op, dtype)?)),
             Kernel::Ternary(op, dtype) => {
                 let mut src = elementwise(&name, dtype, 3, &ternary_expression(op, dtype)?);
                 if op == TernaryOp::FusedMulAdd {
@@ -282,8 +281,9 @@ const GRID_STRIDE: &str = "for (long long i = (long long)blockIdx.x * blockDim.x
 fn elementwise(name: &str, dtype: DType, arity: usize, expression: &str) -> String {
     let ty = c_type(dtype);
     let inputs: String = (0..arity).map(|k| format!(", const T* p{k}")).collect();
-    let offsets: String =
-        (0..arity).map(|k| format!("        long long o{k} = meta[{}LL * rank + {k}];\n", arity + 1)).collect();
+    let offsets: String = (0..arity)
+        .map(|k| format!("        long long o{k} = meta[{}LL * rank + {k}];\n", arity + 1))
+        .collect();
     let steps: String =
         (0..arity).map(|k| format!("            o{k} += idx * meta[{}LL * rank + d];\n", k + 1)).collect();
     let loads: String = (0..arity).map(|k| format!("        T x{k} = p{k}[o{k}];\n")).collect();
