@@ -39,9 +39,9 @@ fn main() -> ExitCode {
             .map(|(_, a)| a.clone());
         let skip_reason = match (&check.adapter, &adapter) {
             (Some(name), None) => unavailable.iter().find(|(n, _)| n == name).map(|(_, r)| r.clone()),
-            (Some(_), Some(a)) => match a.supports(catalog.tables[check.table].op, check.dtype) {
-                Support::Unsupported(reason) => Some(reason),
-                Support::Supported => None,
+            (Some(_), Some(a)) => match check.needs.map(|(op, dtype)| a.supports(op, dtype)) {
+                Some(Support::Unsupported(reason)) => Some(reason),
+                _ => None,
             },
             (None, _) => None,
         };

@@ -62,7 +62,8 @@ fn failures(adapter: Arc<dyn Adapter>) -> (BTreeSet<String>, Vec<CheckResult>) {
 fn html_report(results: &[CheckResult]) -> String {
     let catalog = Catalog::builtin().unwrap();
     let dir = std::env::temp_dir().join(format!("opspec-wrong-adapters-{}", std::process::id()));
-    let report = Report { info: RunInfo::new(&catalog, vec!["zero-sign-bug".into()], 0.0), results: results.to_vec() };
+    let report =
+        Report { info: RunInfo::new(&catalog, vec!["zero-sign-bug".into()], 0.0), results: results.to_vec() };
     opspec::report::write(&dir, &report).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
@@ -102,6 +103,9 @@ fn positive_zero_for_negative_zero_sum() {
     assert_only(&failed, &["nzero-plus-nzero", "edges", "random"]);
     let report =
         results.iter().find(|r| r.id == "array-api:zero-sign-bug:add:f32:nzero-plus-nzero").unwrap().report();
+    let html = html_report(&results);
+    assert!(html.contains("<code>array-api:zero-sign-bug:add:f32:nzero-plus-nzero</code>"), "{html}");
+    assert!(html.contains("expected: -0 (-0x0p+0, 0x80000000)"), "the HTML lacks the bug report");
     for part in [
         "add/nzero-plus-nzero",
         "If x1_i is -0 and x2_i is -0, the result is -0.",

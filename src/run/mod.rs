@@ -1,12 +1,13 @@
 //! Running suites: planning checks, executing them against adapters, collecting results.
 
 mod call;
+mod elementwise;
 mod execute;
 mod plan;
 mod result;
 
 pub use execute::{RunOptions, run_check};
-pub use plan::{CaseSet, Check, adapter_checks, table_checks};
+pub use plan::{CaseSet, Check, ElementwiseTarget, Target, adapter_checks, table_checks};
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 
 use std::io::Write;

@@ -1,0 +1,297 @@
+//! Element-wise tables: planning their checks and running them (generate inputs, compute
+//! expectations, call the adapter once for the whole batch, compare).
+
+use std::sync::Arc;
+
+use opspec_adapter::{Adapter, DType, OpKind, Tensor};
+use rayon::prelude::*;
+
+use super::RunOptions;
+use super::call::guarded;
+use super::plan::{Check, Target};
+use super::result::{CaseFailure, CheckResult, Citation, Status};
+use crate::check::{Expect, ulp_distance};
+use crate::expect::Context;
+use crate::format::Format;
+use crate::generate::{Cases, Generator, edge_cases, random_cases, row_cases};
+use crate::spec::suite::NanPolicy;
+use crate::spec::{Catalog, LoadedTable};
+
+/// Which inputs a check runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseSet {
+    /// Inputs generated for one special-case row (index into the table's rows).
+    Row(usize),
+    /// Every combination of the format's edge values.
+    Edges,
+    /// Seeded random inputs.
+    Random,
+}
+
+/// An element-wise check: one case set of one table in one dtype.
+#[derive(Clone, Copy, Debug)]
+pub struct ElementwiseTarget {
+    /// Index into [`Catalog::tables`].
+    pub table: usize,
+    pub dtype: DType,
+    pub cases: CaseSet,
+}
+
+fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
+    match cases {
+        CaseSet::Row(r) => table.table.rows[r].id.value.clone(),
+        CaseSet::Edges => "edges".to_string(),
+        CaseSet::Random => "random".to_string(),
+    }
+}
+
+/// The checks of suite `s`'s element-wise tables against `adapter`.
+pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
+    let suite = &catalog.suites[s];
+    let mut checks = Vec::new();
+    for &t in &suite.tables {
+        let table = &catalog.tables[t];
+        for &dtype in suite.dtypes.iter().filter(|&&d| applies(catalog, t, d)) {
+            let rows = (0..table.table.rows.len()).map(CaseSet::Row);
+            for cases in rows.chain([CaseSet::Edges, CaseSet::Random]) {
+                let case = case_name(table, cases);
+                checks.push(Check {
+                    id: format!("{}:{adapter}:{}:{dtype}:{case}", suite.suite.name, table.table.op),
+                    suite: Some(s),
+                    adapter: Some(adapter.to_string()),
+                    op: table.table.op.clone(),
+                    dtype: dtype.name().to_string(),
+                    case,
+                    needs: Some((table.op, dtype)),
+                    target: Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }),
+                });
+            }
+        }
+    }
+    checks
+}
+
+/// One self-check per (table, dtype, row): the row's stated result must agree with the oracle
+/// on the row's generated inputs, and so must every overlapping row.
+pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for (t, table) in catalog.tables.iter().enumerate() {
+        for dtype in table.table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()) {
+            if !applies(catalog, t, dtype) {
+                continue;
+            }
+            for (r, row) in table.table.rows.iter().enumerate() {
+                checks.push(Check {
+                    id: format!("table:{}:{dtype}:{}", table.table.op, row.id.value),
+                    suite: None,
+                    adapter: None,
+                    op: table.table.op.clone(),
+                    dtype: dtype.name().to_string(),
+                    case: row.id.value.clone(),
+                    needs: None,
+                    target: Target::Elementwise(ElementwiseTarget {
+                        table: t,
+                        dtype,
+                        cases: CaseSet::Row(r),
+                    }),
+                });
+            }
+        }
+    }
+    checks
+}
+
+/// Whether table `t` is checked in `dtype`: listed in the table, and a float format (integer
+/// contracts come with their own tables).
+fn applies(catalog: &Catalog, t: usize, dtype: DType) -> bool {
+    Format::of(dtype).is_some() && catalog.tables[t].table.dtypes.iter().any(|d| d == dtype.name())
+}
+
+/// Runs an element-wise check; `adapter` is `None` for a table self-check.
+pub fn run(
+    catalog: &Catalog,
+    check: &Check,
+    target: &ElementwiseTarget,
+    adapter: Option<&Arc<dyn Adapter>>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let table = &catalog.tables[target.table];
+    result.citation = citation(table, target.cases);
+    match adapter {
+        None => check_table(catalog, check, target, options, result),
+        Some(adapter) => check_adapter(catalog, check, target, adapter, options, result),
+    }
+}
+
+fn citation(table: &LoadedTable, cases: CaseSet) -> Option<Citation> {
+    let CaseSet::Row(r) = cases else { return None };
+    let row = &table.table.rows[r];
+    let source = table.table.sources.iter().find(|s| s.id == row.source);
+    Some(Citation {
+        row: format!("{}/{}", table.table.op, row.id.value),
+        source: format!(
+            "{}, {} bullet {}",
+            source.map_or(row.source.as_str(), |s| s.title.as_str()),
+            table.table.op,
+            row.bullet
+        ),
+        text: row.text.clone(),
+        location: format!("{}:{}", table.path.display(), row.id.referenced.line()),
+    })
+}
+
+/// Inputs for a check, with the per-check seed derived from `seed` and the check id.
+fn generate(
+    table: &LoadedTable,
+    check: &Check,
+    target: &ElementwiseTarget,
+    f: Format,
+    n_row: usize,
+    n_random: usize,
+    seed: u64,
+) -> Result<Cases, String> {
+    let arity = table.table.operands.len();
+    let mut generator = Generator::new(seed, &check.id);
+    match target.cases {
+        CaseSet::Row(r) => row_cases(&table.table, r, f, n_row, &mut generator),
+        CaseSet::Edges => Ok(edge_cases(f, arity)),
+        CaseSet::Random => random_cases(f, arity, n_random, &mut generator),
+    }
+}
+
+fn context<'a>(catalog: &'a Catalog, check: &Check, target: &ElementwiseTarget, f: Format) -> Context<'a> {
+    let table = &catalog.tables[target.table];
+    let ulp_bound = match check.suite {
+        Some(s) => catalog.suites[s]
+            .suite
+            .ulp_bounds
+            .get(&table.table.op)
+            .and_then(|b| b.get(target.dtype.name()))
+            .copied(),
+        // The oracle is correctly rounded: against itself no slack is needed.
+        None => Some(0.0),
+    };
+    Context { table: &table.table, op: table.op, format: f, ulp_bound }
+}
+
+/// What each case must give. A row check holds the adapter to that row's rule alone, so a
+/// failure names the rule that was broken; edge and random checks apply every governing row.
+fn expectations(ctx: &Context, cases: &Cases, set: CaseSet) -> Result<Vec<Expect>, String> {
+    match set {
+        CaseSet::Row(r) => cases.par_iter().map(|c| ctx.row_expectation(r, c)).collect(),
+        CaseSet::Edges | CaseSet::Random => cases.par_iter().map(|c| ctx.expectation(c)).collect(),
+    }
+}
+
+/// A table self-check: on the row's inputs, the oracle's result must satisfy every governing
+/// row (so a wrong row, or two overlapping rows that disagree, fails here).
+fn check_table(
+    catalog: &Catalog,
+    check: &Check,
+    target: &ElementwiseTarget,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let table = &catalog.tables[target.table];
+    let f = Format::of(target.dtype).ok_or("not a float dtype")?;
+    let ctx = context(catalog, check, target, f);
+    let cases = generate(table, check, target, f, options.table_cases_per_row, 0, options.table_seed)?;
+    // Every governing row, not only this one: overlapping rows must agree with each other.
+    let expected: Vec<Expect> = cases.par_iter().map(|c| ctx.expectation(c)).collect::<Result<_, _>>()?;
+    let reference: Vec<u64> =
+        cases.par_iter().map(|c| crate::expect::reference(table.op, f, c)).collect::<Result<_, _>>()?;
+    result.inputs = cases.len();
+    compare(f, &cases, &expected, &reference, NanPolicy::Any, check, options, result);
+    Ok(())
+}
+
+fn check_adapter(
+    catalog: &Catalog,
+    check: &Check,
+    target: &ElementwiseTarget,
+    adapter: &Arc<dyn Adapter>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let table = &catalog.tables[target.table];
+    let suite = &catalog.suites[check.suite.ok_or("adapter check without a suite")?].suite;
+    let f = Format::of(target.dtype).ok_or("not a float dtype")?;
+    let ctx = context(catalog, check, target, f);
+    let cases = generate(table, check, target, f, suite.cases_per_row, suite.random_cases, suite.seed)?;
+    let expected = expectations(&ctx, &cases, target.cases)?;
+    let actual = call_batch(adapter, table.op, target.dtype, &cases, options)?;
+    result.inputs = cases.len();
+    compare(f, &cases, &expected, &actual, suite.nan, check, options, result);
+    Ok(())
+}
+
+/// Packs the cases into one tensor per operand and calls the adapter once.
+fn call_batch(
+    adapter: &Arc<dyn Adapter>,
+    op: OpKind,
+    dtype: DType,
+    cases: &Cases,
+    options: &RunOptions,
+) -> Result<Vec<u64>, String> {
+    let arity = cases.first().map_or(0, Vec::len);
+    let n = cases.len();
+    let operands = (0..arity)
+        .map(|k| {
+            let column: Vec<u64> = cases.iter().map(|c| c[k]).collect();
+            Tensor::from_bits(dtype, &[n], &column).map_err(|e| e.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let adapter = Arc::clone(adapter);
+    let returned = guarded(options.timeout, move || match op {
+        OpKind::Binary(b) => adapter.binary(b, &operands[0], &operands[1]),
+        OpKind::Ternary(t) => adapter.ternary(t, &operands[0], &operands[1], &operands[2]),
+        other => {
+            Err(opspec_adapter::AdapterError::unsupported(format!("{other} is not checked element-wise")))
+        }
+    })?
+    .map_err(|e| format!("the adapter returned an error: {e}"))?;
+    if returned.dtype() != dtype {
+        return Err(format!("the adapter returned dtype {}, expected {dtype}", returned.dtype()));
+    }
+    if returned.shape() != [n] {
+        return Err(format!("the adapter returned shape {:?}, expected [{n}]", returned.shape()));
+    }
+    Ok(returned.to_bits())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    f: Format,
+    cases: &Cases,
+    expected: &[Expect],
+    actual: &[u64],
+    nan: NanPolicy,
+    check: &Check,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) {
+    let failing: Vec<usize> = (0..cases.len()).filter(|&i| !expected[i].accepts(f, actual[i], nan)).collect();
+    result.failed_inputs = failing.len();
+    if failing.is_empty() {
+        return;
+    }
+    result.status = Status::Fail;
+    result.message =
+        format!("{} of {} inputs gave a result the contract does not allow", failing.len(), cases.len());
+    let names = ["x1", "x2", "x3"];
+    let prefix = check.id.rsplit_once(':').map_or(check.id.as_str(), |(p, _)| p);
+    for &i in failing.iter().take(options.max_listed_failures) {
+        let bits: Vec<String> = cases[i].iter().map(|x| format!("0x{x:x}")).collect();
+        result.failures.push(CaseFailure {
+            inputs: cases[i].iter().zip(names).map(|(&x, n)| format!("{n} = {}", f.describe(x))).collect(),
+            expected: expected[i].describe(f),
+            actual: f.describe(actual[i]),
+            ulp_distance: expected[i]
+                .centre()
+                .filter(|&c| !f.is_nan(c) && !f.is_nan(actual[i]))
+                .map(|c| ulp_distance(f, actual[i], c)),
+            reproduce: format!("cargo run --release -- eval {prefix} {}", bits.join(" ")),
+        });
+    }
+}
