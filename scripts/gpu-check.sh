@@ -114,9 +114,9 @@ run_step() {
     echo "host: $(uname -a)"
     echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-}"
     echo "nvrtc dir: ${nvrtc_dir:-<loader default>}"
-    command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv
+    command -v nvidia-smi >/dev/null && nvidia-smi
 } >"$out/environment.txt" 2>&1
-gpu_line=$(grep -v '^name,' "$out/environment.txt" | grep -i nvidia | head -1)
+gpu_line=$(nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>/dev/null | head -1)
 
 # 1. opspec-cuda's own tests, GPU tests included; a `skipped:` line means no GPU was usable.
 if run_step cuda-tests "$out/cuda-tests.log" "$cuda_tests" --test-threads=4 --nocapture; then
@@ -127,7 +127,7 @@ if run_step cuda-tests "$out/cuda-tests.log" "$cuda_tests" --test-threads=4 --no
     elif [[ -n $skipped ]]; then
         record cuda-tests fail "$secs" "GPU tests did not run: $skipped"
     else
-        record cuda-tests pass "$secs" "$result"
+        record cuda-tests pass "$secs" "$result; $(grep -m1 '^NVRTC' "$out/cuda-tests.log")"
     fi
 fi
 

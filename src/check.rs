@@ -2,6 +2,7 @@
 
 use crate::format::Format;
 use crate::spec::suite::NanPolicy;
+use crate::value::Domain;
 
 /// What a result may be: a set or an interval, never only a point.
 #[derive(Clone, Debug, PartialEq)]
@@ -10,9 +11,12 @@ pub enum Expect {
     Bits(u64),
     /// Any NaN.
     AnyNan,
+    /// A NaN with this sign bit (payload free).
+    NanWithSign { negative: bool },
     /// Any non-NaN value with this sign bit.
     Sign { negative: bool },
-    /// Within `ulps` steps of the correctly rounded value `reference`, same sign of zero aside.
+    /// Within `ulps` representable steps of the correctly rounded value `reference` (an
+    /// infinite reference or result must match exactly).
     Within { reference: u64, ulps: u64 },
     /// At least one of these.
     AnyOf(Vec<Expect>),
@@ -22,37 +26,50 @@ pub enum Expect {
 
 impl Expect {
     /// Whether `actual` meets the expectation under the NaN policy.
-    pub fn accepts(&self, f: Format, actual: u64, nan: NanPolicy) -> bool {
+    pub fn accepts(&self, d: Domain, actual: u64, nan: NanPolicy) -> bool {
+        let Domain::Float(f) = d else {
+            return match self {
+                Expect::Bits(b) => actual == *b,
+                Expect::AnyOf(list) => list.iter().any(|e| e.accepts(d, actual, nan)),
+                Expect::AllOf(list) => list.iter().all(|e| e.accepts(d, actual, nan)),
+                _ => false,
+            };
+        };
         let actual_nan = f.is_nan(actual);
         match self {
             Expect::Bits(b) if f.is_nan(*b) => actual_nan && nan_ok(f, actual, nan),
             Expect::Bits(b) => actual == *b,
             Expect::AnyNan => actual_nan && nan_ok(f, actual, nan),
+            Expect::NanWithSign { negative } => {
+                actual_nan && nan_ok(f, actual, nan) && f.is_sign_negative(actual) == *negative
+            }
             Expect::Sign { negative } => !actual_nan && f.is_sign_negative(actual) == *negative,
             Expect::Within { reference, ulps } => {
                 if f.is_nan(*reference) || actual_nan {
                     return f.is_nan(*reference) && actual_nan && nan_ok(f, actual, nan);
                 }
-                if f.is_infinite(*reference) && *ulps == 0 {
+                if f.is_infinite(*reference) || f.is_infinite(actual) {
                     return actual == *reference;
                 }
                 ulp_distance(f, actual, *reference) <= *ulps
             }
-            Expect::AnyOf(list) => list.iter().any(|e| e.accepts(f, actual, nan)),
-            Expect::AllOf(list) => list.iter().all(|e| e.accepts(f, actual, nan)),
+            Expect::AnyOf(list) => list.iter().any(|e| e.accepts(d, actual, nan)),
+            Expect::AllOf(list) => list.iter().all(|e| e.accepts(d, actual, nan)),
         }
     }
 
     /// The expectation as text, with values in decimal, hex-float and bits.
-    pub fn describe(&self, f: Format) -> String {
+    pub fn describe(&self, d: Domain) -> String {
         match self {
-            Expect::Bits(b) => f.describe(*b),
+            Expect::Bits(b) => d.describe(*b),
             Expect::AnyNan => "any NaN".to_string(),
+            Expect::NanWithSign { negative: true } => "a NaN with the sign bit set".to_string(),
+            Expect::NanWithSign { negative: false } => "a NaN with the sign bit clear".to_string(),
             Expect::Sign { negative: true } => "any non-NaN value with the sign bit set".to_string(),
             Expect::Sign { negative: false } => "any non-NaN value with the sign bit clear".to_string(),
-            Expect::Within { reference, ulps } => format!("within {ulps} ulp of {}", f.describe(*reference)),
-            Expect::AnyOf(list) => join(f, list, " or "),
-            Expect::AllOf(list) => join(f, list, " and "),
+            Expect::Within { reference, ulps } => format!("within {ulps} ulp of {}", d.describe(*reference)),
+            Expect::AnyOf(list) => join(d, list, " or "),
+            Expect::AllOf(list) => join(d, list, " and "),
         }
     }
 
@@ -66,8 +83,8 @@ impl Expect {
     }
 }
 
-fn join(f: Format, list: &[Expect], sep: &str) -> String {
-    let parts: Vec<String> = list.iter().map(|e| format!("({})", e.describe(f))).collect();
+fn join(d: Domain, list: &[Expect], sep: &str) -> String {
+    let parts: Vec<String> = list.iter().map(|e| format!("({})", e.describe(d))).collect();
     parts.join(sep)
 }
 
@@ -87,7 +104,7 @@ pub fn ulp_distance(f: Format, a: u64, b: u64) -> u64 {
 mod tests {
     use super::*;
 
-    const F: Format = Format::F32;
+    const F: Domain = Domain::Float(Format::F32);
 
     #[test]
     fn signed_zeros_are_distinct_bits() {
@@ -117,7 +134,7 @@ mod tests {
         let w = Expect::Within { reference: one, ulps: 2 };
         assert!(w.accepts(F, one + 2, NanPolicy::Any) && w.accepts(F, one - 2, NanPolicy::Any));
         assert!(!w.accepts(F, one + 3, NanPolicy::Any));
-        assert_eq!(ulp_distance(F, 0x8000_0001, 0x0000_0001), 2);
-        assert_eq!(ulp_distance(F, 0x8000_0000, 0), 0);
+        assert_eq!(ulp_distance(Format::F32, 0x8000_0001, 0x0000_0001), 2);
+        assert_eq!(ulp_distance(Format::F32, 0x8000_0000, 0), 0);
     }
 }

@@ -1,5 +1,7 @@
 //! From a table and operand values to what the result must be.
 
+use std::cmp::Ordering;
+
 use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
 use rug::Float;
 use rug::float::Constant;
@@ -8,25 +10,62 @@ use crate::check::Expect;
 use crate::format::Format;
 use crate::oracle;
 use crate::spec::matching::governing_rows;
-use crate::spec::schema::{Accuracy, NamedConstant, Outcome, SignRule, SpecTable};
+use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
+use crate::value::Domain;
 
-/// The oracle's correctly rounded result of `op` on `inputs`.
+/// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
+/// approximate functions, exact for the rest, and `0`/`1` for comparisons.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
-    Ok(match op {
-        OpKind::Binary(BinaryOp::Add) => oracle::add(f, inputs[0], inputs[1]),
-        OpKind::Binary(BinaryOp::Subtract) => oracle::subtract(f, inputs[0], inputs[1]),
-        OpKind::Binary(BinaryOp::Multiply) => oracle::multiply(f, inputs[0], inputs[1]),
-        OpKind::Binary(BinaryOp::Divide) => oracle::divide(f, inputs[0], inputs[1]),
-        OpKind::Ternary(TernaryOp::FusedMulAdd) => oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]),
-        other => return Err(format!("the oracle has no reference for {other} yet")),
-    })
+    let binary = |g: fn(Format, u64, u64) -> u64| Ok(g(f, inputs[0], inputs[1]));
+    let comparison =
+        |test: fn(Option<Ordering>) -> bool| Ok(u64::from(test(oracle::compare(f, inputs[0], inputs[1]))));
+    match op {
+        OpKind::Binary(b) => match b {
+            BinaryOp::Add => binary(oracle::add),
+            BinaryOp::Subtract => binary(oracle::subtract),
+            BinaryOp::Multiply => binary(oracle::multiply),
+            BinaryOp::Divide => binary(oracle::divide),
+            BinaryOp::Pow => binary(oracle::pow),
+            BinaryOp::Maximum => binary(oracle::maximum),
+            BinaryOp::Minimum => binary(oracle::minimum),
+            BinaryOp::Atan2 => binary(oracle::atan2),
+            BinaryOp::Copysign => binary(oracle::copysign),
+            BinaryOp::FloorDivide => binary(oracle::floor_divide),
+            BinaryOp::Remainder => binary(oracle::remainder),
+            BinaryOp::Hypot => binary(oracle::hypot),
+            BinaryOp::Logaddexp => binary(oracle::logaddexp),
+            BinaryOp::Nextafter => binary(oracle::nextafter),
+            BinaryOp::Equal => comparison(|o| o == Some(Ordering::Equal)),
+            BinaryOp::NotEqual => comparison(|o| o != Some(Ordering::Equal)),
+            BinaryOp::Greater => comparison(|o| o == Some(Ordering::Greater)),
+            BinaryOp::GreaterEqual => comparison(|o| matches!(o, Some(Ordering::Greater | Ordering::Equal))),
+            BinaryOp::Less => comparison(|o| o == Some(Ordering::Less)),
+            BinaryOp::LessEqual => comparison(|o| matches!(o, Some(Ordering::Less | Ordering::Equal))),
+            other => Err(format!("the oracle has no reference for {other} yet")),
+        },
+        OpKind::Ternary(TernaryOp::FusedMulAdd) => {
+            Ok(oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]))
+        }
+        other => Err(format!("the oracle has no reference for {other} yet")),
+    }
+}
+
+/// The domain of `table`'s results for operands of format `f`.
+pub fn output_domain(table: &SpecTable, f: Format) -> Domain {
+    match table.output {
+        Output::Same => Domain::Float(f),
+        Output::Bool => Domain::Bool,
+    }
 }
 
 /// Everything an expectation depends on besides the inputs.
 pub struct Context<'a> {
     pub table: &'a SpecTable,
     pub op: OpKind,
+    /// The operands' format.
     pub format: Format,
+    /// The result's domain (the operands' format, or bool).
+    pub output: Domain,
     /// The suite's ULP bound for this (op, dtype), for approximate results.
     pub ulp_bound: Option<f64>,
 }
@@ -53,6 +92,9 @@ impl Context<'_> {
 
     fn default_expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
         let reference = reference(self.op, self.format, inputs)?;
+        if self.output == Domain::Bool {
+            return Ok(Expect::Bits(reference));
+        }
         match self.table.accuracy {
             Accuracy::CorrectlyRounded | Accuracy::Exact => Ok(nan_or_bits(self.format, reference)),
             Accuracy::Approximate => Ok(Expect::Within { reference, ulps: self.ulps()? }),
@@ -70,6 +112,8 @@ impl Context<'_> {
         let f = self.format;
         Ok(match outcome {
             Outcome::Nan => Expect::AnyNan,
+            Outcome::NanWithSign(rule) => Expect::NanWithSign { negative: negative(f, *rule, inputs) },
+            Outcome::Boolean(b) => Expect::Bits(u64::from(*b)),
             Outcome::PosZero => Expect::Bits(f.pos_zero()),
             Outcome::NegZero => Expect::Bits(f.neg_zero()),
             Outcome::PosInfinity => Expect::Bits(f.pos_inf()),
@@ -89,7 +133,7 @@ impl Context<'_> {
             Outcome::AnyOf(list) => {
                 Expect::AnyOf(list.iter().map(|o| self.outcome(o, inputs)).collect::<Result<_, _>>()?)
             }
-            Outcome::CorrectlyRounded => nan_or_bits(f, reference(self.op, f, inputs)?),
+            Outcome::CorrectlyRounded => self.default_expectation(inputs)?,
         })
     }
 }

@@ -15,3 +15,4 @@ pub mod oracle;
 pub mod report;
 pub mod run;
 pub mod spec;
+pub mod value;

@@ -10,7 +10,7 @@ use crate::format::Format;
 use crate::oracle::rounding::{decode, round};
 
 /// Evaluates an MPFR expression at the format's precision and rounds it into the format.
-fn evaluate<T>(f: Format, expression: T) -> u64
+pub(super) fn evaluate<T>(f: Format, expression: T) -> u64
 where
     Float: AssignRound<T, Round = Round, Ordering = Ordering>,
 {

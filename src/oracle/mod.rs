@@ -8,9 +8,13 @@
 //! - [`rounding`]: the bridge between bits and MPFR values: exact decoding, and the single
 //!   rounding (precision, subnormals, overflow) back to bits.
 //! - [`arith`]: the IEEE 754 basic operations and fused multiply-add.
+//! - [`functions`]: pow, atan2, hypot and logaddexp, rounded once and at high precision.
+//! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 
 pub mod arith;
+pub mod exact;
+pub mod functions;
 pub mod rounding;
 pub mod ulp;
 
@@ -18,5 +22,7 @@ pub mod ulp;
 mod differential;
 
 pub use arith::{add, divide, fused_mul_add, multiply, subtract};
+pub use exact::{compare, copysign, floor_divide, maximum, minimum, nextafter, remainder};
+pub use functions::{atan2, high_precision, hypot, logaddexp, pow};
 pub use rounding::{decode, round, round_exact};
 pub use ulp::ulp_error;

@@ -11,11 +11,12 @@ use super::call::guarded;
 use super::plan::{Check, Target};
 use super::result::{CaseFailure, CheckResult, Citation, Status};
 use crate::check::{Expect, ulp_distance};
-use crate::expect::Context;
+use crate::expect::{Context, output_domain};
 use crate::format::Format;
 use crate::generate::{Cases, Generator, edge_cases, random_cases, row_cases};
 use crate::spec::suite::NanPolicy;
 use crate::spec::{Catalog, LoadedTable};
+use crate::value::Domain;
 
 /// Which inputs a check runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +173,13 @@ fn context<'a>(catalog: &'a Catalog, check: &Check, target: &ElementwiseTarget, 
         // The oracle is correctly rounded: against itself no slack is needed.
         None => Some(0.0),
     };
-    Context { table: &table.table, op: table.op, format: f, ulp_bound }
+    Context {
+        table: &table.table,
+        op: table.op,
+        format: f,
+        output: output_domain(&table.table, f),
+        ulp_bound,
+    }
 }
 
 /// What each case must give. A row check holds the adapter to that row's rule alone, so a
@@ -202,7 +209,8 @@ fn check_table(
     let reference: Vec<u64> =
         cases.par_iter().map(|c| crate::expect::reference(table.op, f, c)).collect::<Result<_, _>>()?;
     result.inputs = cases.len();
-    compare(f, &cases, &expected, &reference, NanPolicy::Any, check, options, result);
+    let reading = Reading { input: Domain::Float(f), output: ctx.output, nan: NanPolicy::Any };
+    compare(&reading, &cases, &expected, &reference, check, options, result);
     Ok(())
 }
 
@@ -220,9 +228,11 @@ fn check_adapter(
     let ctx = context(catalog, check, target, f);
     let cases = generate(table, check, target, f, suite.cases_per_row, suite.random_cases, suite.seed)?;
     let expected = expectations(&ctx, &cases, target.cases)?;
-    let actual = call_batch(adapter, table.op, target.dtype, &cases, options)?;
+    let output_dtype = if ctx.output == Domain::Bool { DType::Bool } else { target.dtype };
+    let actual = call_batch(adapter, table.op, target.dtype, output_dtype, &cases, options)?;
     result.inputs = cases.len();
-    compare(f, &cases, &expected, &actual, suite.nan, check, options, result);
+    let reading = Reading { input: Domain::Float(f), output: ctx.output, nan: suite.nan };
+    compare(&reading, &cases, &expected, &actual, check, options, result);
     Ok(())
 }
 
@@ -231,6 +241,7 @@ fn call_batch(
     adapter: &Arc<dyn Adapter>,
     op: OpKind,
     dtype: DType,
+    output_dtype: DType,
     cases: &Cases,
     options: &RunOptions,
 ) -> Result<Vec<u64>, String> {
@@ -251,8 +262,8 @@ fn call_batch(
         }
     })?
     .map_err(|e| format!("the adapter returned an error: {e}"))?;
-    if returned.dtype() != dtype {
-        return Err(format!("the adapter returned dtype {}, expected {dtype}", returned.dtype()));
+    if returned.dtype() != output_dtype {
+        return Err(format!("the adapter returned dtype {}, expected {output_dtype}", returned.dtype()));
     }
     if returned.shape() != [n] {
         return Err(format!("the adapter returned shape {:?}, expected [{n}]", returned.shape()));
@@ -260,18 +271,27 @@ fn call_batch(
     Ok(returned.to_bits())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// How one batch's values are read and compared.
+struct Reading {
+    /// The operands' domain.
+    input: Domain,
+    /// The result's domain.
+    output: Domain,
+    nan: NanPolicy,
+}
+
 fn compare(
-    f: Format,
+    reading: &Reading,
     cases: &Cases,
     expected: &[Expect],
     actual: &[u64],
-    nan: NanPolicy,
     check: &Check,
     options: &RunOptions,
     result: &mut CheckResult,
 ) {
-    let failing: Vec<usize> = (0..cases.len()).filter(|&i| !expected[i].accepts(f, actual[i], nan)).collect();
+    let (input, output) = (reading.input, reading.output);
+    let failing: Vec<usize> =
+        (0..cases.len()).filter(|&i| !expected[i].accepts(output, actual[i], reading.nan)).collect();
     result.failed_inputs = failing.len();
     if failing.is_empty() {
         return;
@@ -283,14 +303,22 @@ fn compare(
     let prefix = check.id.rsplit_once(':').map_or(check.id.as_str(), |(p, _)| p);
     for &i in failing.iter().take(options.max_listed_failures) {
         let bits: Vec<String> = cases[i].iter().map(|x| format!("0x{x:x}")).collect();
-        result.failures.push(CaseFailure {
-            inputs: cases[i].iter().zip(names).map(|(&x, n)| format!("{n} = {}", f.describe(x))).collect(),
-            expected: expected[i].describe(f),
-            actual: f.describe(actual[i]),
-            ulp_distance: expected[i]
+        let distance = match output {
+            Domain::Float(f) => expected[i]
                 .centre()
                 .filter(|&c| !f.is_nan(c) && !f.is_nan(actual[i]))
                 .map(|c| ulp_distance(f, actual[i], c)),
+            _ => None,
+        };
+        result.failures.push(CaseFailure {
+            inputs: cases[i]
+                .iter()
+                .zip(names)
+                .map(|(&x, n)| format!("{n} = {}", input.describe(x)))
+                .collect(),
+            expected: expected[i].describe(output),
+            actual: output.describe(actual[i]),
+            ulp_distance: distance,
             reproduce: format!("cargo run --release -- eval {prefix} {}", bits.join(" ")),
         });
     }

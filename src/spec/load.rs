@@ -100,6 +100,22 @@ pub fn validate_table(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
     }
     let ids: HashSet<&str> = table.rows.iter().map(|r| r.id.value.as_str()).collect();
     let mut seen = HashSet::new();
+    for p in &table.properties {
+        let loc = &p.id.referenced;
+        let err = |m: String| {
+            LoadError::at(file, loc.line(), loc.column(), format!("property `{}`: {m}", p.id.value))
+        };
+        if !is_valid_id(&p.id.value) || ids.contains(p.id.value.as_str()) || !seen.insert(p.id.value.as_str())
+        {
+            return Err(err("field `id`: not a fresh lower-case id".into()));
+        }
+        if !sources.contains(p.source.as_str()) {
+            return Err(err(format!("field `source`: unknown source `{}`", p.source)));
+        }
+        if table.operands.len() != 2 {
+            return Err(err("field `property`: properties are defined for binary operations".into()));
+        }
+    }
     for row in &table.rows {
         let loc = &row.id.referenced;
         let err =

@@ -18,6 +18,9 @@ pub struct SpecTable {
     pub operands: Vec<Operand>,
     /// Accuracy required outside the special-case rows.
     pub accuracy: Accuracy,
+    /// The result's dtype: the operands' (`same`, the default) or `bool` (comparisons).
+    #[serde(default)]
+    pub output: Output,
     /// dtypes the table applies to.
     pub dtypes: Vec<String>,
     /// The documents the rows cite, by short id.
@@ -30,6 +33,9 @@ pub struct SpecTable {
     pub not_covered: Vec<NotCovered>,
     /// The special-case rows.
     pub rows: Vec<Row>,
+    /// Properties of the results as a whole (hypot's symmetry).
+    #[serde(default)]
+    pub properties: Vec<PropertyRow>,
 }
 
 /// Operand positions.
@@ -71,6 +77,55 @@ pub enum Accuracy {
     Exact,
     /// Within the suite's ULP bound of the exact value.
     Approximate,
+}
+
+/// The dtype of an operation's result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    /// The operands' dtype.
+    #[default]
+    Same,
+    /// `bool`.
+    Bool,
+}
+
+/// A property the source states about results as a whole, checked by calling the adapter on
+/// transformed inputs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PropertyRow {
+    /// Permanent id, unique among the table's rows and properties.
+    pub id: Spanned<String>,
+    pub source: String,
+    pub bullet: u32,
+    pub text: String,
+    pub property: Property,
+}
+
+/// The properties tables can state.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Property {
+    /// The result is bit-identical after each listed transformation of the operands.
+    InvariantUnder(Vec<Transform>),
+    /// A zero or subnormal result is allowed only where every operand is subnormal and the
+    /// correctly rounded result is subnormal too.
+    UnderflowOnlyFromSubnormals,
+}
+
+/// A transformation of the operands of a binary operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transform {
+    /// `(x2, x1)`.
+    Swap,
+    /// `(-x1, x2)`.
+    NegateX1,
+    /// `(x1, -x2)`.
+    NegateX2,
+    /// `(-x1, -x2)`.
+    NegateBoth,
 }
 
 /// A document a table cites.
@@ -280,6 +335,10 @@ pub enum Relation {
 pub enum Outcome {
     /// Any NaN (payload and sign free).
     Nan,
+    /// A NaN whose sign bit follows the rule (payload free).
+    NanWithSign(SignRule),
+    /// `true` or `false` (comparisons).
+    Boolean(bool),
     PosZero,
     NegZero,
     PosInfinity,
@@ -302,7 +361,9 @@ pub enum Outcome {
     Approx(NamedConstant),
     /// Any of the listed results is allowed.
     AnyOf(Vec<Outcome>),
-    /// The exact result rounded once to nearest-even (IEEE 754-2019).
+    /// What the table's accuracy class requires: for `correctly_rounded` and `exact` tables
+    /// the oracle's result (rounded once to nearest-even), for `approximate` ones that result
+    /// within the suite's ULP bound.
     CorrectlyRounded,
 }
 

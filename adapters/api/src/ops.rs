@@ -3,7 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// Element-wise binary operations. New operations are added as the contract grows.
+/// Element-wise binary operations, named as in the Python array API standard. New operations
+/// are added as the contract grows.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BinaryOp {
@@ -15,11 +16,23 @@ pub enum BinaryOp {
     Maximum,
     Minimum,
     Atan2,
+    Copysign,
+    FloorDivide,
+    Remainder,
+    Hypot,
+    Logaddexp,
+    Nextafter,
+    Equal,
+    NotEqual,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
 }
 
 impl BinaryOp {
     /// Every binary operation.
-    pub const ALL: [BinaryOp; 8] = [
+    pub const ALL: [BinaryOp; 20] = [
         BinaryOp::Add,
         BinaryOp::Subtract,
         BinaryOp::Multiply,
@@ -28,6 +41,18 @@ impl BinaryOp {
         BinaryOp::Maximum,
         BinaryOp::Minimum,
         BinaryOp::Atan2,
+        BinaryOp::Copysign,
+        BinaryOp::FloorDivide,
+        BinaryOp::Remainder,
+        BinaryOp::Hypot,
+        BinaryOp::Logaddexp,
+        BinaryOp::Nextafter,
+        BinaryOp::Equal,
+        BinaryOp::NotEqual,
+        BinaryOp::Greater,
+        BinaryOp::GreaterEqual,
+        BinaryOp::Less,
+        BinaryOp::LessEqual,
     ];
 
     /// The name used in specs (the array API's function name).
@@ -41,7 +66,32 @@ impl BinaryOp {
             BinaryOp::Maximum => "maximum",
             BinaryOp::Minimum => "minimum",
             BinaryOp::Atan2 => "atan2",
+            BinaryOp::Copysign => "copysign",
+            BinaryOp::FloorDivide => "floor_divide",
+            BinaryOp::Remainder => "remainder",
+            BinaryOp::Hypot => "hypot",
+            BinaryOp::Logaddexp => "logaddexp",
+            BinaryOp::Nextafter => "nextafter",
+            BinaryOp::Equal => "equal",
+            BinaryOp::NotEqual => "not_equal",
+            BinaryOp::Greater => "greater",
+            BinaryOp::GreaterEqual => "greater_equal",
+            BinaryOp::Less => "less",
+            BinaryOp::LessEqual => "less_equal",
         }
+    }
+
+    /// True for the comparisons, whose results are `bool`.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Equal
+                | BinaryOp::NotEqual
+                | BinaryOp::Greater
+                | BinaryOp::GreaterEqual
+                | BinaryOp::Less
+                | BinaryOp::LessEqual
+        )
     }
 }
 

@@ -1,0 +1,120 @@
+//! How to read the raw bits of one element of any dtype: a float format, an integer width, or
+//! a boolean.
+
+use opspec_adapter::DType;
+
+use crate::format::Format;
+
+/// A two's-complement or unsigned integer type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntFormat {
+    pub bits: u32,
+    pub signed: bool,
+}
+
+impl IntFormat {
+    /// The integer type of `dtype`, or `None` for floats and bool.
+    pub fn of(dtype: DType) -> Option<IntFormat> {
+        let (bits, signed) = match dtype {
+            DType::I8 => (8, true),
+            DType::I16 => (16, true),
+            DType::I32 => (32, true),
+            DType::I64 => (64, true),
+            DType::U8 => (8, false),
+            DType::U16 => (16, false),
+            DType::U32 => (32, false),
+            DType::U64 => (64, false),
+            _ => return None,
+        };
+        Some(IntFormat { bits, signed })
+    }
+
+    pub fn min(self) -> i128 {
+        if self.signed { -(1i128 << (self.bits - 1)) } else { 0 }
+    }
+
+    pub fn max(self) -> i128 {
+        if self.signed { (1i128 << (self.bits - 1)) - 1 } else { (1i128 << self.bits) - 1 }
+    }
+
+    fn mask(self) -> u64 {
+        if self.bits == 64 { u64::MAX } else { (1u64 << self.bits) - 1 }
+    }
+
+    /// The value of raw bits.
+    pub fn value(self, x: u64) -> i128 {
+        let x = x & self.mask();
+        if self.signed && x >> (self.bits - 1) & 1 == 1 {
+            x as i128 - (1i128 << self.bits)
+        } else {
+            x as i128
+        }
+    }
+
+    /// The bits of `v` reduced modulo 2^bits (two's-complement wrapping).
+    pub fn wrap(self, v: i128) -> u64 {
+        (v as u64) & self.mask()
+    }
+
+    /// True when `v` is representable.
+    pub fn contains(self, v: i128) -> bool {
+        (self.min()..=self.max()).contains(&v)
+    }
+}
+
+/// The value domain of a dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Domain {
+    Float(Format),
+    Int(IntFormat),
+    Bool,
+}
+
+impl Domain {
+    pub fn of(dtype: DType) -> Domain {
+        match (Format::of(dtype), IntFormat::of(dtype)) {
+            (Some(f), _) => Domain::Float(f),
+            (None, Some(i)) => Domain::Int(i),
+            (None, None) => Domain::Bool,
+        }
+    }
+
+    /// The value as text for reports: decimal, hex-float and bits for floats.
+    pub fn describe(self, x: u64) -> String {
+        match self {
+            Domain::Float(f) => f.describe(x),
+            Domain::Int(i) => format!("{} (0x{:x})", i.value(x), i.wrap(i.value(x))),
+            Domain::Bool => (x != 0).to_string(),
+        }
+    }
+
+    /// True for a float NaN.
+    pub fn is_nan(self, x: u64) -> bool {
+        matches!(self, Domain::Float(f) if f.is_nan(x))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_values_and_wrapping() {
+        let i8f = IntFormat::of(DType::I8).unwrap();
+        assert_eq!((i8f.min(), i8f.max()), (-128, 127));
+        assert_eq!(i8f.value(0xff), -1);
+        assert_eq!(i8f.wrap(128), 0x80);
+        assert_eq!(i8f.value(i8f.wrap(128)), -128);
+        let u64f = IntFormat::of(DType::U64).unwrap();
+        assert_eq!(u64f.value(u64::MAX), u64::MAX as i128);
+        assert_eq!(u64f.wrap(-1), u64::MAX);
+        assert!(!u64f.contains(-1) && u64f.contains(u64::MAX as i128));
+    }
+
+    #[test]
+    fn describe_each_domain() {
+        assert_eq!(Domain::of(DType::I16).describe(0xfffe), "-2 (0xfffe)");
+        assert_eq!(Domain::of(DType::Bool).describe(1), "true");
+        assert_eq!(Domain::of(DType::F16).describe(0x3c00), "1.0 (0x1.000p+0, 0x3c00)");
+    }
+}
