@@ -9,8 +9,10 @@ use rug::float::Constant;
 use crate::check::Expect;
 use crate::format::Format;
 use crate::oracle;
+use crate::spec::LoadedTable;
 use crate::spec::matching::governing_rows;
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
+use crate::spec::suite::{SignalingPolicy, Suite};
 use crate::value::Domain;
 
 /// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
@@ -68,12 +70,57 @@ pub struct Context<'a> {
     pub output: Domain,
     /// The suite's ULP bound for this (op, dtype), for approximate results.
     pub ulp_bound: Option<f64>,
+    /// What a signaling NaN operand allows.
+    pub signaling: SignalingPolicy,
 }
 
-impl Context<'_> {
+impl<'a> Context<'a> {
+    /// The context of `table` in format `f` under `suite`; without a suite (a table
+    /// self-check against the correctly rounded oracle) no ULP slack is given and signaling
+    /// NaNs are held to the table's results.
+    pub fn new(table: &'a LoadedTable, suite: Option<&Suite>, f: Format) -> Context<'a> {
+        let ulp_bound = match suite {
+            Some(s) => s.ulp_bounds.get(&table.table.op).and_then(|b| b.get(f.name)).copied(),
+            None => Some(0.0),
+        };
+        Context {
+            table: &table.table,
+            op: table.op,
+            format: f,
+            output: output_domain(&table.table, f),
+            ulp_bound,
+            signaling: suite.map_or(SignalingPolicy::AsQuiet, |s| s.signaling_nans),
+        }
+    }
+
     /// What the result for `inputs` must be: every governing row's outcome, or the table's
     /// accuracy class where no row governs.
     pub fn expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
+        self.allow_signaling(inputs, self.governed(inputs)?)
+    }
+
+    /// What row `row`'s outcome requires for `inputs`.
+    pub fn row_expectation(&self, row: usize, inputs: &[u64]) -> Result<Expect, String> {
+        self.allow_signaling(inputs, self.outcome(&self.table.rows[row].result, inputs)?)
+    }
+
+    /// Under [`SignalingPolicy::MayPropagate`], a signaling NaN operand also allows a NaN.
+    fn allow_signaling(&self, inputs: &[u64], expect: Expect) -> Result<Expect, String> {
+        let f = self.format;
+        let signaling = inputs.iter().any(|&x| f.is_nan(x) && x & (1 << (f.frac_bits - 1)) == 0);
+        Ok(
+            if signaling
+                && self.signaling == SignalingPolicy::MayPropagate
+                && matches!(self.output, Domain::Float(_))
+            {
+                Expect::AnyOf(vec![expect, Expect::AnyNan])
+            } else {
+                expect
+            },
+        )
+    }
+
+    fn governed(&self, inputs: &[u64]) -> Result<Expect, String> {
         let rows = governing_rows(self.table, self.format, inputs);
         if rows.is_empty() {
             return self.default_expectation(inputs);
@@ -83,11 +130,6 @@ impl Context<'_> {
             .map(|&i| self.outcome(&self.table.rows[i].result, inputs))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(if all.len() == 1 { all.remove(0) } else { Expect::AllOf(all) })
-    }
-
-    /// What row `row`'s outcome requires for `inputs`.
-    pub fn row_expectation(&self, row: usize, inputs: &[u64]) -> Result<Expect, String> {
-        self.outcome(&self.table.rows[row].result, inputs)
     }
 
     fn default_expectation(&self, inputs: &[u64]) -> Result<Expect, String> {

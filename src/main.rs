@@ -8,7 +8,7 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 use opspec::adapters::{self, NamedAdapter};
 use opspec::check::ulp_distance;
-use opspec::expect::{Context, output_domain, reference};
+use opspec::expect::{Context, reference};
 use opspec::format::Format;
 use opspec::report::{self, Report, RunInfo, Tally};
 use opspec::run::{Check, RunOptions, Status, adapter_checks, run_all, table_checks};
@@ -230,13 +230,8 @@ fn eval(catalog: &Catalog, target: &str, bits: &[String]) -> Result<bool, String
         }
         println!("x{} = {}", i + 1, f.describe(x));
     }
-    let ulp_bound = loaded_suite
-        .and_then(|s| s.suite.ulp_bounds.get(op))
-        .and_then(|b| b.get(dtype.name()))
-        .copied()
-        .or(Some(0.0));
-    let output = output_domain(&table.table, f);
-    let ctx = Context { table: &table.table, op: table.op, format: f, output, ulp_bound };
+    let ctx = Context::new(table, loaded_suite.map(|s| &s.suite), f);
+    let output = ctx.output;
     let expected = ctx.expectation(&inputs)?;
     println!("expected: {}", expected.describe(output));
     if let Ok(r) = reference(table.op, f, &inputs) {

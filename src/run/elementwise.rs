@@ -8,10 +8,10 @@ use rayon::prelude::*;
 
 use super::RunOptions;
 use super::call::guarded;
-use super::plan::{Check, Target};
+use super::plan::{Check, PropertyTarget, Target};
 use super::result::{CaseFailure, CheckResult, Citation, Status};
 use crate::check::{Expect, ulp_distance};
-use crate::expect::{Context, output_domain};
+use crate::expect::Context;
 use crate::format::Format;
 use crate::generate::{Cases, Generator, edge_cases, random_cases, row_cases};
 use crate::spec::suite::NanPolicy;
@@ -72,6 +72,17 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
     checks
 }
 
+/// The table's stated properties as (case name, target) pairs.
+fn property_targets(
+    table: &LoadedTable,
+    t: usize,
+    dtype: DType,
+) -> impl Iterator<Item = (String, Target)> + '_ {
+    table.table.properties.iter().enumerate().map(move |(property, p)| {
+        (p.id.value.clone(), Target::Property(PropertyTarget { table: t, dtype, property }))
+    })
+}
+
 /// One self-check per (table, dtype, row): the row's stated result must agree with the oracle
 /// on the row's generated inputs, and so must every overlapping row.
 pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
@@ -81,20 +92,20 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
             if !applies(catalog, t, dtype) {
                 continue;
             }
-            for (r, row) in table.table.rows.iter().enumerate() {
+            let rows = (0..table.table.rows.len()).map(|r| {
+                let cases = CaseSet::Row(r);
+                (case_name(table, cases), Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }))
+            });
+            for (case, target) in rows.chain(property_targets(table, t, dtype)) {
                 checks.push(Check {
-                    id: format!("table:{}:{dtype}:{}", table.table.op, row.id.value),
+                    id: format!("table:{}:{dtype}:{case}", table.table.op),
                     suite: None,
                     adapter: None,
                     op: table.table.op.clone(),
                     dtype: dtype.name().to_string(),
-                    case: row.id.value.clone(),
+                    case,
                     needs: None,
-                    target: Target::Elementwise(ElementwiseTarget {
-                        table: t,
-                        dtype,
-                        cases: CaseSet::Row(r),
-                    }),
+                    target,
                 });
             }
         }
@@ -162,24 +173,8 @@ fn generate(
 }
 
 fn context<'a>(catalog: &'a Catalog, check: &Check, target: &ElementwiseTarget, f: Format) -> Context<'a> {
-    let table = &catalog.tables[target.table];
-    let ulp_bound = match check.suite {
-        Some(s) => catalog.suites[s]
-            .suite
-            .ulp_bounds
-            .get(&table.table.op)
-            .and_then(|b| b.get(target.dtype.name()))
-            .copied(),
-        // The oracle is correctly rounded: against itself no slack is needed.
-        None => Some(0.0),
-    };
-    Context {
-        table: &table.table,
-        op: table.op,
-        format: f,
-        output: output_domain(&table.table, f),
-        ulp_bound,
-    }
+    let suite = check.suite.map(|s| &catalog.suites[s].suite);
+    Context::new(&catalog.tables[target.table], suite, f)
 }
 
 /// What each case must give. A row check holds the adapter to that row's rule alone, so a
@@ -209,6 +204,24 @@ fn check_table(
     let reference: Vec<u64> =
         cases.par_iter().map(|c| crate::expect::reference(table.op, f, c)).collect::<Result<_, _>>()?;
     result.inputs = cases.len();
+    if let CaseSet::Row(r) = target.cases
+        && let Some(reason) = &table.table.rows[r].oracle_differs
+    {
+        let differing = (0..cases.len())
+            .filter(|&i| !expected[i].accepts(ctx.output, reference[i], NanPolicy::Any))
+            .count();
+        if differing == 0 {
+            return Err(format!(
+                "the row says the oracle differs ({reason}), but the oracle agreed on all {} inputs: drop `oracle_differs`",
+                cases.len()
+            ));
+        }
+        result.message = format!(
+            "the oracle differs on {differing} of {} inputs, as the row states: {reason}",
+            cases.len()
+        );
+        return Ok(());
+    }
     let reading = Reading { input: Domain::Float(f), output: ctx.output, nan: NanPolicy::Any };
     compare(&reading, &cases, &expected, &reference, check, options, result);
     Ok(())
@@ -237,7 +250,7 @@ fn check_adapter(
 }
 
 /// Packs the cases into one tensor per operand and calls the adapter once.
-fn call_batch(
+pub(super) fn call_batch(
     adapter: &Arc<dyn Adapter>,
     op: OpKind,
     dtype: DType,

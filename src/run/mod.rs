@@ -4,10 +4,11 @@ mod call;
 mod elementwise;
 mod execute;
 mod plan;
+mod property;
 mod result;
 
 pub use execute::{RunOptions, run_check};
-pub use plan::{CaseSet, Check, ElementwiseTarget, Target, adapter_checks, table_checks};
+pub use plan::{CaseSet, Check, ElementwiseTarget, PropertyTarget, Target, adapter_checks, table_checks};
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 
 use std::io::Write;

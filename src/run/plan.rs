@@ -6,12 +6,15 @@ use super::elementwise;
 use crate::spec::Catalog;
 
 pub use super::elementwise::{CaseSet, ElementwiseTarget};
+pub use super::property::PropertyTarget;
 
 /// What a check exercises, in the terms of its family of tables.
 #[derive(Clone, Debug)]
 pub enum Target {
     /// An element-wise operation's special-case table (`specs/elementwise`, `specs/fused`).
     Elementwise(ElementwiseTarget),
+    /// A property an element-wise table states about results as a whole.
+    Property(PropertyTarget),
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the

@@ -179,6 +179,11 @@ pub struct Row {
     /// Other documents that state the same bullet.
     #[serde(default)]
     pub also: Vec<AlsoCited>,
+    /// Why the oracle (MPFR) gives another result on this row's inputs. The row wins for
+    /// adapters; the table self-check then demands that the difference really shows, so the
+    /// note cannot outlive it.
+    #[serde(default)]
+    pub oracle_differs: Option<String>,
 }
 
 /// A further citation of a row: the same rule in another document.

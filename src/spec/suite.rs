@@ -20,6 +20,9 @@ pub struct Suite {
     /// How NaN results are compared.
     #[serde(default)]
     pub nan: NanPolicy,
+    /// What a signaling NaN operand allows.
+    #[serde(default)]
+    pub signaling_nans: SignalingPolicy,
     /// Generated inputs per special-case row.
     pub cases_per_row: usize,
     /// Random inputs per (operation, dtype), checked against the oracle.
@@ -29,6 +32,19 @@ pub struct Suite {
     /// ULP bounds for `approximate` operations: op -> dtype -> bound.
     #[serde(default)]
     pub ulp_bounds: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+/// Where an operand is a signaling NaN.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalingPolicy {
+    /// A quiet NaN result is accepted too, wherever a table gives another result for a NaN
+    /// operand (IEEE 754-2019 §6.2 and §9.2.1: an operation on a signaling NaN signals invalid
+    /// and delivers a quiet NaN; "pow(x, ±0) is 1 for any x (even a ... quiet NaN ...)").
+    #[default]
+    MayPropagate,
+    /// Signaling NaNs are held to the same results as quiet ones.
+    AsQuiet,
 }
 
 /// NaN comparison policy.

@@ -1,14 +1,16 @@
 //! opspec's built-in CPU adapter.
 //!
-//! Straightforward scalar kernels that follow the contract: IEEE 754 round-to-nearest-even
-//! arithmetic in the operands' format (f16 and bf16 compute in f32 and round once, which is
-//! exact for `+ - × ÷` because f32 has more than twice their precision plus two bits), NumPy
-//! broadcasting, and strided inputs. Speed is a later concern; correctness is this crate's job.
+//! Straightforward scalar kernels that follow the contract: every element-wise binary
+//! operation of the array API in f16, bf16, f32 and f64 (see [`float`] for how each is
+//! computed), NumPy broadcasting, and strided inputs. Speed is a later concern; correctness is
+//! this crate's job.
 
 mod broadcast;
+mod float;
 
+use float::CpuFloat;
 use half::{bf16, f16};
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Element, ErrorKind, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor};
 
 pub use broadcast::broadcast_shapes;
 
@@ -32,14 +34,9 @@ impl Adapter for CpuAdapter {
     }
 
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        let arithmetic = matches!(
-            op,
-            OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Divide)
-        );
-        if arithmetic && dtype.is_float() {
-            Support::Supported
-        } else {
-            Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet"))
+        match op {
+            OpKind::Binary(_) if dtype.is_float() => Support::Supported,
+            _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
     }
 
@@ -60,57 +57,19 @@ impl Adapter for CpuAdapter {
     }
 }
 
-/// Float arithmetic in the type's own format.
-trait Arith: Element {
-    fn apply(op: BinaryOp, x: Self, y: Self) -> Option<Self>;
+fn unsupported(op: BinaryOp, dtype: DType) -> AdapterError {
+    AdapterError::unsupported(format!("{op} is not implemented for {dtype}"))
 }
 
-impl Arith for f64 {
-    fn apply(op: BinaryOp, x: f64, y: f64) -> Option<f64> {
-        Some(match op {
-            BinaryOp::Add => x + y,
-            BinaryOp::Subtract => x - y,
-            BinaryOp::Multiply => x * y,
-            BinaryOp::Divide => x / y,
-            _ => return None,
-        })
-    }
-}
-
-impl Arith for f32 {
-    fn apply(op: BinaryOp, x: f32, y: f32) -> Option<f32> {
-        Some(match op {
-            BinaryOp::Add => x + y,
-            BinaryOp::Subtract => x - y,
-            BinaryOp::Multiply => x * y,
-            BinaryOp::Divide => x / y,
-            _ => return None,
-        })
-    }
-}
-
-/// f16 and bf16 compute in f32 and round once to their own format.
-macro_rules! via_f32 {
-    ($ty:ty) => {
-        impl Arith for $ty {
-            fn apply(op: BinaryOp, x: $ty, y: $ty) -> Option<$ty> {
-                f32::apply(op, x.to_f32(), y.to_f32()).map(<$ty>::from_f32)
-            }
-        }
-    };
-}
-via_f32!(f16);
-via_f32!(bf16);
-
-fn binary_float<T: Arith>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+/// Broadcasts both operands to their common shape and applies `op` element by element.
+fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     let shape = broadcast_shapes(a.shape(), b.shape())?;
     let xs = broadcast::broadcast_to(a, &shape)?.to_vec::<T>()?;
     let ys = broadcast::broadcast_to(b, &shape)?.to_vec::<T>()?;
-    let out = xs
-        .into_iter()
-        .zip(ys)
-        .map(|(x, y)| T::apply(op, x, y))
-        .collect::<Option<Vec<T>>>()
-        .ok_or_else(|| AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE)))?;
-    Tensor::from_slice(&out, &shape)
+    if op.is_comparison() {
+        let out: Option<Vec<bool>> = xs.into_iter().zip(ys).map(|(x, y)| T::compare(op, x, y)).collect();
+        return Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape);
+    }
+    let out: Option<Vec<T>> = xs.into_iter().zip(ys).map(|(x, y)| T::binary(op, x, y)).collect();
+    Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape)
 }
