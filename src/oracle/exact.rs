@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use rug::float::Round;
-use rug::{Float, Rational};
+use rug::Float;
 
 use super::arith::evaluate;
 use super::rounding::{decode, round};
@@ -60,7 +60,7 @@ pub fn floor_divide(f: Format, a: u64, b: u64) -> u64 {
     }
     let (x, y) = (decode(f, a), decode(f, b));
     let (Some(x), Some(y)) = (x.to_rational(), y.to_rational()) else { return quotient };
-    let floor = Rational::from(x / y).floor();
+    let floor = (x / y).floor();
     let (value, ord) = Float::with_val_round(f.precision(), &floor, Round::Down);
     if value.is_zero() {
         // floor(x/y) = 0 for 0 < x/y < 1: a positive zero.

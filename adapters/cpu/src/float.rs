@@ -3,12 +3,13 @@
 //! f32 and f64 compute natively. f16 and bf16 compute in f32 and round once to their format:
 //! exact for `+ - × ÷` and the remainder's one addition (f32 has more than 2p+2 bits for
 //! both), within one ulp for the approximate functions, and with a directed rounding where the
-//! contract asks for one (floor division rounds down). logaddexp computes in f64 for every
-//! narrower type; in f64 itself its formula loses accuracy next to a zero result (see the
-//! CPU adapter's expectations file).
+//! contract asks for one (floor division rounds down). logaddexp computes in double-double
+//! for every type: its usual formula cancels next to a zero result.
 
 use half::{bf16, f16};
 use opspec_adapter::{BinaryOp, Element};
+
+use crate::double_double;
 
 /// A float type the CPU adapter computes with.
 pub trait CpuFloat: Element + PartialOrd {
@@ -33,9 +34,6 @@ trait Native: Copy + PartialOrd + std::ops::Neg<Output = Self> {
     fn rem(self, y: Self) -> Self;
     fn add(self, y: Self) -> Self;
     fn mul(self, y: Self) -> Self;
-    fn ln_1p(self) -> Self;
-    fn exp(self) -> Self;
-    fn ln2() -> Self;
 }
 
 macro_rules! native {
@@ -77,15 +75,6 @@ macro_rules! native {
             fn mul(self, y: $t) -> $t {
                 self * y
             }
-            fn ln_1p(self) -> $t {
-                <$t>::ln_1p(self)
-            }
-            fn exp(self) -> $t {
-                <$t>::exp(self)
-            }
-            fn ln2() -> $t {
-                std::f64::consts::LN_2 as $t
-            }
         }
     };
 }
@@ -124,22 +113,6 @@ fn python_remainder<T: Native>(x: T, y: T) -> T {
         return if y.is_sign_negative() { -T::ZERO } else { T::ZERO };
     }
     if m.is_sign_negative() != y.is_sign_negative() { m.add(y) } else { m }
-}
-
-/// `log(exp(x) + exp(y))` as `max + log1p(exp(-|x - y|))`.
-fn logaddexp<T: Native>(x: T, y: T) -> T {
-    if x.is_nan() || y.is_nan() {
-        return x.add(y);
-    }
-    if x == y {
-        // Equal infinities stay themselves; finite x gives x + ln 2.
-        return if x.is_infinite() { x } else { x.add(T::ln2()) };
-    }
-    let (hi, lo) = if x > y { (x, y) } else { (y, x) };
-    if hi.is_infinite() || lo.is_infinite() {
-        return hi;
-    }
-    hi.add(lo.add(-hi).exp().ln_1p())
 }
 
 /// NaN-propagating maximum; between equal values (the two zeros) either may be returned.
@@ -181,7 +154,6 @@ fn native_binary<T: Native>(
         BinaryOp::Pow => pow(x, y),
         BinaryOp::Atan2 => atan2(x, y),
         BinaryOp::Hypot => hypot(x, y),
-        BinaryOp::Logaddexp => logaddexp(x, y),
         BinaryOp::FloorDivide => floor_divide(x, y),
         BinaryOp::Remainder => python_remainder(x, y),
         BinaryOp::Maximum => maximum(x, y),
@@ -241,8 +213,7 @@ macro_rules! native_float {
                     return Some(<$t>::from_bits(b as _));
                 }
                 if op == BinaryOp::Logaddexp {
-                    // In f64: `hi + log1p(exp(lo - hi))` cancels near a zero result.
-                    return Some(logaddexp(x as f64, y as f64) as $t);
+                    return Some(double_double::logaddexp(x as f64, y as f64) as $t);
                 }
                 native_binary(op, x, y, <$t>::powf, <$t>::atan2, <$t>::hypot)
             }
@@ -268,8 +239,7 @@ macro_rules! half_float {
                     return Some(<$t>::from_bits(bits as u16));
                 }
                 if op == BinaryOp::Logaddexp {
-                    // In f64: `hi + log1p(exp(lo - hi))` cancels near a zero result.
-                    return Some(<$t>::from_f64(logaddexp(a as f64, b as f64)));
+                    return Some(<$t>::from_f64(double_double::logaddexp(a as f64, b as f64)));
                 }
                 let wide = native_binary(op, a, b, f32::powf, f32::atan2, f32::hypot)?;
                 let near = <$t>::from_f32(wide);

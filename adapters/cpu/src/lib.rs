@@ -6,6 +6,7 @@
 //! this crate's job.
 
 mod broadcast;
+mod double_double;
 mod float;
 
 use float::CpuFloat;
