@@ -3,8 +3,8 @@
 
 use std::cmp::Ordering;
 
-use rug::float::Round;
 use rug::Float;
+use rug::float::Round;
 
 use super::arith::evaluate;
 use super::rounding::{decode, round};

@@ -4,12 +4,14 @@
 //! # Loading
 //!
 //! Nothing CUDA is needed to build: cudarc loads the driver (`libcuda.so.1`) and NVRTC at run
-//! time (`dynamic-loading`). Its `cuda-13000` bindings are used: the CUDA 13.0 API, which the
-//! test machine's driver 580 (CUDA 13.0) provides, and under which cudarc tries `libnvrtc.so`,
-//! `libnvrtc.so.13` and then `libnvrtc.so.12` (and older), so an NVRTC from a CUDA 13 or 12
-//! toolkit or from the `nvidia-cuda-nvrtc` wheel is found on `LD_LIBRARY_PATH`. Bindings for a
-//! later 13.x could call driver entry points that driver 580 lacks. NVRTC must not be newer than
-//! the driver: the driver cannot load PTX of a later ISA (the probe below reports it).
+//! time (`dynamic-loading`), after checking that each library can be opened (cudarc panics on
+//! a missing one). The bindings are cudarc's `cuda-13000` feature, the CUDA 13.0 API: the GPU
+//! machine has driver 580 (CUDA 13.0) and CUDA 13.0's NVRTC, and under this feature cudarc tries
+//! `libnvrtc.so`, `libnvrtc.so.13`, then `libnvrtc.so.12` and older, so NVRTC from a CUDA 13 or
+//! 12 toolkit or from the `nvidia-cuda-nvrtc` wheels is found on `LD_LIBRARY_PATH` (`cuda-12080`
+//! would not look for `.so.13`; bindings for a later 13.x may use entry points driver 580 lacks).
+//! NVRTC must not be newer than the driver, which cannot load PTX of a later ISA: the probe below
+//! reports that as unavailability.
 //!
 //! [`CudaAdapter::new`] probes once per process (driver library, NVRTC, a device, then one
 //! empty kernel compiled and loaded) and returns the adapter or the [`Unavailable`] reason; it
@@ -44,13 +46,17 @@
 //!
 //! # Scatter-add
 //!
-//! Index vectors are validated and resolved on the host (out-of-range and negative vectors are
-//! skipped in [`ScatterMode::Ignore`], an error in [`ScatterMode::Error`], clamped in
-//! [`ScatterMode::Clip`]); the sums run on the device in one of two flavours ([`Scatter`]):
-//! adapter `cuda` adds with compare-and-swap loops (fast, order not deterministic; no hardware
-//! float atomics, whose f32 form flushes subnormals), adapter `cuda-deterministic` gives each
-//! destination element one thread that adds its updates in index order (the sequential sum,
-//! the same bits on every run).
+//! Operands are checked as the source document (MindSpore `TensorScatterAdd`) states: indices
+//! int32/int64 ([`ErrorKind::IndexDType`] otherwise) of rank >= 2 whose last axis, the depth, is
+//! at most the input's rank ([`ErrorKind::Rank`]); updates of the input's dtype and of shape
+//! `indices.shape[:-1] + input.shape[depth:]` ([`ErrorKind::ShapeMismatch`]). Index vectors are
+//! resolved on the host: out-of-range and negative ones are skipped in [`ScatterMode::Ignore`],
+//! an [`ErrorKind::OutOfRange`] error in [`ScatterMode::Error`], clamped in [`ScatterMode::Clip`].
+//! The sums run on the device in one of two flavours ([`Scatter`]): adapter `cuda` adds with
+//! compare-and-swap loops around the same correctly rounded add (fast, order not deterministic;
+//! not `atom.add.f32`, which may flush subnormals); adapter `cuda-deterministic` gives each
+//! destination element one thread that adds its updates in index order (the sequential sum, the
+//! same bits on every run).
 
 mod gpu;
 mod kernels;
