@@ -170,17 +170,18 @@ fn print_summary(results: &[opspec::run::CheckResult]) {
         entry.1 += r.seconds;
     }
     println!(
-        "{:<12} {:<8} {:<10} {:<5} {:>5} {:>5} {:>5} {:>9} {:>12}",
-        "suite", "adapter", "op", "dtype", "pass", "fail", "skip", "inputs", "inputs/s"
+        "{:<12} {:<8} {:<14} {:<5} {:>5} {:>5} {:>5} {:>9} {:>12} {:>8}",
+        "suite", "adapter", "op", "dtype", "pass", "fail", "skip", "inputs", "inputs/s", "max ulp"
     );
     for ((suite, adapter, op, dtype), (t, secs)) in groups {
         println!(
-            "{suite:<12} {adapter:<8} {op:<10} {dtype:<5} {:>5} {:>5} {:>5} {:>9} {:>12.0}",
+            "{suite:<12} {adapter:<8} {op:<14} {dtype:<5} {:>5} {:>5} {:>5} {:>9} {:>12.0} {:>8}",
             t.pass,
             t.fail,
             t.skip,
             t.inputs,
-            t.inputs as f64 / secs.max(1e-9)
+            t.inputs as f64 / secs.max(1e-9),
+            t.max_ulp_text()
         );
     }
 }

@@ -105,9 +105,10 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
             } else {
                 "skip"
             };
+            let ulp = t.max_ulp_error.map_or(String::new(), |e| format!("<br>max {e:.3} ulp"));
             let _ = write!(
                 out,
-                "<td class=\"{class}\" title=\"{} inputs\">{} pass / {} fail / {} skip</td>",
+                "<td class=\"{class}\" title=\"{} inputs\">{} pass / {} fail / {} skip{ulp}</td>",
                 t.inputs, t.pass, t.fail, t.skip
             );
         }

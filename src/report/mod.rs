@@ -58,12 +58,14 @@ pub struct Report {
 }
 
 /// Counts of a group of results.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tally {
     pub pass: usize,
     pub fail: usize,
     pub skip: usize,
     pub inputs: usize,
+    /// The largest measured ULP error among the results that report one.
+    pub max_ulp_error: Option<f64>,
 }
 
 impl Tally {
@@ -75,6 +77,14 @@ impl Tally {
             Status::Skip => self.skip += 1,
         }
         self.inputs += r.inputs;
+        if let Some(e) = r.max_ulp_error {
+            self.max_ulp_error = Some(self.max_ulp_error.map_or(e, |m| m.max(e)));
+        }
+    }
+
+    /// The maximum ULP error as text (`0.500`), or `-` where none was measured.
+    pub fn max_ulp_text(&self) -> String {
+        self.max_ulp_error.map_or("-".to_string(), |e| format!("{e:.3}"))
     }
 
     /// The tally of `results`.

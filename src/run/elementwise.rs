@@ -14,6 +14,8 @@ use crate::check::{Expect, ulp_distance};
 use crate::expect::Context;
 use crate::format::Format;
 use crate::generate::{Cases, Generator, edge_cases, random_cases, row_cases};
+use crate::oracle::{high_precision, ulp_error};
+use crate::spec::schema::Accuracy;
 use crate::spec::suite::NanPolicy;
 use crate::spec::{Catalog, LoadedTable};
 use crate::value::Domain;
@@ -246,6 +248,9 @@ fn check_adapter(
     result.inputs = cases.len();
     let reading = Reading { input: Domain::Float(f), output: ctx.output, nan: suite.nan };
     compare(&reading, &cases, &expected, &actual, check, options, result);
+    if table.table.accuracy == Accuracy::Approximate {
+        result.max_ulp_error = max_ulp_error(&table.table.op, f, &cases, &actual);
+    }
     Ok(())
 }
 
@@ -282,6 +287,20 @@ pub(super) fn call_batch(
         return Err(format!("the adapter returned shape {:?}, expected [{n}]", returned.shape()));
     }
     Ok(returned.to_bits())
+}
+
+/// The largest error of a finite result against the exact value, in fractional ULPs; `None`
+/// when no result was finite.
+fn max_ulp_error(op: &str, f: Format, cases: &Cases, actual: &[u64]) -> Option<f64> {
+    cases
+        .par_iter()
+        .zip(actual)
+        .filter(|&(_, &a)| f.is_finite(a))
+        .filter_map(|(c, &a)| {
+            let exact = high_precision(op, f, c[0], c[1])?;
+            exact.is_finite().then(|| ulp_error(f, a, &exact))
+        })
+        .reduce_with(f64::max)
 }
 
 /// How one batch's values are read and compared.

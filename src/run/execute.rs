@@ -54,6 +54,7 @@ pub fn run_check(
         status: Status::Pass,
         inputs: 0,
         failed_inputs: 0,
+        max_ulp_error: None,
         citation: None,
         message: String::new(),
         failures: Vec::new(),

@@ -52,6 +52,10 @@ pub struct CheckResult {
     pub inputs: usize,
     /// Inputs whose result was not accepted.
     pub failed_inputs: usize,
+    /// For approximate operations: the largest error of a finite result, in ULPs of the
+    /// reference's binade, against the exact value (0.5 means correctly rounded).
+    #[serde(default)]
+    pub max_ulp_error: Option<f64>,
     pub citation: Option<Citation>,
     /// Why the check failed or was skipped (empty on a pass).
     pub message: String,
