@@ -22,6 +22,8 @@ pub enum Expect {
     AnyOf(Vec<Expect>),
     /// Every one of these.
     AllOf(Vec<Expect>),
+    /// Any value at all (the contract leaves the result open).
+    AnyValue,
 }
 
 impl Expect {
@@ -29,6 +31,7 @@ impl Expect {
     pub fn accepts(&self, d: Domain, actual: u64, nan: NanPolicy) -> bool {
         let Domain::Float(f) = d else {
             return match self {
+                Expect::AnyValue => true,
                 Expect::Bits(b) => actual == *b,
                 Expect::AnyOf(list) => list.iter().any(|e| e.accepts(d, actual, nan)),
                 Expect::AllOf(list) => list.iter().all(|e| e.accepts(d, actual, nan)),
@@ -55,6 +58,7 @@ impl Expect {
             }
             Expect::AnyOf(list) => list.iter().any(|e| e.accepts(d, actual, nan)),
             Expect::AllOf(list) => list.iter().all(|e| e.accepts(d, actual, nan)),
+            Expect::AnyValue => true,
         }
     }
 
@@ -70,6 +74,7 @@ impl Expect {
             Expect::Within { reference, ulps } => format!("within {ulps} ulp of {}", d.describe(*reference)),
             Expect::AnyOf(list) => join(d, list, " or "),
             Expect::AllOf(list) => join(d, list, " and "),
+            Expect::AnyValue => "any value".to_string(),
         }
     }
 

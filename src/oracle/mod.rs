@@ -10,11 +10,13 @@
 //! - [`arith`]: the IEEE 754 basic operations and fused multiply-add.
 //! - [`functions`]: pow, atan2, hypot and logaddexp, rounded once and at high precision.
 //! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
+//! - [`integer`]: exact integer results, before a contract's overflow rule.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 
 pub mod arith;
 pub mod exact;
 pub mod functions;
+pub mod integer;
 pub mod rounding;
 pub mod ulp;
 

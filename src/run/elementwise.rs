@@ -6,10 +6,10 @@ use std::sync::Arc;
 use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use rayon::prelude::*;
 
-use super::RunOptions;
 use super::call::guarded;
 use super::plan::{Check, PropertyTarget, Target};
 use super::result::{CaseFailure, CheckResult, Citation, Status};
+use super::{RunOptions, integer};
 use crate::check::{Expect, ulp_distance};
 use crate::expect::Context;
 use crate::format::Format;
@@ -55,9 +55,19 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
     for &t in &suite.tables {
         let table = &catalog.tables[t];
         for &dtype in suite.dtypes.iter().filter(|&&d| applies(catalog, t, d)) {
-            let rows = (0..table.table.rows.len()).map(CaseSet::Row);
-            for cases in rows.chain([CaseSet::Edges, CaseSet::Random]) {
-                let case = case_name(table, cases);
+            // Rows and properties are conditions on floats; integers get edges and random.
+            let float = dtype.is_float();
+            let rows = (0..table.table.rows.len()).filter(|_| float).map(CaseSet::Row);
+            let sets = rows.chain([CaseSet::Edges, CaseSet::Random]);
+            let targets = sets
+                .map(|cases| {
+                    (
+                        case_name(table, cases),
+                        Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }),
+                    )
+                })
+                .chain(property_targets(table, t, dtype).filter(|_| float));
+            for (case, target) in targets {
                 checks.push(Check {
                     id: format!("{}:{adapter}:{}:{dtype}:{case}", suite.suite.name, table.table.op),
                     suite: Some(s),
@@ -66,7 +76,7 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
                     dtype: dtype.name().to_string(),
                     case,
                     needs: Some((table.op, dtype)),
-                    target: Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }),
+                    target,
                 });
             }
         }
@@ -90,10 +100,9 @@ fn property_targets(
 pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
     let mut checks = Vec::new();
     for (t, table) in catalog.tables.iter().enumerate() {
-        for dtype in table.table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()) {
-            if !applies(catalog, t, dtype) {
-                continue;
-            }
+        for dtype in
+            table.table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()).filter(|d| d.is_float())
+        {
             let rows = (0..table.table.rows.len()).map(|r| {
                 let cases = CaseSet::Row(r);
                 (case_name(table, cases), Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }))
@@ -115,10 +124,9 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
     checks
 }
 
-/// Whether table `t` is checked in `dtype`: listed in the table, and a float format (integer
-/// contracts come with their own tables).
+/// Whether table `t` is checked in `dtype`: the table lists it.
 fn applies(catalog: &Catalog, t: usize, dtype: DType) -> bool {
-    Format::of(dtype).is_some() && catalog.tables[t].table.dtypes.iter().any(|d| d == dtype.name())
+    catalog.tables[t].table.dtypes.iter().any(|d| d == dtype.name())
 }
 
 /// Runs an element-wise check; `adapter` is `None` for a table self-check.
@@ -134,6 +142,9 @@ pub fn run(
     result.citation = citation(table, target.cases);
     match adapter {
         None => check_table(catalog, check, target, options, result),
+        Some(adapter) if !target.dtype.is_float() => {
+            integer::run(catalog, check, target, adapter, options, result)
+        }
         Some(adapter) => check_adapter(catalog, check, target, adapter, options, result),
     }
 }
@@ -304,15 +315,15 @@ fn max_ulp_error(op: &str, f: Format, cases: &Cases, actual: &[u64]) -> Option<f
 }
 
 /// How one batch's values are read and compared.
-struct Reading {
+pub(super) struct Reading {
     /// The operands' domain.
-    input: Domain,
+    pub input: Domain,
     /// The result's domain.
-    output: Domain,
-    nan: NanPolicy,
+    pub output: Domain,
+    pub nan: NanPolicy,
 }
 
-fn compare(
+pub(super) fn compare(
     reading: &Reading,
     cases: &Cases,
     expected: &[Expect],

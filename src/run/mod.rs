@@ -3,6 +3,7 @@
 mod call;
 mod elementwise;
 mod execute;
+mod integer;
 mod plan;
 mod property;
 mod result;

@@ -127,6 +127,9 @@ fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<Loaded
         .iter()
         .map(|d| d.parse::<DType>().map_err(|e| whole(format!("field `dtypes`: {e}"))))
         .collect::<Result<Vec<_>, _>>()?;
+    if dtypes.iter().any(|d| !d.is_float()) && suite.integers.is_none() {
+        return Err(whole("field `integers`: the suite lists integer dtypes, so it must say how their overflow, division by zero and negative exponents are judged".into()));
+    }
     for (op, bounds) in &suite.ulp_bounds {
         if !indices.iter().any(|&i| &tables[i].table.op == op) {
             return Err(whole(format!("field `ulp_bounds`: `{op}` is not among the suite's specs")));

@@ -32,6 +32,48 @@ pub struct Suite {
     /// ULP bounds for `approximate` operations: op -> dtype -> bound.
     #[serde(default)]
     pub ulp_bounds: BTreeMap<String, BTreeMap<String, f64>>,
+    /// What integer results outside the exact, in-range ones must be (required when `dtypes`
+    /// lists an integer dtype).
+    #[serde(default)]
+    pub integers: Option<IntegerContract>,
+}
+
+/// A contract's rules for integer results that the mathematics leaves open.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntegerContract {
+    /// A result outside the dtype's range.
+    pub overflow: Overflow,
+    /// `floor_divide` or `remainder` by zero.
+    pub division_by_zero: Unspecified,
+    /// `pow` with a negative exponent.
+    pub negative_exponent: Unspecified,
+}
+
+/// What an out-of-range integer result must be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overflow {
+    /// Two's-complement wrapping (the exact result modulo 2^bits).
+    Wrap,
+    /// Clamped to the dtype's minimum or maximum.
+    Saturate,
+    /// Any value (but the call must not fail).
+    Any,
+    /// Unspecified: such inputs are not generated.
+    Avoid,
+}
+
+/// What a case the mathematics leaves open (x / 0, x ** -1) must give.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unspecified {
+    /// Zero.
+    Zero,
+    /// Any value (but the call must not fail).
+    Any,
+    /// Unspecified: such inputs are not generated.
+    Avoid,
 }
 
 /// Where an operand is a signaling NaN.

@@ -8,9 +8,11 @@
 mod broadcast;
 mod double_double;
 mod float;
+mod integer;
 
 use float::CpuFloat;
 use half::{bf16, f16};
+use integer::CpuInt;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor};
 
 pub use broadcast::broadcast_shapes;
@@ -37,6 +39,7 @@ impl Adapter for CpuAdapter {
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         match op {
             OpKind::Binary(_) if dtype.is_float() => Support::Supported,
+            OpKind::Binary(b) if dtype != DType::Bool && INTEGER_OPS.contains(&b) => Support::Supported,
             _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
     }
@@ -53,10 +56,36 @@ impl Adapter for CpuAdapter {
             DType::BF16 => binary_float::<bf16>(op, a, b),
             DType::F32 => binary_float::<f32>(op, a, b),
             DType::F64 => binary_float::<f64>(op, a, b),
+            DType::I8 => binary_int::<i8>(op, a, b),
+            DType::I16 => binary_int::<i16>(op, a, b),
+            DType::I32 => binary_int::<i32>(op, a, b),
+            DType::I64 => binary_int::<i64>(op, a, b),
+            DType::U8 => binary_int::<u8>(op, a, b),
+            DType::U16 => binary_int::<u16>(op, a, b),
+            DType::U32 => binary_int::<u32>(op, a, b),
+            DType::U64 => binary_int::<u64>(op, a, b),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
     }
 }
+
+/// The operations implemented for integer dtypes.
+const INTEGER_OPS: [BinaryOp; 14] = [
+    BinaryOp::Add,
+    BinaryOp::Subtract,
+    BinaryOp::Multiply,
+    BinaryOp::Maximum,
+    BinaryOp::Minimum,
+    BinaryOp::FloorDivide,
+    BinaryOp::Remainder,
+    BinaryOp::Pow,
+    BinaryOp::Equal,
+    BinaryOp::NotEqual,
+    BinaryOp::Greater,
+    BinaryOp::GreaterEqual,
+    BinaryOp::Less,
+    BinaryOp::LessEqual,
+];
 
 fn unsupported(op: BinaryOp, dtype: DType) -> AdapterError {
     AdapterError::unsupported(format!("{op} is not implemented for {dtype}"))
@@ -73,4 +102,30 @@ fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Ten
     }
     let out: Option<Vec<T>> = xs.into_iter().zip(ys).map(|(x, y)| T::binary(op, x, y)).collect();
     Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape)
+}
+
+/// The integer counterpart of [`binary_float`].
+fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+    let shape = broadcast_shapes(a.shape(), b.shape())?;
+    let xs = broadcast::broadcast_to(a, &shape)?.to_vec::<T>()?;
+    let ys = broadcast::broadcast_to(b, &shape)?.to_vec::<T>()?;
+    if op.is_comparison() {
+        let out: Option<Vec<bool>> = xs.into_iter().zip(ys).map(|(x, y)| compare(op, x, y)).collect();
+        return Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape);
+    }
+    let out: Option<Vec<T>> = xs.into_iter().zip(ys).map(|(x, y)| T::binary(op, x, y)).collect();
+    Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape)
+}
+
+/// The comparisons of totally ordered values.
+fn compare<T: Ord>(op: BinaryOp, x: T, y: T) -> Option<bool> {
+    Some(match op {
+        BinaryOp::Equal => x == y,
+        BinaryOp::NotEqual => x != y,
+        BinaryOp::Greater => x > y,
+        BinaryOp::GreaterEqual => x >= y,
+        BinaryOp::Less => x < y,
+        BinaryOp::LessEqual => x <= y,
+        _ => return None,
+    })
 }

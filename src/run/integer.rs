@@ -1,0 +1,201 @@
+//! Element-wise tables in integer dtypes: edge and random operands, the exact result from
+//! [`oracle::integer`](crate::oracle::integer), and the suite's contract for what the
+//! mathematics leaves open (overflow, division by zero, negative exponents).
+
+use std::sync::Arc;
+
+use opspec_adapter::{Adapter, DType};
+use proptest::prelude::*;
+
+use super::RunOptions;
+use super::elementwise::{CaseSet, ElementwiseTarget, Reading, call_batch, compare};
+use super::plan::Check;
+use super::result::CheckResult;
+use crate::check::Expect;
+use crate::generate::{Cases, Generator};
+use crate::oracle::integer::{Exact, evaluate};
+use crate::spec::Catalog;
+use crate::spec::schema::Output;
+use crate::spec::suite::{IntegerContract, NanPolicy, Overflow, Unspecified};
+use crate::value::{Domain, IntFormat};
+
+/// Random operands drawn per case kept (the contract may exclude most inputs of an
+/// operation, e.g. `pow` without overflow).
+const DRAWS_PER_CASE: usize = 8;
+
+/// Runs an integer check against `adapter`.
+pub fn run(
+    catalog: &Catalog,
+    check: &Check,
+    target: &ElementwiseTarget,
+    adapter: &Arc<dyn Adapter>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let table = &catalog.tables[target.table];
+    let suite = &catalog.suites[check.suite.ok_or("an integer check needs a suite")?].suite;
+    let contract = suite.integers.ok_or("the suite sets no integer contract")?;
+    let int = IntFormat::of(target.dtype).ok_or("not an integer dtype")?;
+    let op = table.table.op.as_str();
+    let judge =
+        |case: &[u64]| expectation(contract, int, evaluate(op, int.value(case[0]), int.value(case[1])));
+    let mut cases = Cases::new();
+    let mut expected = Vec::new();
+    // Keeps a case the contract judges, and says how many are kept.
+    let mut keep = |case: Vec<u64>| -> Result<usize, String> {
+        if let Some(e) = judge(&case)? {
+            cases.push(case);
+            expected.push(e);
+        }
+        Ok(expected.len())
+    };
+    match target.cases {
+        CaseSet::Edges => {
+            let edges = edge_values(int);
+            for &a in &edges {
+                for &b in &edges {
+                    keep(vec![a, b])?;
+                }
+            }
+        }
+        // Drawn until enough are kept, since the contract may leave many out (e.g. pow
+        // without overflow).
+        CaseSet::Random => {
+            let mut generator = Generator::new(suite.seed, &check.id);
+            let values = values(int);
+            let pair = (values.clone(), values);
+            for _ in 0..suite.random_cases * DRAWS_PER_CASE {
+                let (a, b) = generator.draw(&pair)?;
+                if keep(vec![a, b])? == suite.random_cases {
+                    break;
+                }
+            }
+        }
+        CaseSet::Row(_) => {
+            return Err("special-case rows are float conditions; integer checks use edges and random".into());
+        }
+    }
+    let output = match table.table.output {
+        Output::Same => Domain::Int(int),
+        Output::Bool => Domain::Bool,
+    };
+    let output_dtype = if output == Domain::Bool { DType::Bool } else { target.dtype };
+    let actual = call_batch(adapter, table.op, target.dtype, output_dtype, &cases, options)?;
+    result.inputs = cases.len();
+    let reading = Reading { input: Domain::Int(int), output, nan: NanPolicy::Any };
+    compare(&reading, &cases, &expected, &actual, check, options, result);
+    Ok(())
+}
+
+/// What the contract requires of an exact outcome; `None` where it leaves the case out.
+fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Result<Option<Expect>, String> {
+    let unspecified = |rule: Unspecified| match rule {
+        Unspecified::Zero => Some(Expect::Bits(0)),
+        Unspecified::Any => Some(Expect::AnyValue),
+        Unspecified::Avoid => None,
+    };
+    Ok(match exact {
+        Exact::Bool(b) => Some(Expect::Bits(u64::from(b))),
+        Exact::Value(v) => match v.to_i128().filter(|&v| int.contains(v)) {
+            Some(v) => Some(Expect::Bits(int.wrap(v))),
+            None => overflowed(contract.overflow, int, v.is_negative(), || {
+                let residue = v.to_u128_wrapping();
+                int.wrap(residue as i128)
+            }),
+        },
+        Exact::Huge { negative, residue } => {
+            overflowed(contract.overflow, int, negative, || int.wrap(residue.to_u128_wrapping() as i128))
+        }
+        Exact::DivisionByZero => unspecified(contract.division_by_zero),
+        Exact::NegativeExponent => unspecified(contract.negative_exponent),
+        Exact::Undefined => return Err("the operation is not defined on integers".into()),
+    })
+}
+
+fn overflowed(
+    rule: Overflow,
+    int: IntFormat,
+    negative: bool,
+    wrapped: impl FnOnce() -> u64,
+) -> Option<Expect> {
+    match rule {
+        Overflow::Wrap => Some(Expect::Bits(wrapped())),
+        Overflow::Saturate => Some(Expect::Bits(int.wrap(if negative { int.min() } else { int.max() }))),
+        Overflow::Any => Some(Expect::AnyValue),
+        Overflow::Avoid => None,
+    }
+}
+
+/// Zero, one and two with their negations, the extremes and their neighbours, halves.
+fn edge_values(int: IntFormat) -> Vec<u64> {
+    let candidates = [
+        0,
+        1,
+        2,
+        3,
+        7,
+        -1,
+        -2,
+        -3,
+        -7,
+        int.max(),
+        int.max() - 1,
+        int.max() / 2,
+        int.min(),
+        int.min() + 1,
+        int.min() / 2,
+    ];
+    let mut values: Vec<u64> =
+        candidates.iter().filter(|&&v| int.contains(v)).map(|&v| int.wrap(v)).collect();
+    values.sort();
+    values.dedup();
+    values
+}
+
+/// Random operands: any bit pattern, small values, and values near the extremes.
+fn values(int: IntFormat) -> BoxedStrategy<u64> {
+    let (min, max) = (int.min(), int.max());
+    prop_oneof![
+        2 => any::<u64>().prop_map(move |x| int.wrap(x as i128)),
+        2 => (min.max(-64)..=64).prop_map(move |v| int.wrap(v)),
+        1 => (0i128..64).prop_map(move |d| int.wrap(max - d)),
+        1 => (0i128..64).prop_map(move |d| int.wrap(min + d)),
+    ]
+    .boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rug::Integer;
+
+    const I8: IntFormat = IntFormat { bits: 8, signed: true };
+    const CONTRACT: IntegerContract = IntegerContract {
+        overflow: Overflow::Wrap,
+        division_by_zero: Unspecified::Zero,
+        negative_exponent: Unspecified::Avoid,
+    };
+
+    #[test]
+    fn contracts_decide_the_open_cases() {
+        let value = |v: i64| Exact::Value(Integer::from(v));
+        assert_eq!(expectation(CONTRACT, I8, value(-5)).unwrap(), Some(Expect::Bits(0xfb)));
+        assert_eq!(expectation(CONTRACT, I8, value(128)).unwrap(), Some(Expect::Bits(0x80)), "wraps");
+        let saturating = IntegerContract { overflow: Overflow::Saturate, ..CONTRACT };
+        assert_eq!(expectation(saturating, I8, value(300)).unwrap(), Some(Expect::Bits(0x7f)));
+        assert_eq!(expectation(saturating, I8, value(-300)).unwrap(), Some(Expect::Bits(0x80)));
+        let avoiding = IntegerContract { overflow: Overflow::Avoid, ..CONTRACT };
+        assert_eq!(expectation(avoiding, I8, value(128)).unwrap(), None);
+        assert_eq!(expectation(CONTRACT, I8, Exact::DivisionByZero).unwrap(), Some(Expect::Bits(0)));
+        assert_eq!(expectation(CONTRACT, I8, Exact::NegativeExponent).unwrap(), None);
+        let huge = Exact::Huge { negative: false, residue: Integer::from(0x1_0000_0181u64) };
+        assert_eq!(expectation(CONTRACT, I8, huge).unwrap(), Some(Expect::Bits(0x81)));
+    }
+
+    #[test]
+    fn edges_stay_in_range() {
+        let u8f = IntFormat { bits: 8, signed: false };
+        assert_eq!(edge_values(u8f), vec![0, 1, 2, 3, 7, 127, 254, 255]);
+        assert!(edge_values(I8).contains(&0x80));
+    }
+}
