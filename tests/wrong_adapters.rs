@@ -8,6 +8,7 @@ use opspec::format::Format;
 use opspec::report::{Report, RunInfo};
 use opspec::run::{CheckResult, RunOptions, Status, adapter_checks, run_all};
 use opspec::spec::Catalog;
+use opspec::value::IntFormat;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
 
@@ -37,7 +38,7 @@ impl Adapter for Buggy {
         if !self.ops.contains(&op) {
             return Ok(right);
         }
-        let f = Format::of(a.dtype()).expect("float operands");
+        let Some(f) = Format::of(a.dtype()) else { return Ok(right) };
         let (xs, ys) = (a.to_bits(), b.to_bits());
         let bits: Vec<u64> =
             right.to_bits().iter().enumerate().map(|(i, &r)| (self.bug)(f, op, xs[i], ys[i], r)).collect();
@@ -45,8 +46,8 @@ impl Adapter for Buggy {
     }
 }
 
-/// Runs the array-api suite's checks of the operations `adapter` changes (the others run the
-/// CPU adapter); returns the ids of failed checks and every result.
+/// Runs the array-api suite's float checks of the operations `adapter` changes (the others
+/// run the CPU adapter); returns the ids of failed checks and every result.
 fn failures(adapter: Buggy) -> (BTreeSet<String>, Vec<CheckResult>) {
     let catalog = Catalog::builtin().unwrap();
     let name = adapter.name.to_string();
@@ -55,6 +56,7 @@ fn failures(adapter: Buggy) -> (BTreeSet<String>, Vec<CheckResult>) {
         .into_iter()
         .filter(|c| catalog.suites[c.suite.unwrap()].suite.name == "array-api")
         .filter(|c| ops.iter().any(|op| op.name() == c.op))
+        .filter(|c| c.needs.is_some_and(|(_, dtype)| dtype.is_float()))
         .collect();
     let results = run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0);
     let failed = results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
@@ -271,4 +273,68 @@ fn python_style_floor_divide_alternatives_pass() {
     };
     let (failed, _) = failures(adapter);
     assert!(failed.is_empty(), "allowed alternatives failed: {failed:?}");
+}
+
+/// A catalog holding the shipped tables and one suite that demands wrapping integer add.
+fn wrapping_catalog() -> (Catalog, std::path::PathBuf) {
+    let root = std::env::temp_dir().join(format!("opspec-wrapping-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("specs/elementwise")).unwrap();
+    std::fs::create_dir_all(root.join("suites")).unwrap();
+    let add = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/elementwise/add.yaml");
+    std::fs::copy(add, root.join("specs/elementwise/add.yaml")).unwrap();
+    let suite = "name: wrapping\ntitle: wrapping integer add\nspecs: [elementwise/add]\n\
+                 dtypes: [i8, i32, u16]\ncases_per_row: 64\nrandom_cases: 4096\nseed: 1\n\
+                 integers: {overflow: wrap, division_by_zero: any, negative_exponent: any}\n";
+    std::fs::write(root.join("suites/wrapping.yaml"), suite).unwrap();
+    (Catalog::load(&root).unwrap(), root)
+}
+
+/// The CPU adapter with integer add saturating instead of wrapping.
+struct SaturatingAdd;
+
+impl Adapter for SaturatingAdd {
+    fn name(&self) -> &str {
+        "saturating-add"
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        if op != BinaryOp::Add || a.dtype().is_float() {
+            return CpuAdapter.binary(op, a, b);
+        }
+        let int = IntFormat::of(a.dtype()).expect("an integer dtype");
+        let sums: Vec<u64> = a
+            .to_bits()
+            .iter()
+            .zip(b.to_bits())
+            .map(|(&x, y)| int.wrap((int.value(x) + int.value(y)).clamp(int.min(), int.max())))
+            .collect();
+        Tensor::from_bits(a.dtype(), a.shape(), &sums)
+    }
+}
+
+#[test]
+fn saturating_integer_add_in_a_wrapping_suite() {
+    let (catalog, root) = wrapping_catalog();
+    let run = |adapter: Arc<dyn Adapter>| {
+        let name = adapter.name().to_string();
+        let checks = adapter_checks(&catalog, std::slice::from_ref(&name));
+        let results = run_all(&catalog, &checks, &[(name, adapter)], &RunOptions::default(), 0);
+        results.into_iter().filter(|r| r.status != Status::Pass).map(|r| r.id).collect::<BTreeSet<_>>()
+    };
+    let failed = run(Arc::new(SaturatingAdd));
+    for dtype in ["i8", "i32", "u16"] {
+        assert!(failed.contains(&format!("wrapping:saturating-add:add:{dtype}:edges")), "{failed:?}");
+        assert!(failed.contains(&format!("wrapping:saturating-add:add:{dtype}:random")), "{failed:?}");
+    }
+    assert!(run(Arc::new(CpuAdapter)).is_empty(), "the wrapping CPU adapter must pass");
+    std::fs::remove_dir_all(root).unwrap();
 }
