@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use opspec::format::Format;
 use opspec::report::{Report, RunInfo};
-use opspec::run::{CheckResult, RunOptions, Status, adapter_checks, run_all};
+use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::value::IntFormat;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor};
 use opspec_cpu::CpuAdapter;
 
 /// The CPU adapter with a bug injected into the results of chosen operations.
@@ -46,8 +46,8 @@ impl Adapter for Buggy {
     }
 }
 
-/// Runs the array-api suite's float checks of the operations `adapter` changes (the others
-/// run the CPU adapter); returns the ids of failed checks and every result.
+/// Runs the array-api suite's element-wise float checks of the operations `adapter` changes
+/// (the others run the CPU adapter); returns the ids of failed checks and every result.
 fn failures(adapter: Buggy) -> (BTreeSet<String>, Vec<CheckResult>) {
     let catalog = Catalog::builtin().unwrap();
     let name = adapter.name.to_string();
@@ -56,7 +56,9 @@ fn failures(adapter: Buggy) -> (BTreeSet<String>, Vec<CheckResult>) {
         .into_iter()
         .filter(|c| catalog.suites[c.suite.unwrap()].suite.name == "array-api")
         .filter(|c| ops.iter().any(|op| op.name() == c.op))
-        .filter(|c| c.needs.is_some_and(|(_, dtype)| dtype.is_float()))
+        .filter(|c| {
+            matches!(c.target, Target::Elementwise(_)) && c.needs.is_some_and(|(_, dtype)| dtype.is_float())
+        })
         .collect();
     let results = run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0);
     let failed = results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
@@ -337,4 +339,60 @@ fn saturating_integer_add_in_a_wrapping_suite() {
     }
     assert!(run(Arc::new(CpuAdapter)).is_empty(), "the wrapping CPU adapter must pass");
     std::fs::remove_dir_all(root).unwrap();
+}
+
+/// The CPU adapter, except that an int32 tensor with a Python int gives int64.
+struct WidensPythonInts;
+
+impl Adapter for WidensPythonInts {
+    fn name(&self) -> &str {
+        "widens-python-ints"
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        CpuAdapter.binary(op, a, b)
+    }
+
+    fn binary_scalar(
+        &self,
+        op: BinaryOp,
+        t: &Tensor,
+        s: Scalar,
+        side: ScalarSide,
+    ) -> Result<Tensor, AdapterError> {
+        if t.dtype() != DType::I32 || !matches!(s, Scalar::Int(_)) {
+            return CpuAdapter.binary_scalar(op, t, s, side);
+        }
+        let wide: Vec<i64> = t.to_vec::<i32>()?.into_iter().map(i64::from).collect();
+        CpuAdapter.binary_scalar(op, &Tensor::from_slice(&wide, t.shape())?, s, side)
+    }
+}
+
+#[test]
+fn int32_with_python_int_widened_to_int64() {
+    let catalog = Catalog::builtin().unwrap();
+    let name = "widens-python-ints".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| c.id.starts_with("megengine:") && c.dtype.contains('+'))
+        .collect();
+    let results =
+        run_all(&catalog, &checks, &[(name, Arc::new(WidensPythonInts))], &RunOptions::default(), 0);
+    let failed: BTreeSet<String> =
+        results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
+    assert_eq!(
+        failed,
+        BTreeSet::from(["megengine:widens-python-ints:multiply:i32+int:mul-python-int-example".to_string()]),
+        "only the int32-times-Python-int example may fail"
+    );
+    let report = results.iter().find(|r| r.status == Status::Fail).unwrap().report();
+    assert!(report.contains("dtype i64"), "{report}");
 }

@@ -14,7 +14,8 @@ use crate::spec::Catalog;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunInfo {
     pub opspec_version: String,
-    /// FNV-1a hash of every table and suite file, so reports of different contracts differ.
+    /// FNV-1a hash of every file under `specs/` and `suites/`, so reports of different
+    /// contracts differ.
     pub spec_revision: String,
     /// `name: seed` for every suite run.
     pub seeds: Vec<String>,
@@ -105,10 +106,9 @@ pub fn write(dir: &Path, report: &Report) -> std::io::Result<()> {
 
 fn spec_revision(catalog: &Catalog) -> String {
     let mut text = Vec::new();
-    let files = catalog.tables.iter().map(|t| &t.path).chain(catalog.suites.iter().map(|s| &s.path));
-    for path in files {
-        text.extend(path.to_string_lossy().as_bytes());
-        text.extend(std::fs::read(catalog.root.join(path)).unwrap_or_default());
+    for path in catalog.files().unwrap_or_default() {
+        text.extend(path.strip_prefix(&catalog.root).unwrap_or(&path).to_string_lossy().as_bytes());
+        text.extend(std::fs::read(&path).unwrap_or_default());
     }
     format!("{:016x}", fnv1a(&text))
 }

@@ -8,7 +8,7 @@ use opspec_adapter::Adapter;
 
 use super::plan::{Check, Target};
 use super::result::{CheckResult, Status};
-use super::{elementwise, property};
+use super::{elementwise, promotion, property};
 use crate::spec::Catalog;
 
 /// Knobs of a run that are not part of a suite.
@@ -75,6 +75,10 @@ pub fn run_check(
         match &check.target {
             Target::Elementwise(t) => elementwise::run(catalog, check, t, adapter, options, &mut result),
             Target::Property(t) => property::run(catalog, check, t, adapter, options, &mut result),
+            Target::Promotion(t) => match adapter {
+                Some(a) => promotion::run(catalog, t, a, options, &mut result),
+                None => Err("a promotion check needs an adapter".into()),
+            },
         }
     });
     if let Err(message) = outcome {

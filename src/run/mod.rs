@@ -5,11 +5,14 @@ mod elementwise;
 mod execute;
 mod integer;
 mod plan;
+mod promotion;
 mod property;
 mod result;
 
 pub use execute::{RunOptions, run_check};
-pub use plan::{CaseSet, Check, ElementwiseTarget, PropertyTarget, Target, adapter_checks, table_checks};
+pub use plan::{
+    CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, Target, adapter_checks, table_checks,
+};
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 
 use std::io::Write;

@@ -2,10 +2,11 @@
 
 use opspec_adapter::{DType, OpKind};
 
-use super::elementwise;
+use super::{elementwise, promotion};
 use crate::spec::Catalog;
 
 pub use super::elementwise::{CaseSet, ElementwiseTarget};
+pub use super::promotion::PromotionTarget;
 pub use super::property::PropertyTarget;
 
 /// What a check exercises, in the terms of its family of tables.
@@ -15,6 +16,8 @@ pub enum Target {
     Elementwise(ElementwiseTarget),
     /// A property an element-wise table states about results as a whole.
     Property(PropertyTarget),
+    /// A literal case of a promotion table.
+    Promotion(PromotionTarget),
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
@@ -42,6 +45,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
     for suite in 0..catalog.suites.len() {
         for adapter in adapters {
             checks.extend(elementwise::plan_suite(catalog, suite, adapter));
+            checks.extend(promotion::plan_suite(catalog, suite, adapter));
         }
     }
     checks

@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod matching;
+pub mod promotion;
 pub mod schema;
 pub mod suite;
 
@@ -11,6 +12,7 @@ use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
 pub use load::LoadError;
 use load::{read_yaml, validate_table};
+use promotion::PromotionTable;
 use schema::SpecTable;
 use suite::Suite;
 
@@ -26,6 +28,15 @@ pub struct LoadedTable {
     pub table: SpecTable,
 }
 
+/// A promotion table with where it came from.
+#[derive(Debug)]
+pub struct LoadedPromotion {
+    pub path: PathBuf,
+    /// The name suites use (`promotion/array_api`).
+    pub key: String,
+    pub table: PromotionTable,
+}
+
 /// A suite with its tables resolved.
 #[derive(Debug)]
 pub struct LoadedSuite {
@@ -33,6 +44,8 @@ pub struct LoadedSuite {
     pub suite: Suite,
     /// Indices into [`Catalog::tables`].
     pub tables: Vec<usize>,
+    /// Indices into [`Catalog::promotions`].
+    pub promotions: Vec<usize>,
     pub dtypes: Vec<DType>,
 }
 
@@ -40,7 +53,10 @@ pub struct LoadedSuite {
 #[derive(Debug)]
 pub struct Catalog {
     pub root: PathBuf,
+    /// Element-wise tables (`specs/elementwise`).
     pub tables: Vec<LoadedTable>,
+    /// Promotion tables (`specs/promotion`).
+    pub promotions: Vec<LoadedPromotion>,
     pub suites: Vec<LoadedSuite>,
 }
 
@@ -53,16 +69,31 @@ impl Catalog {
     /// Loads and validates every table and suite below `root`.
     pub fn load(root: &Path) -> Result<Catalog, LoadError> {
         let mut tables = Vec::new();
-        for path in yaml_files(root, &root.join("specs"))? {
+        for path in yaml_files(root, &root.join("specs/elementwise"))? {
             tables.push(load_table(root, &path)?);
         }
         tables.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut suites = Vec::new();
-        for path in yaml_files(root, &root.join("suites"))? {
-            suites.push(load_suite(root, &path, &tables)?);
+        let mut promotions = Vec::new();
+        for path in yaml_files(root, &root.join("specs/promotion"))? {
+            let table: PromotionTable = read_yaml(&path)?;
+            promotion::validate(&path, &table)?;
+            let (path, key) = key_of(root, &path);
+            promotions.push(LoadedPromotion { path, key, table });
         }
-        suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
-        Ok(Catalog { root: root.to_path_buf(), tables, suites })
+        let mut catalog = Catalog { root: root.to_path_buf(), tables, promotions, suites: Vec::new() };
+        for path in yaml_files(root, &root.join("suites"))? {
+            let suite = load_suite(root, &path, &catalog)?;
+            catalog.suites.push(suite);
+        }
+        catalog.suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
+        Ok(catalog)
+    }
+
+    /// Every YAML file of the contract (tables and suites), in a stable order.
+    pub fn files(&self) -> Result<Vec<PathBuf>, LoadError> {
+        let mut files = yaml_files(&self.root, &self.root.join("specs"))?;
+        files.extend(yaml_files(&self.root, &self.root.join("suites"))?);
+        Ok(files)
     }
 
     /// The suite called `name`.
@@ -85,8 +116,8 @@ pub fn parse_op(name: &str) -> Option<OpKind> {
 /// Number of operands of an operation.
 pub fn arity(op: OpKind) -> usize {
     match op {
-        OpKind::Binary(_) | OpKind::BinaryInto(_) => 2,
         OpKind::Ternary(_) | OpKind::ScatterAdd => 3,
+        _ => 2,
     }
 }
 
@@ -99,6 +130,12 @@ fn load_table(root: &Path, path: &Path) -> Result<LoadedTable, LoadError> {
     if arity(op) != table.operands.len() {
         return Err(whole(format!("field `operands`: `{}` takes {} operands", table.op, arity(op))));
     }
+    let (path, key) = key_of(root, path);
+    Ok(LoadedTable { path, key, op, table })
+}
+
+/// A table's path relative to the root, and its key (`elementwise/add`).
+fn key_of(root: &Path, path: &Path) -> (PathBuf, String) {
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
     let key = relative
         .strip_prefix("specs")
@@ -106,22 +143,23 @@ fn load_table(root: &Path, path: &Path) -> Result<LoadedTable, LoadError> {
         .with_extension("")
         .to_string_lossy()
         .replace('\\', "/");
-    Ok(LoadedTable { path: relative, key, op, table })
+    (relative, key)
 }
 
-fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<LoadedSuite, LoadError> {
+fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite, LoadError> {
     let suite: Suite = read_yaml(path)?;
+    let tables = &catalog.tables;
     let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
-    let indices = suite
-        .specs
-        .iter()
-        .map(|key| {
-            tables
-                .iter()
-                .position(|t| &t.key == key)
-                .ok_or_else(|| whole(format!("field `specs`: no table specs/{key}.yaml")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let (mut indices, mut promotions) = (Vec::new(), Vec::new());
+    for key in &suite.specs {
+        if let Some(i) = tables.iter().position(|t| &t.key == key) {
+            indices.push(i);
+        } else if let Some(i) = catalog.promotions.iter().position(|t| &t.key == key) {
+            promotions.push(i);
+        } else {
+            return Err(whole(format!("field `specs`: no table specs/{key}.yaml")));
+        }
+    }
     let dtypes = suite
         .dtypes
         .iter()
@@ -139,12 +177,15 @@ fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<Loaded
         }
     }
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    Ok(LoadedSuite { path: relative, suite, tables: indices, dtypes })
+    Ok(LoadedSuite { path: relative, suite, tables: indices, promotions, dtypes })
 }
 
-/// `*.yaml` files below `dir`, recursively, in a stable order.
+/// `*.yaml` files below `dir`, recursively, in a stable order (none if `dir` is missing).
 fn yaml_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
+    if !dir.exists() {
+        return Ok(out);
+    }
     let mut pending = vec![dir.to_path_buf()];
     while let Some(d) = pending.pop() {
         let entries = std::fs::read_dir(&d).map_err(|e| LoadError {

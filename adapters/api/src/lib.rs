@@ -12,7 +12,7 @@ mod tensor;
 
 pub use dtype::{DType, Element};
 pub use error::{AdapterError, ErrorKind};
-pub use ops::{BinaryOp, OpKind, ScatterMode, Support, TernaryOp};
+pub use ops::{BinaryOp, OpKind, Scalar, ScalarSide, ScatterMode, Support, TernaryOp};
 pub use tensor::Tensor;
 
 /// An implementation under test.
@@ -34,6 +34,19 @@ pub trait Adapter: Send + Sync {
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let _ = (a, b);
         Err(AdapterError::unsupported(format!("{op} is not implemented")))
+    }
+
+    /// Element-wise `op` of a tensor and a host scalar (`side` says which operand the scalar
+    /// is). The result's dtype follows the adapter's promotion rules for Python scalars.
+    fn binary_scalar(
+        &self,
+        op: BinaryOp,
+        tensor: &Tensor,
+        scalar: Scalar,
+        side: ScalarSide,
+    ) -> Result<Tensor, AdapterError> {
+        let _ = (tensor, scalar, side);
+        Err(AdapterError::unsupported(format!("{op} with a scalar operand is not implemented")))
     }
 
     /// Element-wise `op(a, b)` written into the caller-owned `out`.

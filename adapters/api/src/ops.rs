@@ -119,13 +119,33 @@ impl TernaryOp {
 }
 
 /// Any operation, as named in [`Adapter::supports`](crate::Adapter::supports).
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OpKind {
     Binary(BinaryOp),
     /// A binary operation writing into a caller-owned output.
     BinaryInto(BinaryOp),
+    /// A binary operation with one host (Python) scalar operand.
+    BinaryScalar(BinaryOp),
     Ternary(TernaryOp),
     ScatterAdd,
+}
+
+/// A host scalar operand with Python's semantics: a Python `int` or `float`, which takes part
+/// in dtype promotion by its kind, not by a dtype of its own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+/// Which operand a scalar is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScalarSide {
+    /// `op(scalar, tensor)`.
+    Left,
+    /// `op(tensor, scalar)`.
+    Right,
 }
 
 /// How scatter-add treats index vectors that fall outside the input.
@@ -176,6 +196,7 @@ impl fmt::Display for OpKind {
         match self {
             OpKind::Binary(op) => write!(f, "{op}"),
             OpKind::BinaryInto(op) => write!(f, "{op}_into"),
+            OpKind::BinaryScalar(op) => write!(f, "{op} with a scalar"),
             OpKind::Ternary(op) => write!(f, "{op}"),
             OpKind::ScatterAdd => f.write_str("scatter_add"),
         }

@@ -9,11 +9,12 @@ mod broadcast;
 mod double_double;
 mod float;
 mod integer;
+mod promote;
 
 use float::CpuFloat;
 use half::{bf16, f16};
 use integer::CpuInt;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor};
 
 pub use broadcast::broadcast_shapes;
 
@@ -38,20 +39,23 @@ impl Adapter for CpuAdapter {
 
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         match op {
-            OpKind::Binary(_) if dtype.is_float() => Support::Supported,
-            OpKind::Binary(b) if dtype != DType::Bool && INTEGER_OPS.contains(&b) => Support::Supported,
+            OpKind::Binary(_) | OpKind::BinaryScalar(_) if dtype.is_float() => Support::Supported,
+            OpKind::Binary(b) | OpKind::BinaryScalar(b)
+                if dtype != DType::Bool && (INTEGER_OPS.contains(&b) || b == BinaryOp::Divide) =>
+            {
+                // Integer true division computes in f32 (see `promote`).
+                Support::Supported
+            }
             _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
-        if a.dtype() != b.dtype() {
-            return Err(AdapterError::new(
-                ErrorKind::DTypeMismatch,
-                format!("operands are {} and {}", a.dtype(), b.dtype()),
-            ));
-        }
-        match a.dtype() {
+        let common = promote::promote(a.dtype(), b.dtype())?;
+        // True division of integers gives the default float.
+        let dtype = if op == BinaryOp::Divide && !common.is_float() { DType::F32 } else { common };
+        let (a, b) = (&promote::cast(a, dtype)?, &promote::cast(b, dtype)?);
+        match dtype {
             DType::F16 => binary_float::<f16>(op, a, b),
             DType::BF16 => binary_float::<bf16>(op, a, b),
             DType::F32 => binary_float::<f32>(op, a, b),
@@ -65,6 +69,21 @@ impl Adapter for CpuAdapter {
             DType::U32 => binary_int::<u32>(op, a, b),
             DType::U64 => binary_int::<u64>(op, a, b),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
+        }
+    }
+
+    fn binary_scalar(
+        &self,
+        op: BinaryOp,
+        tensor: &Tensor,
+        scalar: Scalar,
+        side: ScalarSide,
+    ) -> Result<Tensor, AdapterError> {
+        let dtype = promote::with_scalar(tensor.dtype(), scalar);
+        let (t, s) = (promote::cast(tensor, dtype)?, promote::scalar_tensor(scalar, dtype)?);
+        match side {
+            ScalarSide::Left => self.binary(op, &s, &t),
+            ScalarSide::Right => self.binary(op, &t, &s),
         }
     }
 }

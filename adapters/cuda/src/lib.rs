@@ -180,6 +180,7 @@ impl Adapter for CudaAdapter {
             OpKind::Binary(op) | OpKind::BinaryInto(op) => Kernel::Binary(op, dtype),
             OpKind::Ternary(op) => Kernel::Ternary(op, dtype),
             OpKind::ScatterAdd => self.scatter_kernel(dtype),
+            other => return Support::Unsupported(format!("opspec-cuda does not implement {other}")),
         };
         match kernel.support(gpu.cc) {
             Ok(()) => Support::Supported,
