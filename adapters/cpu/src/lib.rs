@@ -4,11 +4,18 @@
 //! arithmetic in the operands' format (f16 and bf16 compute in f32 and round once, which is
 //! exact for `+ - × ÷` because f32 has more than twice their precision plus two bits), NumPy
 //! broadcasting, and strided inputs. Speed is a later concern; correctness is this crate's job.
+//!
+//! Tensors with axis names are lined up by the named-axis rules instead (module `named`), and
+//! the adapter answers those rules' shape and type questions as a [`ShapeChecker`].
 
 mod broadcast;
+mod named;
 
 use half::{bf16, f16};
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Element, ErrorKind, OpKind, Support, Tensor};
+use opspec_adapter::{
+    Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand,
+    ShapeChecker, Support, Tensor,
+};
 
 pub use broadcast::broadcast_shapes;
 
@@ -58,6 +65,16 @@ impl Adapter for CpuAdapter {
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
     }
+
+    fn checker(&self) -> Option<&dyn ShapeChecker> {
+        Some(self)
+    }
+}
+
+impl ShapeChecker for CpuAdapter {
+    fn check(&self, op: NamedOp, operands: &[Operand]) -> Result<Checked, AdapterError> {
+        named::check(op, operands)
+    }
 }
 
 /// Float arithmetic in the type's own format.
@@ -103,14 +120,15 @@ via_f32!(f16);
 via_f32!(bf16);
 
 fn binary_float<T: Arith>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
-    let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let xs = broadcast::broadcast_to(a, &shape)?.to_vec::<T>()?;
-    let ys = broadcast::broadcast_to(b, &shape)?.to_vec::<T>()?;
+    let lined = named::line_up_operands(a, b)?;
+    let xs = lined.x.to_vec::<T>()?;
+    let ys = lined.y.to_vec::<T>()?;
     let out = xs
         .into_iter()
         .zip(ys)
         .map(|(x, y)| T::apply(op, x, y))
         .collect::<Option<Vec<T>>>()
         .ok_or_else(|| AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE)))?;
-    Tensor::from_slice(&out, &shape)
+    let out = Tensor::from_slice(&out, &lined.shape)?;
+    lined.finish(out)
 }
