@@ -9,8 +9,10 @@
 //!   rounding (precision, subnormals, overflow) back to bits.
 //! - [`arith`]: the IEEE 754 basic operations and fused multiply-add.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
+//! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
 pub mod arith;
+pub mod broadcast;
 pub mod rounding;
 pub mod ulp;
 
