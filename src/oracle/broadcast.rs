@@ -398,7 +398,9 @@ mod tests {
     #[test]
     fn operator_table() {
         use ValueKind::*;
-        let k = |o: NamedOp, kinds: &[ValueKind]| operator_kind(o, &kinds.iter().map(|&k| op(k)).collect::<Vec<_>>());
+        let k = |o: NamedOp, kinds: &[ValueKind]| {
+            operator_kind(o, &kinds.iter().map(|&k| op(k)).collect::<Vec<_>>())
+        };
         assert_eq!(k(NamedOp::Add, &[Mask, Real]), Err("E0505"));
         assert_eq!(k(NamedOp::Divide, &[Int, Int]), Ok(Real));
         assert_eq!(k(NamedOp::Less, &[HostInt, HostReal]), Ok(HostBool));
@@ -413,7 +415,11 @@ mod tests {
     /// A named shape over distinct names `a`..: each name once, sizes 1..=3.
     fn distinct_named(max_rank: usize) -> impl Strategy<Value = Vec<NamedAxis>> {
         proptest::collection::vec(1usize..=3, 1..=max_rank).prop_map(|sizes| {
-            sizes.into_iter().enumerate().map(|(i, n)| NamedAxis::named(((b'a' + i as u8) as char).to_string(), n)).collect()
+            sizes
+                .into_iter()
+                .enumerate()
+                .map(|(i, n)| NamedAxis::named(((b'a' + i as u8) as char).to_string(), n))
+                .collect()
         })
     }
 

@@ -1,5 +1,6 @@
 //! Running suites: planning checks, executing them against adapters, collecting results.
 
+mod broadcast;
 mod call;
 mod elementwise;
 mod execute;
@@ -7,7 +8,9 @@ mod plan;
 mod result;
 
 pub use execute::{RunOptions, run_check};
-pub use plan::{CaseSet, Check, ElementwiseTarget, Target, adapter_checks, table_checks};
+pub use plan::{
+    BroadcastTarget, CaseSet, Check, ElementwiseTarget, Target, ValueCases, adapter_checks, table_checks,
+};
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 
 use std::io::Write;

@@ -2,9 +2,10 @@
 
 use opspec_adapter::{DType, OpKind};
 
-use super::elementwise;
+use super::{broadcast, elementwise};
 use crate::spec::Catalog;
 
+pub use super::broadcast::{BroadcastTarget, ValueCases};
 pub use super::elementwise::{CaseSet, ElementwiseTarget};
 
 /// What a check exercises, in the terms of its family of tables.
@@ -12,6 +13,9 @@ pub use super::elementwise::{CaseSet, ElementwiseTarget};
 pub enum Target {
     /// An element-wise operation's special-case table (`specs/elementwise`, `specs/fused`).
     Elementwise(ElementwiseTarget),
+    /// A broadcasting table's vector or coverage, or values under broadcasting
+    /// (`specs/broadcasting`).
+    Broadcast(BroadcastTarget),
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
@@ -39,6 +43,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
     for suite in 0..catalog.suites.len() {
         for adapter in adapters {
             checks.extend(elementwise::plan_suite(catalog, suite, adapter));
+            checks.extend(broadcast::plan_suite(catalog, suite, adapter));
         }
     }
     checks
@@ -46,5 +51,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 
 /// The tables' self-checks: every row's stated result against the oracle.
 pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
-    elementwise::plan_tables(catalog)
+    let mut checks = elementwise::plan_tables(catalog);
+    checks.extend(broadcast::plan_tables(catalog));
+    checks
 }

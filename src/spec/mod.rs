@@ -1,5 +1,6 @@
 //! The contract as data: spec tables and suites, loaded and validated.
 
+pub mod broadcast;
 pub mod load;
 pub mod matching;
 pub mod schema;
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
+use broadcast::LoadedBroadcastTable;
 pub use load::LoadError;
 use load::{read_yaml, validate_table};
 use schema::SpecTable;
@@ -33,6 +35,8 @@ pub struct LoadedSuite {
     pub suite: Suite,
     /// Indices into [`Catalog::tables`].
     pub tables: Vec<usize>,
+    /// Indices into [`Catalog::broadcasting`].
+    pub broadcasting: Vec<usize>,
     pub dtypes: Vec<DType>,
 }
 
@@ -42,6 +46,8 @@ pub struct Catalog {
     pub root: PathBuf,
     pub tables: Vec<LoadedTable>,
     pub suites: Vec<LoadedSuite>,
+    /// The broadcasting tables (`specs/broadcasting/`).
+    pub broadcasting: Vec<LoadedBroadcastTable>,
 }
 
 impl Catalog {
@@ -53,16 +59,23 @@ impl Catalog {
     /// Loads and validates every table and suite below `root`.
     pub fn load(root: &Path) -> Result<Catalog, LoadError> {
         let mut tables = Vec::new();
+        let mut broadcasting = Vec::new();
+        let broadcasting_dir = root.join("specs").join("broadcasting");
         for path in yaml_files(root, &root.join("specs"))? {
-            tables.push(load_table(root, &path)?);
+            if path.starts_with(&broadcasting_dir) {
+                broadcasting.push(broadcast::load_table(root, &path)?);
+            } else {
+                tables.push(load_table(root, &path)?);
+            }
         }
         tables.sort_by(|a, b| a.key.cmp(&b.key));
+        broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
         let mut suites = Vec::new();
         for path in yaml_files(root, &root.join("suites"))? {
-            suites.push(load_suite(root, &path, &tables)?);
+            suites.push(load_suite(root, &path, &tables, &broadcasting)?);
         }
         suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
-        Ok(Catalog { root: root.to_path_buf(), tables, suites })
+        Ok(Catalog { root: root.to_path_buf(), tables, suites, broadcasting })
     }
 
     /// The suite called `name`.
@@ -109,19 +122,24 @@ fn load_table(root: &Path, path: &Path) -> Result<LoadedTable, LoadError> {
     Ok(LoadedTable { path: relative, key, op, table })
 }
 
-fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<LoadedSuite, LoadError> {
+fn load_suite(
+    root: &Path,
+    path: &Path,
+    tables: &[LoadedTable],
+    broadcasting: &[LoadedBroadcastTable],
+) -> Result<LoadedSuite, LoadError> {
     let suite: Suite = read_yaml(path)?;
     let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
-    let indices = suite
-        .specs
-        .iter()
-        .map(|key| {
-            tables
-                .iter()
-                .position(|t| &t.key == key)
-                .ok_or_else(|| whole(format!("field `specs`: no table specs/{key}.yaml")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let (mut indices, mut broadcast_indices) = (Vec::new(), Vec::new());
+    for key in &suite.specs {
+        if let Some(i) = tables.iter().position(|t| &t.key == key) {
+            indices.push(i);
+        } else if let Some(i) = broadcasting.iter().position(|t| &t.key == key) {
+            broadcast_indices.push(i);
+        } else {
+            return Err(whole(format!("field `specs`: no table specs/{key}.yaml")));
+        }
+    }
     let dtypes = suite
         .dtypes
         .iter()
@@ -136,7 +154,7 @@ fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<Loaded
         }
     }
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    Ok(LoadedSuite { path: relative, suite, tables: indices, dtypes })
+    Ok(LoadedSuite { path: relative, suite, tables: indices, broadcasting: broadcast_indices, dtypes })
 }
 
 /// `*.yaml` files below `dir`, recursively, in a stable order.
