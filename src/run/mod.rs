@@ -7,6 +7,7 @@ mod execute;
 mod plan;
 mod result;
 
+pub use broadcast::coverage_gaps;
 pub use execute::{RunOptions, run_check};
 pub use plan::{
     BroadcastTarget, CaseSet, Check, ElementwiseTarget, Target, ValueCases, adapter_checks, table_checks,
