@@ -281,7 +281,7 @@ impl Findings<'_> {
 fn vector_citation(table: &LoadedBroadcastTable, v: usize) -> Citation {
     let vector = &table.table.vectors[v];
     let mut text: Vec<String> =
-        vector.rules.iter().filter_map(|r| table.rule(r)).map(|r| r.text.clone()).collect();
+        vector.rules.iter().filter_map(|r| table.rule(r)).map(|r| sentence(&r.text)).collect();
     if let Some(example) = &vector.example {
         text.push(format!("Example: {example}"));
     }
@@ -319,9 +319,14 @@ fn value_citation(catalog: &Catalog, suite: &LoadedSuite, cases: ValueCases) -> 
     Some(Citation {
         row: format!("{}/{}", table.name, cases.name()),
         source: format!("{}, {}", table.table.title, first.section),
-        text: found.iter().map(|r| r.text.as_str()).collect::<Vec<_>>().join(" "),
+        text: found.iter().map(|r| sentence(&r.text)).collect::<Vec<_>>().join(" "),
         location: format!("{}:{}", table.path.display(), first.id.referenced.line()),
     })
+}
+
+/// A rule's text as a sentence (the NumPy bullets have no full stop).
+fn sentence(text: &str) -> String {
+    if text.ends_with(['.', ')', '?', '!']) { text.to_string() } else { format!("{text}.") }
 }
 
 /// `real:f16 [n=3 D=6]`.
@@ -541,6 +546,15 @@ fn numpy_vector(
     Ok(())
 }
 
+/// Two unnamed shapes.
+type ShapePair = (Vec<usize>, Vec<usize>);
+
+/// A named result whose axes were right: the axes and the bits in logical order.
+struct NamedResult {
+    axes: Vec<NamedAxis>,
+    bits: Vec<u64>,
+}
+
 /// An operand of a value check: the tensor the adapter gets and its values in logical order.
 struct ValueOperand {
     tensor: Tensor,
@@ -603,30 +617,36 @@ impl<'a> ValueCheck<'a> {
             }
             ValueCases::NamedSwap => {
                 for k in 0..n {
-                    let (x, y) = swap_pair(&mut generator, k)?;
-                    let strided = k % 2 == 1;
-                    let a = self.named_operand(&mut generator, &x, strided)?;
-                    let b = self.named_operand(&mut generator, &y, strided)?;
-                    let xy = self.call_named(&a, &x, &b, &y, findings)?;
-                    let yx = self.call_named(&b, &y, &a, &x, findings)?;
-                    if let (Some((p, _)), Some((q, _))) = (xy, yx) {
-                        let (mut sp, mut sq) = (p.clone(), q.clone());
-                        sp.sort();
-                        sq.sort();
-                        if sp != sq {
-                            let inputs =
-                                vec![format!("x = {}", shape_text(&x)), format!("y = {}", shape_text(&y))];
-                            findings.fail_shape(
-                                inputs,
-                                "op(x, y) and op(y, x) with the same axes, at most in another order".into(),
-                                format!("op(x, y) has {}, op(y, x) has {}", shape_text(&p), shape_text(&q)),
-                            );
-                        }
-                    }
+                    self.swap_case(&mut generator, k, findings)?;
                 }
             }
         }
         findings.finish("inputs");
+        Ok(())
+    }
+
+    /// One swap property case: `op(x, y)` and `op(y, x)` each follow the rule (checked against
+    /// the oracle), and have the same axes, at most in another order.
+    fn swap_case(&self, g: &mut Generator, k: usize, findings: &mut Findings) -> Result<(), String> {
+        let (x, y) = swap_pair(g, k)?;
+        let strided = k % 2 == 1;
+        let a = self.named_operand(g, &x, strided)?;
+        let b = self.named_operand(g, &y, strided)?;
+        let xy = self.call_named(&a, &x, &b, &y, findings)?;
+        let yx = self.call_named(&b, &y, &a, &x, findings)?;
+        let (Some(NamedResult { axes: p, .. }), Some(NamedResult { axes: q, .. })) = (xy, yx) else {
+            return Ok(());
+        };
+        let (mut sp, mut sq) = (p.clone(), q.clone());
+        sp.sort();
+        sq.sort();
+        if sp != sq {
+            findings.fail_shape(
+                vec![format!("x = {}", shape_text(&x)), format!("y = {}", shape_text(&y))],
+                "op(x, y) and op(y, x) with the same axes, at most in another order".into(),
+                format!("op(x, y) has {}, op(y, x) has {}", shape_text(&p), shape_text(&q)),
+            );
+        }
         Ok(())
     }
 
@@ -808,7 +828,7 @@ impl<'a> ValueCheck<'a> {
         b: &ValueOperand,
         y: &[NamedAxis],
         findings: &mut Findings,
-    ) -> Result<Option<(Vec<NamedAxis>, Vec<u64>)>, String> {
+    ) -> Result<Option<NamedResult>, String> {
         let inputs = || {
             vec![format!("x1: {}", describe_tensor(&a.tensor)), format!("x2: {}", describe_tensor(&b.tensor))]
         };
@@ -841,7 +861,7 @@ impl<'a> ValueCheck<'a> {
                 let xs = oracle::expand(&a.values, a.tensor.shape(), &lined.alignment[0], &shape);
                 let ys = oracle::expand(&b.values, b.tensor.shape(), &lined.alignment[1], &shape);
                 self.compare(&xs, &ys, &actual, &shape, &inputs, findings)?;
-                Ok(Some((lined.shape, actual)))
+                Ok(Some(NamedResult { axes: lined.shape, bits: actual }))
             }
         }
     }
@@ -914,7 +934,9 @@ impl<'a> ValueCheck<'a> {
             let values = oracle::expand(&base.values, base.tensor.shape(), &align, &shape);
             let y = ValueOperand { tensor: view, values };
             let failures_before = findings.result.failed_inputs;
-            let Some((result_axes, bits)) = self.call_named(&x, &subset, &y, &axes, findings)? else {
+            let Some(NamedResult { axes: result_axes, bits }) =
+                self.call_named(&x, &subset, &y, &axes, findings)?
+            else {
                 continue;
             };
             if findings.result.failed_inputs > failures_before {
@@ -965,7 +987,7 @@ fn named_axes(shape: &[usize], names: &[Option<String>]) -> Vec<NamedAxis> {
 /// `n` seeded NumPy shape pairs, each in both operand orders: row, column and outer-product
 /// broadcasting, a rank-0 operand, and general pairs (ranks 0-5, random size-1 axes, extra
 /// leading axes).
-fn shape_pairs(g: &mut Generator, n: usize) -> Result<Vec<(Vec<usize>, Vec<usize>)>, String> {
+fn shape_pairs(g: &mut Generator, n: usize) -> Result<Vec<ShapePair>, String> {
     let mut pairs = Vec::with_capacity(2 * n);
     for k in 0..n {
         let pattern = k % 5;
