@@ -121,8 +121,7 @@ via_f32!(bf16);
 
 fn binary_float<T: Arith>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     let lined = named::line_up_operands(a, b)?;
-    let xs = lined.x.to_vec::<T>()?;
-    let ys = lined.y.to_vec::<T>()?;
+    let (xs, ys) = lined.values::<T>()?;
     let out = xs
         .into_iter()
         .zip(ys)

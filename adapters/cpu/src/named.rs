@@ -1,13 +1,13 @@
 //! Named tensors: the named-axis rules (broadcasting by name, `masked_fill`, `matmul`, the
 //! operator table), answered as a checker and executed by lining operands up through strides.
 //!
-//! Lining up is a permutation plus unsqueezes of each operand, done on the strides of a view:
-//! no element is copied before the kernel reads it.
+//! Lining up is a permutation plus unsqueezes of each operand, done on strides: the kernel
+//! reads the caller's buffers in place, and nothing is copied before it does.
 
 use crate::broadcast;
 use opspec_adapter::{
-    AdapterError, Alignment, Checked, DType, ErrorKind, NamedAxis, NamedOp, Operand, Tensor, ValueKind,
-    named_axis_error, shape_text,
+    AdapterError, Alignment, Checked, DType, Element, ErrorKind, NamedAxis, NamedOp, Operand, Tensor,
+    ValueKind, named_axis_error, shape_text,
 };
 
 /// The result shape of two lined-up operands and how each lines up with it.
@@ -299,30 +299,84 @@ fn named_shape(t: &Tensor) -> Vec<NamedAxis> {
         .collect()
 }
 
-/// A view of `t` lined up with `shape`: permuted and unsqueezed by `align`, size-1 axes
-/// broadcast through zero strides. No element is copied.
-fn aligned_view(t: &Tensor, align: &Alignment, shape: &[usize]) -> Result<Tensor, AdapterError> {
-    let strides: Vec<isize> = align
+/// An operand as the kernel reads it: a broadcast view (NumPy broadcasting), or the caller's
+/// tensor read through lined-up strides (the named-axis rules: permuted and unsqueezed, size-1
+/// axes at stride 0; nothing is copied).
+enum Source<'a> {
+    View(Tensor),
+    Aligned { tensor: &'a Tensor, strides: Vec<isize> },
+}
+
+impl Source<'_> {
+    /// The elements in the row-major order of `shape`.
+    fn to_vec<T: Element>(&self, shape: &[usize]) -> Result<Vec<T>, AdapterError> {
+        match self {
+            Source::View(t) => t.to_vec(),
+            Source::Aligned { tensor, strides } => read_strided(tensor, shape, strides),
+        }
+    }
+}
+
+/// Reads `t`'s buffer through `strides` (from `t`'s offset) in the row-major order of `shape`.
+fn read_strided<T: Element>(t: &Tensor, shape: &[usize], strides: &[isize]) -> Result<Vec<T>, AdapterError> {
+    if t.dtype() != T::DTYPE {
+        return Err(AdapterError::new(
+            ErrorKind::DTypeMismatch,
+            format!("tensor holds {}, not {}", t.dtype(), T::DTYPE),
+        ));
+    }
+    let (size, buffer) = (t.dtype().size(), t.buffer());
+    let total: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(total);
+    let mut index = vec![0usize; shape.len()];
+    for _ in 0..total {
+        let position =
+            t.offset() as isize + index.iter().zip(strides).map(|(&i, &s)| i as isize * s).sum::<isize>();
+        let bytes =
+            usize::try_from(position).ok().and_then(|p| buffer.get(p * size..(p + 1) * size)).ok_or_else(
+                || AdapterError::new(ErrorKind::OutOfRange, "a lined-up view reaches outside its buffer"),
+            )?;
+        out.push(T::read_le(bytes));
+        for axis in (0..shape.len()).rev() {
+            index[axis] += 1;
+            if index[axis] < shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+    Ok(out)
+}
+
+/// The strides that line `t` up with `shape` by `align`: a permutation plus unsqueezes, with
+/// size-1 axes broadcast at stride 0.
+fn aligned_strides(t: &Tensor, align: &Alignment, shape: &[usize]) -> Vec<isize> {
+    align
         .iter()
         .zip(shape)
         .map(|(slot, &n)| match *slot {
             Some(j) if t.shape()[j] == n => t.strides()[j],
             _ => 0,
         })
-        .collect();
-    t.view(shape, &strides, t.offset())
+        .collect()
 }
 
-/// Two operands lined up for an element-wise kernel, as views of the result's shape.
-pub struct Lined {
-    pub x: Tensor,
-    pub y: Tensor,
+/// Two operands lined up for an element-wise kernel.
+pub struct Lined<'a> {
+    x: Source<'a>,
+    y: Source<'a>,
+    /// The result's shape.
     pub shape: Vec<usize>,
     /// The result's axis names, when an operand had names.
     names: Option<Vec<Option<String>>>,
 }
 
-impl Lined {
+impl Lined<'_> {
+    /// Both operands' elements, one per result element.
+    pub fn values<T: Element>(&self) -> Result<(Vec<T>, Vec<T>), AdapterError> {
+        Ok((self.x.to_vec(&self.shape)?, self.y.to_vec(&self.shape)?))
+    }
+
     /// Attaches the result's axis names (if any) to the kernel's output.
     pub fn finish(self, out: Tensor) -> Result<Tensor, AdapterError> {
         match self.names {
@@ -334,12 +388,12 @@ impl Lined {
 
 /// Lines two operands up: by the named-axis order rule when either has axis names, by NumPy
 /// broadcasting otherwise.
-pub fn line_up_operands(a: &Tensor, b: &Tensor) -> Result<Lined, AdapterError> {
+pub fn line_up_operands<'a>(a: &'a Tensor, b: &'a Tensor) -> Result<Lined<'a>, AdapterError> {
     if a.names().is_none() && b.names().is_none() {
         let shape = broadcast::broadcast_shapes(a.shape(), b.shape())?;
         return Ok(Lined {
-            x: broadcast::broadcast_to(a, &shape)?,
-            y: broadcast::broadcast_to(b, &shape)?,
+            x: Source::View(broadcast::broadcast_to(a, &shape)?),
+            y: Source::View(broadcast::broadcast_to(b, &shape)?),
             shape,
             names: None,
         });
@@ -347,8 +401,8 @@ pub fn line_up_operands(a: &Tensor, b: &Tensor) -> Result<Lined, AdapterError> {
     let lined = line_up(&named_shape(a), &named_shape(b))?;
     let shape: Vec<usize> = lined.shape.iter().map(|a| a.size).collect();
     Ok(Lined {
-        x: aligned_view(a, &lined.alignment[0], &shape)?,
-        y: aligned_view(b, &lined.alignment[1], &shape)?,
+        x: Source::Aligned { tensor: a, strides: aligned_strides(a, &lined.alignment[0], &shape) },
+        y: Source::Aligned { tensor: b, strides: aligned_strides(b, &lined.alignment[1], &shape) },
         names: Some(lined.shape.into_iter().map(|a| a.name).collect()),
         shape,
     })
@@ -402,7 +456,11 @@ mod tests {
         let u = Tensor::from_slice(&[0u8; 6], &[3, 2]).unwrap();
         let u = u.with_names(vec![Some("n".into()), Some("m".into())]).unwrap();
         let lined = line_up_operands(&u, &t).unwrap();
-        assert_eq!(lined.y.strides(), &[1, 3]);
-        assert_eq!(lined.y.to_vec::<u8>().unwrap(), vec![1, 4, 2, 5, 3, 6]);
+        let Source::Aligned { tensor, strides } = &lined.y else {
+            panic!("a named operand is read in place")
+        };
+        assert!(std::ptr::eq(*tensor, &t));
+        assert_eq!(strides, &[1, 3]);
+        assert_eq!(lined.values::<u8>().unwrap().1, vec![1, 4, 2, 5, 3, 6]);
     }
 }
