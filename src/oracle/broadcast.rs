@@ -74,7 +74,9 @@ pub fn expand(values: &[u64], shape: &[usize], align: &Alignment, out_shape: &[u
 /// The result of lining up two operands, and how each lines up with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lined {
+    /// The result's named shape.
     pub shape: Vec<NamedAxis>,
+    /// How the left and the right operand line up with it.
     pub alignment: [Alignment; 2],
 }
 

@@ -37,13 +37,27 @@ use crate::spec::{Catalog, LoadedSuite};
 /// A broadcasting check.
 #[derive(Clone, Debug)]
 pub enum BroadcastTarget {
-    /// One vector (index into the table's vectors) of a broadcasting table (index into
-    /// [`Catalog::broadcasting`]).
-    Vector { table: usize, vector: usize },
+    /// One vector of a broadcasting table.
+    Vector {
+        /// Index into [`Catalog::broadcasting`].
+        table: usize,
+        /// Index into the table's vectors.
+        vector: usize,
+    },
     /// The table's coverage of its rules, decisions and codes.
-    Coverage { table: usize },
-    /// Values of an element-wise operation (index into [`Catalog::tables`]) under broadcasting.
-    Values { table: usize, dtype: DType, cases: ValueCases },
+    Coverage {
+        /// Index into [`Catalog::broadcasting`].
+        table: usize,
+    },
+    /// Values of an element-wise operation under broadcasting.
+    Values {
+        /// Index into [`Catalog::tables`] (an element-wise binary table).
+        table: usize,
+        /// The operands' dtype.
+        dtype: DType,
+        /// Which operands are generated.
+        cases: ValueCases,
+    },
 }
 
 /// Which broadcast operands a value check generates.

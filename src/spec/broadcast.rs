@@ -47,6 +47,7 @@ pub struct BroadcastTable {
     /// The operation of vectors that name none (named tables; default `add`).
     #[serde(default)]
     pub op: Option<String>,
+    /// The literal vectors.
     pub vectors: Vec<Vector>,
 }
 
@@ -64,6 +65,7 @@ pub enum Family {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
+    /// Permanent id, unique in the table; vectors cite it.
     pub id: Spanned<String>,
     /// Id of the source document (one of the table's `sources`).
     pub source: String,
@@ -77,6 +79,7 @@ pub struct Rule {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Decision {
+    /// Permanent id, unique in the table; vectors that pin the decision name it.
     pub id: Spanned<String>,
     /// What the text leaves open.
     pub question: String,
@@ -103,8 +106,10 @@ pub struct Vector {
     /// The operation (named tables; default the table's `op`).
     #[serde(default)]
     pub op: Option<Spanned<String>>,
+    /// The first (left) operand.
     pub x: Spanned<ShapeText>,
     #[serde(default)]
+    /// The second operand (none for unary operations).
     pub y: Option<Spanned<ShapeText>>,
     /// Sizes of the named axes written without an inline size.
     #[serde(default)]
@@ -126,7 +131,9 @@ pub struct Vector {
 /// A shape as written: a list of sizes (numpy tables) or the named notation (named tables).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShapeText {
+    /// Sizes of unnamed axes, outermost first (`[2, 1, 3]`).
     Sizes(Vec<usize>),
+    /// The named notation (`"mask:f16[b n (H Dh)]"`).
     Named(String),
 }
 
@@ -160,8 +167,10 @@ impl<'de> Deserialize<'de> for ShapeText {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlignText {
+    /// How the first operand lines up (`"[0 _ 1]"`).
     pub x: Spanned<String>,
     #[serde(default)]
+    /// How the second operand lines up.
     pub y: Option<Spanned<String>>,
 }
 
@@ -174,6 +183,7 @@ pub struct LoadedBroadcastTable {
     pub key: String,
     /// The name used in check ids (`named`).
     pub name: String,
+    /// The table as written.
     pub table: BroadcastTable,
     /// The vectors, parsed; one per `table.vectors` entry.
     pub cases: Vec<Case>,
@@ -182,14 +192,32 @@ pub struct LoadedBroadcastTable {
 /// A vector, parsed.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Case {
-    Numpy { x: Vec<usize>, y: Vec<usize>, expect: Option<Vec<usize>> },
-    Named { op: NamedOp, operands: Vec<Operand>, expect: NamedExpect },
+    /// A NumPy vector.
+    Numpy {
+        /// The left operand's shape.
+        x: Vec<usize>,
+        /// The right operand's shape.
+        y: Vec<usize>,
+        /// The result shape; `None` for a shape mismatch.
+        expect: Option<Vec<usize>>,
+    },
+    /// A named vector.
+    Named {
+        /// The operation.
+        op: NamedOp,
+        /// Its operands, in order.
+        operands: Vec<Operand>,
+        /// What it must give.
+        expect: NamedExpect,
+    },
 }
 
 /// What a named vector expects.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NamedExpect {
+    /// A well-formed expression's result.
     Result {
+        /// The result's named shape.
         shape: Vec<NamedAxis>,
         /// Allowed result kinds; `None` when the vector does not constrain the kind.
         kinds: Option<Vec<ValueKind>>,
@@ -457,7 +485,9 @@ pub fn parse_alignment(text: &str, result_rank: usize, operand_rank: usize) -> R
 pub struct ParsedOperand {
     /// The operand's kind (one), or the kinds a result may have (empty: not constrained).
     pub kinds: Vec<ValueKind>,
+    /// The dtype written after the kind (`real:f16`), if any.
     pub dtype: Option<DType>,
+    /// The axes.
     pub shape: Vec<NamedAxis>,
 }
 

@@ -10,13 +10,14 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{AdapterError, BinaryOp, DType, ErrorKind};
+use crate::{AdapterError, DType, ErrorKind};
 
 /// One axis of a named shape: an optional name and a size.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NamedAxis {
     /// The axis name (`n`, `D`, or a merged axis such as `(H Dh)`); `None` for an unnamed axis.
     pub name: Option<String>,
+    /// The number of elements along the axis.
     pub size: usize,
 }
 
@@ -127,6 +128,7 @@ impl FromStr for ValueKind {
 /// An operand as the checker sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Operand {
+    /// What the operand is (a tensor kind, a host scalar, a string, a Python value).
     pub kind: ValueKind,
     /// The element type, where the program states it; `None` when only the kind is known.
     pub dtype: Option<DType>,
@@ -137,17 +139,27 @@ pub struct Operand {
 /// The operations whose shape and type rules the named-axis document states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NamedOp {
+    /// `+`.
     Add,
+    /// Binary `-`.
     Subtract,
+    /// `*`.
     Multiply,
+    /// `/`.
     Divide,
     /// `x @ y`, `matmul(x, y)`.
     Matmul,
+    /// `==`.
     Equal,
+    /// `!=`.
     NotEqual,
+    /// `<`.
     Less,
+    /// `<=`.
     LessEqual,
+    /// `>`.
     Greater,
+    /// `>=`.
     GreaterEqual,
     /// `and`.
     LogicalAnd,
@@ -233,22 +245,6 @@ impl NamedOp {
             _ => 2,
         }
     }
-
-    /// The element-wise operation an executor runs for this operator, if it is one.
-    pub fn binary_op(self) -> Option<BinaryOp> {
-        match self {
-            NamedOp::Add => Some(BinaryOp::Add),
-            NamedOp::Subtract => Some(BinaryOp::Subtract),
-            NamedOp::Multiply => Some(BinaryOp::Multiply),
-            NamedOp::Divide => Some(BinaryOp::Divide),
-            _ => None,
-        }
-    }
-
-    /// The operator of an element-wise binary operation, if the document has one.
-    pub fn of_binary(op: BinaryOp) -> Option<NamedOp> {
-        NamedOp::ALL.into_iter().find(|n| n.binary_op() == Some(op))
-    }
 }
 
 impl fmt::Display for NamedOp {
@@ -276,7 +272,9 @@ pub type Alignment = Vec<Option<usize>>;
 /// A checker's answer for a well-formed expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
+    /// The result's named shape.
     pub shape: Vec<NamedAxis>,
+    /// The result's kind.
     pub kind: ValueKind,
     /// One alignment per operand for element-wise operations and `masked_fill`; `None` where
     /// the operation does not line operands up axis by axis (`matmul`).
@@ -319,8 +317,6 @@ mod tests {
             assert_eq!(k.name().parse::<ValueKind>(), Ok(k));
         }
         assert!("plus".parse::<NamedOp>().is_err());
-        assert_eq!(NamedOp::of_binary(BinaryOp::Divide), Some(NamedOp::Divide));
-        assert_eq!(NamedOp::of_binary(BinaryOp::Atan2), None);
     }
 
     #[test]
