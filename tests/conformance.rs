@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use opspec::adapters;
-use opspec::run::{RunOptions, Status, adapter_checks, run_check, table_checks};
+use opspec::run::{RunOptions, Status, adapter_checks, run_check, skip_reason, table_checks};
 use opspec::spec::Catalog;
-use opspec_adapter::Support;
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
@@ -39,10 +38,7 @@ fn main() -> ExitCode {
             .map(|(_, a)| a.clone());
         let skip_reason = match (&check.adapter, &adapter) {
             (Some(name), None) => unavailable.iter().find(|(n, _)| n == name).map(|(_, r)| r.clone()),
-            (Some(_), Some(a)) => match check.needs.map(|(op, dtype)| a.supports(op, dtype)) {
-                Some(Support::Unsupported(reason)) => Some(reason),
-                _ => None,
-            },
+            (Some(_), Some(a)) => skip_reason(&catalog, &check, a.as_ref()),
             (None, _) => None,
         };
         if let Some(reason) = skip_reason {

@@ -12,8 +12,10 @@
 //! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
 //! - [`integer`]: exact integer results, before a contract's overflow rule.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
+//! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
 pub mod arith;
+pub mod broadcast;
 pub mod exact;
 pub mod functions;
 pub mod integer;

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use opspec_adapter::Adapter;
+use opspec_adapter::{Adapter, Support};
 
 use super::plan::{Check, Target};
 use super::result::{CheckResult, Status};
-use super::{elementwise, promotion, property};
+use super::{broadcast, elementwise, promotion, property};
 use crate::spec::Catalog;
 
 /// Knobs of a run that are not part of a suite.
@@ -32,6 +32,20 @@ impl Default for RunOptions {
             table_cases_per_row: 512,
             table_seed: 0x0995_ec00,
         }
+    }
+}
+
+/// Why `adapter` cannot take `check` (an unsupported operation or dtype, no shape checker),
+/// if it cannot. Asked before a check runs, so that a skip is known when checks are listed.
+pub fn skip_reason(catalog: &Catalog, check: &Check, adapter: &dyn Adapter) -> Option<String> {
+    if let Some((op, dtype)) = check.needs
+        && let Support::Unsupported(reason) = adapter.supports(op, dtype)
+    {
+        return Some(reason);
+    }
+    match &check.target {
+        Target::Broadcast(t) => broadcast::skip_reason(catalog, check, t, adapter),
+        _ => None,
     }
 }
 
@@ -66,9 +80,7 @@ pub fn run_check(
         (None, _) => Ok(None),
     };
     let outcome = adapter.and_then(|adapter| {
-        if let (Some(a), Some((op, dtype))) = (adapter, check.needs)
-            && let opspec_adapter::Support::Unsupported(reason) = a.supports(op, dtype)
-        {
+        if let Some(reason) = adapter.and_then(|a| skip_reason(catalog, check, a.as_ref())) {
             result.status = Status::Skip;
             return Err(format!("skipped: {reason}"));
         }
@@ -79,6 +91,7 @@ pub fn run_check(
                 Some(a) => promotion::run(catalog, t, a, options, &mut result),
                 None => Err("a promotion check needs an adapter".into()),
             },
+            Target::Broadcast(t) => broadcast::run(catalog, check, t, adapter, options, &mut result),
         }
     });
     if let Err(message) = outcome {

@@ -1,5 +1,6 @@
 //! Running suites: planning checks, executing them against adapters, collecting results.
 
+mod broadcast;
 mod call;
 mod elementwise;
 mod execute;
@@ -9,9 +10,11 @@ mod promotion;
 mod property;
 mod result;
 
-pub use execute::{RunOptions, run_check};
+pub use broadcast::coverage_gaps;
+pub use execute::{RunOptions, run_check, skip_reason};
 pub use plan::{
-    CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, Target, adapter_checks, table_checks,
+    BroadcastTarget, CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, Target, ValueCases,
+    adapter_checks, table_checks,
 };
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 

@@ -2,9 +2,10 @@
 
 use opspec_adapter::{DType, OpKind};
 
-use super::{elementwise, promotion};
+use super::{broadcast, elementwise, promotion};
 use crate::spec::Catalog;
 
+pub use super::broadcast::{BroadcastTarget, ValueCases};
 pub use super::elementwise::{CaseSet, ElementwiseTarget};
 pub use super::promotion::PromotionTarget;
 pub use super::property::PropertyTarget;
@@ -18,6 +19,9 @@ pub enum Target {
     Property(PropertyTarget),
     /// A literal case of a promotion table.
     Promotion(PromotionTarget),
+    /// A broadcasting table's vector or coverage, or values under broadcasting
+    /// (`specs/broadcasting`).
+    Broadcast(BroadcastTarget),
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
@@ -46,6 +50,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
         for adapter in adapters {
             checks.extend(elementwise::plan_suite(catalog, suite, adapter));
             checks.extend(promotion::plan_suite(catalog, suite, adapter));
+            checks.extend(broadcast::plan_suite(catalog, suite, adapter));
         }
     }
     checks
@@ -53,5 +58,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 
 /// The tables' self-checks: every row's stated result against the oracle.
 pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
-    elementwise::plan_tables(catalog)
+    let mut checks = elementwise::plan_tables(catalog);
+    checks.extend(broadcast::plan_tables(catalog));
+    checks
 }

@@ -1,5 +1,6 @@
 //! The contract as data: spec tables and suites, loaded and validated.
 
+pub mod broadcast;
 pub mod load;
 pub mod matching;
 pub mod promotion;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
+use broadcast::LoadedBroadcastTable;
 pub use load::LoadError;
 use load::{read_yaml, validate_table};
 use promotion::PromotionTable;
@@ -46,6 +48,8 @@ pub struct LoadedSuite {
     pub tables: Vec<usize>,
     /// Indices into [`Catalog::promotions`].
     pub promotions: Vec<usize>,
+    /// Indices into [`Catalog::broadcasting`].
+    pub broadcasting: Vec<usize>,
     pub dtypes: Vec<DType>,
 }
 
@@ -58,6 +62,8 @@ pub struct Catalog {
     /// Promotion tables (`specs/promotion`).
     pub promotions: Vec<LoadedPromotion>,
     pub suites: Vec<LoadedSuite>,
+    /// The broadcasting tables (`specs/broadcasting/`).
+    pub broadcasting: Vec<LoadedBroadcastTable>,
 }
 
 impl Catalog {
@@ -80,7 +86,13 @@ impl Catalog {
             let (path, key) = key_of(root, &path);
             promotions.push(LoadedPromotion { path, key, table });
         }
-        let mut catalog = Catalog { root: root.to_path_buf(), tables, promotions, suites: Vec::new() };
+        let mut broadcasting = Vec::new();
+        for path in yaml_files(root, &root.join("specs/broadcasting"))? {
+            broadcasting.push(broadcast::load_table(root, &path)?);
+        }
+        broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut catalog =
+            Catalog { root: root.to_path_buf(), tables, promotions, broadcasting, suites: Vec::new() };
         for path in yaml_files(root, &root.join("suites"))? {
             let suite = load_suite(root, &path, &catalog)?;
             catalog.suites.push(suite);
@@ -150,12 +162,14 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
     let suite: Suite = read_yaml(path)?;
     let tables = &catalog.tables;
     let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
-    let (mut indices, mut promotions) = (Vec::new(), Vec::new());
+    let (mut indices, mut promotions, mut broadcasting) = (Vec::new(), Vec::new(), Vec::new());
     for key in &suite.specs {
         if let Some(i) = tables.iter().position(|t| &t.key == key) {
             indices.push(i);
         } else if let Some(i) = catalog.promotions.iter().position(|t| &t.key == key) {
             promotions.push(i);
+        } else if let Some(i) = catalog.broadcasting.iter().position(|t| &t.key == key) {
+            broadcasting.push(i);
         } else {
             return Err(whole(format!("field `specs`: no table specs/{key}.yaml")));
         }
@@ -177,7 +191,7 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
         }
     }
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    Ok(LoadedSuite { path: relative, suite, tables: indices, promotions, dtypes })
+    Ok(LoadedSuite { path: relative, suite, tables: indices, promotions, broadcasting, dtypes })
 }
 
 /// `*.yaml` files below `dir`, recursively, in a stable order (none if `dir` is missing).

@@ -29,6 +29,10 @@ pub struct Suite {
     pub random_cases: usize,
     /// Base seed; each check derives its own from this and its id.
     pub seed: u64,
+    /// Generated shape pairs per broadcasting value check (default 16; each runs in both
+    /// operand orders).
+    #[serde(default)]
+    pub broadcast_shapes: Option<usize>,
     /// ULP bounds for `approximate` operations: op -> dtype -> bound.
     #[serde(default)]
     pub ulp_bounds: BTreeMap<String, BTreeMap<String, f64>>,

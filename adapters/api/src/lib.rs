@@ -5,11 +5,16 @@
 //! reference. This crate is deliberately small (its only dependency is `half`) because it is
 //! what a vendor builds against.
 
+mod checker;
 mod dtype;
 mod error;
 mod ops;
 mod tensor;
 
+pub use checker::{
+    Alignment, Checked, NAMED_AXIS_CODES, NamedAxis, NamedOp, Operand, ShapeChecker, ValueKind,
+    named_axis_error, shape_text,
+};
 pub use dtype::{DType, Element};
 pub use error::{AdapterError, ErrorKind};
 pub use ops::{BinaryOp, OpKind, Scalar, ScalarSide, ScatterMode, Support, TernaryOp};
@@ -78,5 +83,11 @@ pub trait Adapter: Send + Sync {
     ) -> Result<Tensor, AdapterError> {
         let _ = (input, indices, updates, mode);
         Err(AdapterError::unsupported("scatter_add is not implemented"))
+    }
+
+    /// The adapter's answers to the named-axis document's shape and type questions, if it
+    /// gives them (a DSL's type checker, or an executor that checks before it runs).
+    fn checker(&self) -> Option<&dyn ShapeChecker> {
+        None
     }
 }

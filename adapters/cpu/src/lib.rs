@@ -4,17 +4,24 @@
 //! operation of the array API in f16, bf16, f32 and f64 (see [`float`] for how each is
 //! computed), NumPy broadcasting, and strided inputs. Speed is a later concern; correctness is
 //! this crate's job.
+//!
+//! Tensors with axis names are lined up by the named-axis rules instead (module `named`), and
+//! the adapter answers those rules' shape and type questions as a [`ShapeChecker`].
 
 mod broadcast;
 mod double_double;
 mod float;
 mod integer;
+mod named;
 mod promote;
 
 use float::CpuFloat;
 use half::{bf16, f16};
 use integer::CpuInt;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor};
+use opspec_adapter::{
+    Adapter, AdapterError, BinaryOp, Checked, DType, Element, NamedOp, OpKind, Operand, Scalar, ScalarSide,
+    ShapeChecker, Support, Tensor,
+};
 
 pub use broadcast::broadcast_shapes;
 
@@ -86,6 +93,16 @@ impl Adapter for CpuAdapter {
             ScalarSide::Right => self.binary(op, &t, &s),
         }
     }
+
+    fn checker(&self) -> Option<&dyn ShapeChecker> {
+        Some(self)
+    }
+}
+
+impl ShapeChecker for CpuAdapter {
+    fn check(&self, op: NamedOp, operands: &[Operand]) -> Result<Checked, AdapterError> {
+        named::check(op, operands)
+    }
 }
 
 /// The operations implemented for integer dtypes.
@@ -110,30 +127,35 @@ fn unsupported(op: BinaryOp, dtype: DType) -> AdapterError {
     AdapterError::unsupported(format!("{op} is not implemented for {dtype}"))
 }
 
-/// Broadcasts both operands to their common shape and applies `op` element by element.
-fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
-    let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let xs = broadcast::broadcast_to(a, &shape)?.to_vec::<T>()?;
-    let ys = broadcast::broadcast_to(b, &shape)?.to_vec::<T>()?;
-    if op.is_comparison() {
-        let out: Option<Vec<bool>> = xs.into_iter().zip(ys).map(|(x, y)| T::compare(op, x, y)).collect();
-        return Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape);
-    }
-    let out: Option<Vec<T>> = xs.into_iter().zip(ys).map(|(x, y)| T::binary(op, x, y)).collect();
-    Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape)
+/// Lines both operands up (NumPy broadcasting, or the named-axis rules when either has axis
+/// names) and applies `f` element by element.
+fn map_pairs<T: Element, U: Element>(
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(T, T) -> Option<U>,
+) -> Result<Tensor, AdapterError> {
+    let lined = named::line_up_operands(a, b)?;
+    let (xs, ys) = lined.values::<T>()?;
+    let out: Option<Vec<U>> = xs.into_iter().zip(ys).map(|(x, y)| f(x, y)).collect();
+    let out = Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &lined.shape)?;
+    lined.finish(out)
 }
 
-/// The integer counterpart of [`binary_float`].
-fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
-    let shape = broadcast_shapes(a.shape(), b.shape())?;
-    let xs = broadcast::broadcast_to(a, &shape)?.to_vec::<T>()?;
-    let ys = broadcast::broadcast_to(b, &shape)?.to_vec::<T>()?;
+fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() {
-        let out: Option<Vec<bool>> = xs.into_iter().zip(ys).map(|(x, y)| compare(op, x, y)).collect();
-        return Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape);
+        map_pairs(op, a, b, |x: T, y| T::compare(op, x, y))
+    } else {
+        map_pairs(op, a, b, |x: T, y| T::binary(op, x, y))
     }
-    let out: Option<Vec<T>> = xs.into_iter().zip(ys).map(|(x, y)| T::binary(op, x, y)).collect();
-    Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &shape)
+}
+
+fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+    if op.is_comparison() {
+        map_pairs(op, a, b, |x: T, y| compare(op, x, y))
+    } else {
+        map_pairs(op, a, b, |x: T, y| T::binary(op, x, y))
+    }
 }
 
 /// The comparisons of totally ordered values.

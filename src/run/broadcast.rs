@@ -1,0 +1,1150 @@
+//! Broadcasting tables: planning their checks and running them.
+//!
+//! - Vector checks run one literal vector of a table: against the oracle (the table's self-check,
+//!   `table:<table>:-:<vector>`), or against an adapter (`<suite>:<adapter>:<table>:-:<vector>`):
+//!   numpy vectors through every binary operation and float dtype the adapter supports (result
+//!   shape, or a shape-mismatch error, and every value), named vectors through the adapter's
+//!   checker.
+//! - Coverage checks (`table:<table>:-:coverage`) hold a table to its own promises: every rule
+//!   exercised, every decision pinned, every code expected by one vector and narrowly avoided by
+//!   another.
+//! - Value checks (`<suite>:<adapter>:<op>:<dtype>:<case>`) run an element-wise operation on
+//!   broadcast operands and compare every element, bit for bit, with the table's expectation
+//!   for the explicitly expanded operands: generated NumPy shapes on contiguous operands
+//!   (`broadcast-random`) and on strided views (`broadcast-strided`), and named tensors lined up
+//!   by the order rule (`named-vectors`, `named-permutation`, `named-swap`).
+
+use std::sync::Arc;
+
+use opspec_adapter::{
+    Adapter, AdapterError, Alignment, BinaryOp, Checked, DType, ErrorKind, NamedAxis, NamedOp, OpKind,
+    Operand, Support, Tensor, ValueKind, shape_text,
+};
+use proptest::strategy::{Just, Strategy};
+
+use super::RunOptions;
+use super::call::guarded;
+use super::plan::{Check, Target};
+use super::result::{CaseFailure, CheckResult, Citation, Status};
+use crate::check::{Expect, ulp_distance};
+use crate::expect::Context;
+use crate::format::Format;
+use crate::generate::{Generator, any_value};
+use crate::oracle::broadcast as oracle;
+use crate::spec::broadcast::{Case, Family, LoadedBroadcastTable, NamedExpect};
+use crate::spec::schema::Accuracy;
+use crate::spec::{Catalog, LoadedSuite};
+use crate::value::Domain;
+
+/// A broadcasting check.
+#[derive(Clone, Debug)]
+pub enum BroadcastTarget {
+    /// One vector of a broadcasting table.
+    Vector {
+        /// Index into [`Catalog::broadcasting`].
+        table: usize,
+        /// Index into the table's vectors.
+        vector: usize,
+    },
+    /// The table's coverage of its rules, decisions and codes.
+    Coverage {
+        /// Index into [`Catalog::broadcasting`].
+        table: usize,
+    },
+    /// Values of an element-wise operation under broadcasting.
+    Values {
+        /// Index into [`Catalog::tables`] (an element-wise binary table).
+        table: usize,
+        /// The operands' dtype.
+        dtype: DType,
+        /// Which operands are generated.
+        cases: ValueCases,
+    },
+}
+
+/// Which broadcast operands a value check generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueCases {
+    /// Seeded NumPy shape pairs (ranks 0-5, size-1 axes, rows, columns), contiguous operands.
+    Random,
+    /// The same kinds of shape pairs on strided views: permuted, sliced with steps, reversed.
+    Strided,
+    /// Every element-wise vector of the suite's named tables, on named tensors.
+    NamedVectors,
+    /// By name, the superset operand's axes in several orders: the result follows the rule.
+    NamedPermutation,
+    /// Both operand orders: only the order rule's outcome may change.
+    NamedSwap,
+}
+
+impl ValueCases {
+    /// The case name in check ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueCases::Random => "broadcast-random",
+            ValueCases::Strided => "broadcast-strided",
+            ValueCases::NamedVectors => "named-vectors",
+            ValueCases::NamedPermutation => "named-permutation",
+            ValueCases::NamedSwap => "named-swap",
+        }
+    }
+}
+
+/// Default number of generated shape pairs per value check.
+const DEFAULT_SHAPES: usize = 16;
+/// The dtype slot of ids of checks that are not about one dtype.
+const NO_DTYPE: &str = "-";
+
+/// The broadcasting checks of suite `s` against `adapter`.
+pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
+    let suite = &catalog.suites[s];
+    let name = &suite.suite.name;
+    let mut checks = Vec::new();
+    let mut cases = Vec::new();
+    for &b in &suite.broadcasting {
+        let table = &catalog.broadcasting[b];
+        for (v, vector) in table.table.vectors.iter().enumerate() {
+            checks.push(Check {
+                id: format!("{name}:{adapter}:{}:{NO_DTYPE}:{}", table.name, vector.id.value),
+                suite: Some(s),
+                adapter: Some(adapter.to_string()),
+                op: table.name.clone(),
+                dtype: NO_DTYPE.to_string(),
+                case: vector.id.value.clone(),
+                needs: None,
+                target: Target::Broadcast(BroadcastTarget::Vector { table: b, vector: v }),
+            });
+        }
+        let family = match table.table.family {
+            Family::Numpy => [ValueCases::Random, ValueCases::Strided].as_slice(),
+            Family::Named => &[ValueCases::NamedVectors, ValueCases::NamedPermutation, ValueCases::NamedSwap],
+        };
+        for c in family {
+            if !cases.contains(c) {
+                cases.push(*c);
+            }
+        }
+    }
+    for (t, dtype) in binary_tables(catalog, suite) {
+        let table = &catalog.tables[t];
+        for &c in &cases {
+            checks.push(Check {
+                id: format!("{name}:{adapter}:{}:{dtype}:{}", table.table.op, c.name()),
+                suite: Some(s),
+                adapter: Some(adapter.to_string()),
+                op: table.table.op.clone(),
+                dtype: dtype.name().to_string(),
+                case: c.name().to_string(),
+                needs: Some((table.op, dtype)),
+                target: Target::Broadcast(BroadcastTarget::Values { table: t, dtype, cases: c }),
+            });
+        }
+    }
+    checks
+}
+
+/// Every (element-wise binary table, float dtype) pair a suite's broadcasting applies to: each
+/// binary table of the catalog, in the suite's dtypes that the table lists.
+fn binary_tables(catalog: &Catalog, suite: &LoadedSuite) -> Vec<(usize, DType)> {
+    let mut pairs = Vec::new();
+    for (t, table) in catalog.tables.iter().enumerate() {
+        // An approximate operation can only be judged where the suite bounds its error.
+        let judged = table.table.accuracy != Accuracy::Approximate
+            || suite.suite.ulp_bounds.contains_key(&table.table.op);
+        if !matches!(table.op, OpKind::Binary(_)) || !judged {
+            continue;
+        }
+        for &dtype in &suite.dtypes {
+            if Format::of(dtype).is_some() && table.table.dtypes.iter().any(|d| d == dtype.name()) {
+                pairs.push((t, dtype));
+            }
+        }
+    }
+    pairs
+}
+
+/// The broadcasting tables' self-checks: every vector against the oracle, and coverage.
+pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for (b, table) in catalog.broadcasting.iter().enumerate() {
+        let targets = (0..table.table.vectors.len())
+            .map(|v| {
+                (table.table.vectors[v].id.value.clone(), BroadcastTarget::Vector { table: b, vector: v })
+            })
+            .chain([("coverage".to_string(), BroadcastTarget::Coverage { table: b })]);
+        for (case, target) in targets {
+            checks.push(Check {
+                id: format!("table:{}:{NO_DTYPE}:{case}", table.name),
+                suite: None,
+                adapter: None,
+                op: table.name.clone(),
+                dtype: NO_DTYPE.to_string(),
+                case,
+                needs: None,
+                target: Target::Broadcast(target),
+            });
+        }
+    }
+    checks
+}
+
+/// Runs a broadcasting check; `adapter` is `None` for a table self-check.
+pub fn run(
+    catalog: &Catalog,
+    check: &Check,
+    target: &BroadcastTarget,
+    adapter: Option<&Arc<dyn Adapter>>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let mut findings = Findings { check, options, result };
+    match (target, adapter) {
+        (BroadcastTarget::Vector { table, vector }, None) => {
+            let table = &catalog.broadcasting[*table];
+            findings.result.citation = Some(vector_citation(table, *vector));
+            vector_against_oracle(table, *vector, &mut findings);
+            Ok(())
+        }
+        (BroadcastTarget::Vector { table, vector }, Some(adapter)) => {
+            let table = &catalog.broadcasting[*table];
+            findings.result.citation = Some(vector_citation(table, *vector));
+            match &table.cases[*vector] {
+                Case::Numpy { x, y, expect } => {
+                    numpy_vector(catalog, x, y, expect.as_deref(), adapter, &mut findings)
+                }
+                Case::Named { op, operands, expect } => {
+                    named_vector(*op, operands, expect, adapter, &mut findings)
+                }
+            }
+        }
+        (BroadcastTarget::Coverage { table }, _) => {
+            let table = &catalog.broadcasting[*table];
+            let gaps = coverage_gaps(table);
+            findings.result.inputs = table.table.vectors.len();
+            if !gaps.is_empty() {
+                findings.result.status = Status::Fail;
+                findings.result.failed_inputs = gaps.len();
+                findings.result.message = format!("{}: {}", table.path.display(), gaps.join("; "));
+            }
+            Ok(())
+        }
+        (BroadcastTarget::Values { .. }, None) => Err("a value check needs an adapter".into()),
+        (BroadcastTarget::Values { table, dtype, cases }, Some(adapter)) => {
+            let s = check.suite.ok_or("a value check without a suite")?;
+            let values = ValueCheck::new(catalog, s, *table, *dtype, adapter)?;
+            findings.result.citation = value_citation(catalog, &catalog.suites[s], *cases);
+            values.run(*cases, &mut findings)
+        }
+    }
+}
+
+/// Why `adapter` cannot take a broadcasting check, if it cannot: NumPy vectors need some
+/// binary operation in the suite's dtypes, named vectors need a shape checker.
+pub fn skip_reason(
+    catalog: &Catalog,
+    check: &Check,
+    target: &BroadcastTarget,
+    adapter: &dyn Adapter,
+) -> Option<String> {
+    let BroadcastTarget::Vector { table, vector } = target else { return None };
+    match &catalog.broadcasting[*table].cases[*vector] {
+        Case::Numpy { .. } => {
+            let suite = &catalog.suites[check.suite?];
+            let any = binary_tables(catalog, suite)
+                .into_iter()
+                .any(|(t, dtype)| adapter.supports(catalog.tables[t].op, dtype) == Support::Supported);
+            (!any).then(|| {
+                format!("adapter `{}` supports no binary operation in the suite's dtypes", adapter.name())
+            })
+        }
+        Case::Named { .. } => adapter
+            .checker()
+            .is_none()
+            .then(|| format!("adapter `{}` answers no named-axis questions (no checker)", adapter.name())),
+    }
+}
+
+/// Failures of a check, recorded as bug reports.
+struct Findings<'a> {
+    check: &'a Check,
+    options: &'a RunOptions,
+    result: &'a mut CheckResult,
+}
+
+impl Findings<'_> {
+    /// Records `count` failing inputs, with `failure` listed in detail if there is room.
+    fn fail(&mut self, count: usize, failure: CaseFailure) {
+        self.count(count);
+        self.list(failure);
+    }
+
+    /// Counts failing inputs.
+    fn count(&mut self, count: usize) {
+        self.result.status = Status::Fail;
+        self.result.failed_inputs += count;
+    }
+
+    /// Lists a failing input in detail, if fewer than the run's maximum are listed.
+    fn list(&mut self, failure: CaseFailure) {
+        if self.has_room() {
+            self.result.failures.push(failure);
+        }
+    }
+
+    fn has_room(&self) -> bool {
+        self.result.failures.len() < self.options.max_listed_failures
+    }
+
+    /// The command that reruns exactly this check.
+    fn rerun(&self) -> String {
+        match (&self.check.suite, &self.check.adapter) {
+            (Some(_), Some(adapter)) => format!(
+                "cargo run --release -- run --suite {} --adapter {adapter} --no-tables --filter {}",
+                self.result.suite, self.check.id
+            ),
+            _ => format!("cargo test --release --test conformance -- --exact {}", self.check.id),
+        }
+    }
+
+    /// A failure about shapes, kinds or errors rather than values.
+    fn fail_shape(&mut self, inputs: Vec<String>, expected: String, actual: String) {
+        let reproduce = self.rerun();
+        self.fail(1, CaseFailure { inputs, expected, actual, ulp_distance: None, reproduce });
+    }
+
+    /// Sets the summary message once everything is checked.
+    fn finish(&mut self, what: &str) {
+        if self.result.status == Status::Fail && self.result.message.is_empty() {
+            self.result.message = format!(
+                "{} of {} {what} gave a result the contract does not allow",
+                self.result.failed_inputs, self.result.inputs
+            );
+        }
+    }
+}
+
+fn vector_citation(table: &LoadedBroadcastTable, v: usize) -> Citation {
+    let vector = &table.table.vectors[v];
+    let mut text: Vec<String> =
+        vector.rules.iter().filter_map(|r| table.rule(r)).map(|r| sentence(&r.text)).collect();
+    if let Some(example) = &vector.example {
+        text.push(format!("Example: {example}"));
+    }
+    if let Some(d) = vector.decision.as_deref().and_then(|d| table.decision(d)) {
+        text.push(format!("Decision `{}`: {}", d.id.value, d.decision));
+    }
+    let first = vector.rules.first().and_then(|r| table.rule(r));
+    let source = first.map_or(String::new(), |r| {
+        let title =
+            table.table.sources.iter().find(|s| s.id == r.source).map_or(r.source.as_str(), |s| &s.title);
+        format!("{title}, {}", r.section)
+    });
+    Citation {
+        row: format!("{}/{}", table.name, vector.id.value),
+        source,
+        text: text.join(" "),
+        location: format!("{}:{}", table.path.display(), vector.id.referenced.line()),
+    }
+}
+
+fn value_citation(catalog: &Catalog, suite: &LoadedSuite, cases: ValueCases) -> Option<Citation> {
+    let family = match cases {
+        ValueCases::Random | ValueCases::Strided => Family::Numpy,
+        _ => Family::Named,
+    };
+    let table =
+        suite.broadcasting.iter().map(|&b| &catalog.broadcasting[b]).find(|t| t.table.family == family)?;
+    let rules: &[&str] = match cases {
+        ValueCases::Random | ValueCases::Strided => &["trailing", "compatible", "stretch", "result-shape"],
+        ValueCases::NamedPermutation => &["by-name", "both-qualify"],
+        ValueCases::NamedVectors | ValueCases::NamedSwap => &["by-name", "both-qualify", "from-right"],
+    };
+    let found: Vec<_> = rules.iter().filter_map(|r| table.rule(r)).collect();
+    let first = found.first()?;
+    Some(Citation {
+        row: format!("{}/{}", table.name, cases.name()),
+        source: format!("{}, {}", table.table.title, first.section),
+        text: found.iter().map(|r| sentence(&r.text)).collect::<Vec<_>>().join(" "),
+        location: format!("{}:{}", table.path.display(), first.id.referenced.line()),
+    })
+}
+
+/// A rule's text as a sentence (the NumPy bullets have no full stop).
+fn sentence(text: &str) -> String {
+    if text.ends_with(['.', ')', '?', '!']) { text.to_string() } else { format!("{text}.") }
+}
+
+/// `real:f16 [n=3 D=6]`.
+fn describe_operand(o: &Operand) -> String {
+    let dtype = o.dtype.map_or(String::new(), |d| format!(":{d}"));
+    format!("{}{dtype} {}", o.kind, shape_text(&o.shape))
+}
+
+fn describe_alignment(align: &Alignment) -> String {
+    let parts: Vec<String> = align.iter().map(|a| a.map_or("_".to_string(), |j| j.to_string())).collect();
+    format!("[{}]", parts.join(" "))
+}
+
+fn describe_checked(c: &Checked) -> String {
+    let mut text = format!("{} {}", c.kind, shape_text(&c.shape));
+    if let Some(align) = &c.alignment {
+        let parts: Vec<String> = align.iter().map(describe_alignment).collect();
+        text += &format!(", operands lined up as {}", parts.join(" and "));
+    }
+    text
+}
+
+fn describe_expect(e: &NamedExpect) -> String {
+    match e {
+        NamedExpect::Error(code) => format!("error {code}"),
+        NamedExpect::Result { shape, kinds, alignment } => {
+            let kind = match kinds {
+                Some(k) => k.iter().map(|k| k.name()).collect::<Vec<_>>().join(" or "),
+                None => "any kind".to_string(),
+            };
+            let mut text = format!("{kind} {}", shape_text(shape));
+            if let Some(align) = alignment {
+                let parts: Vec<String> = align.iter().map(describe_alignment).collect();
+                text += &format!(", operands lined up as {}", parts.join(" and "));
+            }
+            text
+        }
+    }
+}
+
+/// Where `actual` departs from `expect`, if it does.
+fn named_mismatch(expect: &NamedExpect, actual: &Result<Checked, AdapterError>) -> Option<String> {
+    match (expect, actual) {
+        (NamedExpect::Result { shape, kinds, alignment }, Ok(c)) => {
+            let kind_ok = kinds.as_ref().is_none_or(|k| k.contains(&c.kind));
+            let align_ok = alignment.as_ref().is_none_or(|a| c.alignment.as_ref() == Some(a));
+            (c.shape != *shape || !kind_ok || !align_ok).then(|| describe_checked(c))
+        }
+        (NamedExpect::Result { .. }, Err(e)) => Some(format!("error {e}")),
+        (NamedExpect::Error(_), Ok(c)) => Some(describe_checked(c)),
+        (NamedExpect::Error(code), Err(e)) => (e.code.as_deref() != Some(code)).then(|| format!("error {e}")),
+    }
+}
+
+fn vector_against_oracle(table: &LoadedBroadcastTable, v: usize, findings: &mut Findings) {
+    findings.result.inputs = 1;
+    match &table.cases[v] {
+        Case::Numpy { x, y, expect } => {
+            let actual = oracle::numpy_shape(x, y);
+            if actual != *expect {
+                let show = |s: &Option<Vec<usize>>| {
+                    s.as_ref().map_or("shape_mismatch".to_string(), |s| format!("{s:?}"))
+                };
+                findings.fail_shape(
+                    vec![format!("x = {x:?}"), format!("y = {y:?}")],
+                    show(expect),
+                    show(&actual),
+                );
+            }
+        }
+        Case::Named { op, operands, expect } => {
+            let actual = oracle::check(*op, operands)
+                .map_err(|code| opspec_adapter::named_axis_error(code, "the oracle's answer"));
+            if let Some(got) = named_mismatch(expect, &actual) {
+                findings.fail_shape(named_inputs(*op, operands), describe_expect(expect), got);
+            }
+        }
+    }
+    findings.finish("vectors");
+}
+
+fn named_inputs(op: NamedOp, operands: &[Operand]) -> Vec<String> {
+    let mut inputs = vec![format!("operation: {op} ({})", op.symbol())];
+    inputs.extend(operands.iter().zip(["x", "y"]).map(|(o, n)| format!("{n} = {}", describe_operand(o))));
+    inputs
+}
+
+fn named_vector(
+    op: NamedOp,
+    operands: &[Operand],
+    expect: &NamedExpect,
+    adapter: &Arc<dyn Adapter>,
+    findings: &mut Findings,
+) -> Result<(), String> {
+    if adapter.checker().is_none() {
+        findings.result.status = Status::Skip;
+        return Err(format!(
+            "skipped: adapter `{}` answers no named-axis questions (no checker)",
+            adapter.name()
+        ));
+    }
+    let (a, owned) = (Arc::clone(adapter), operands.to_vec());
+    let actual = guarded(findings.options.timeout, move || match a.checker() {
+        Some(checker) => checker.check(op, &owned),
+        None => Err(AdapterError::unsupported("the checker went away")),
+    })?;
+    findings.result.inputs = 1;
+    if let Some(got) = named_mismatch(expect, &actual) {
+        findings.fail_shape(named_inputs(op, operands), describe_expect(expect), got);
+    }
+    findings.finish("vectors");
+    Ok(())
+}
+
+/// What a table promises about itself and does not keep.
+pub fn coverage_gaps(table: &LoadedBroadcastTable) -> Vec<String> {
+    let t = &table.table;
+    let mut gaps = Vec::new();
+    for rule in &t.rules {
+        if !t.vectors.iter().any(|v| v.rules.contains(&rule.id.value)) {
+            gaps.push(format!("rule `{}` has no vector", rule.id.value));
+        }
+    }
+    for d in &t.decisions {
+        if !t.vectors.iter().any(|v| v.decision.as_ref() == Some(&d.id.value)) {
+            gaps.push(format!("decision `{}` is pinned by no vector", d.id.value));
+        }
+    }
+    let mut codes: Vec<&str> = t.codes.iter().map(String::as_str).collect();
+    if t.family == Family::Numpy {
+        codes.push("shape_mismatch");
+    }
+    for code in codes {
+        if !t.vectors.iter().any(|v| v.error.as_ref().is_some_and(|e| e.value == code)) {
+            gaps.push(format!("no vector expects {code}"));
+        }
+        if !t.vectors.iter().any(|v| v.avoids.iter().any(|a| a == code)) {
+            gaps.push(format!("no vector narrowly avoids {code}"));
+        }
+    }
+    gaps
+}
+
+/// Calls `adapter.binary` on its own thread (a panic or a hang becomes an error message).
+fn call_binary(
+    adapter: &Arc<dyn Adapter>,
+    op: BinaryOp,
+    x: &Tensor,
+    y: &Tensor,
+    options: &RunOptions,
+) -> Result<Result<Tensor, AdapterError>, String> {
+    let (a, x, y) = (Arc::clone(adapter), x.clone(), y.clone());
+    guarded(options.timeout, move || a.binary(op, &x, &y))
+}
+
+/// `dtype[2 3] (strides [1 2], offset 1)`.
+fn describe_tensor(t: &Tensor) -> String {
+    let layout = if t.is_contiguous() {
+        "contiguous".to_string()
+    } else {
+        format!(
+            "a view with strides {:?} and offset {} into {} elements",
+            t.strides(),
+            t.offset(),
+            t.buffer().len() / t.dtype().size()
+        )
+    };
+    let names = t.names().map_or(String::new(), |n| {
+        let parts: Vec<&str> = n.iter().map(|a| a.as_deref().unwrap_or("_")).collect();
+        format!(" named [{}]", parts.join(" "))
+    });
+    format!("{}{:?}{names}, {layout}", t.dtype(), t.shape())
+}
+
+/// Multi-index of element `i` of a row-major `shape`.
+fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut index = vec![0; shape.len()];
+    for (k, &n) in shape.iter().enumerate().rev() {
+        if n > 0 {
+            index[k] = i % n;
+            i /= n;
+        }
+    }
+    index
+}
+
+fn numpy_vector(
+    catalog: &Catalog,
+    x: &[usize],
+    y: &[usize],
+    expect: Option<&[usize]>,
+    adapter: &Arc<dyn Adapter>,
+    findings: &mut Findings,
+) -> Result<(), String> {
+    let s = findings.check.suite.ok_or("a vector check without a suite")?;
+    let mut ran = 0;
+    for (t, dtype) in binary_tables(catalog, &catalog.suites[s]) {
+        if adapter.supports(catalog.tables[t].op, dtype) != Support::Supported {
+            continue;
+        }
+        ran += 1;
+        let values = ValueCheck::new(catalog, s, t, dtype, adapter)?;
+        let label = format!("{}:{}:{dtype}", findings.check.id, values.op);
+        let mut generator = Generator::new(values.seed, &label);
+        let a = values.operand(&mut generator, x, false)?;
+        let b = values.operand(&mut generator, y, false)?;
+        values.call_numpy(&a, &b, expect, findings)?;
+    }
+    if ran == 0 {
+        findings.result.status = Status::Skip;
+        return Err(format!(
+            "skipped: adapter `{}` supports no binary operation in the suite's dtypes",
+            adapter.name()
+        ));
+    }
+    findings.finish("inputs");
+    Ok(())
+}
+
+/// Two unnamed shapes.
+type ShapePair = (Vec<usize>, Vec<usize>);
+
+/// A named result whose axes were right: the axes and the bits in logical order.
+struct NamedResult {
+    axes: Vec<NamedAxis>,
+    bits: Vec<u64>,
+}
+
+/// An operand of a value check: the tensor the adapter gets and its values in logical order.
+struct ValueOperand {
+    tensor: Tensor,
+    values: Vec<u64>,
+}
+
+/// Everything a value check of one (operation, dtype) needs.
+struct ValueCheck<'a> {
+    catalog: &'a Catalog,
+    suite: &'a LoadedSuite,
+    ctx: Context<'a>,
+    op: BinaryOp,
+    dtype: DType,
+    format: Format,
+    adapter: &'a Arc<dyn Adapter>,
+    seed: u64,
+}
+
+impl<'a> ValueCheck<'a> {
+    fn new(
+        catalog: &'a Catalog,
+        s: usize,
+        t: usize,
+        dtype: DType,
+        adapter: &'a Arc<dyn Adapter>,
+    ) -> Result<ValueCheck<'a>, String> {
+        let suite = &catalog.suites[s];
+        let table = &catalog.tables[t];
+        let OpKind::Binary(op) = table.op else {
+            return Err(format!("{} is not a binary operation", table.op));
+        };
+        let format = Format::of(dtype).ok_or_else(|| format!("{dtype} is not a float dtype"))?;
+        let ctx = Context::new(table, Some(&suite.suite), format);
+        Ok(ValueCheck { catalog, suite, ctx, op, dtype, format, adapter, seed: suite.suite.seed })
+    }
+
+    fn run(&self, cases: ValueCases, findings: &mut Findings) -> Result<(), String> {
+        let mut generator = Generator::new(self.seed, &findings.check.id);
+        let n = self.suite.suite.broadcast_shapes.unwrap_or(DEFAULT_SHAPES);
+        match cases {
+            ValueCases::Random | ValueCases::Strided => {
+                for (x, y) in shape_pairs(&mut generator, n)? {
+                    let strided = cases == ValueCases::Strided;
+                    let a = self.operand(&mut generator, &x, strided)?;
+                    let b = self.operand(&mut generator, &y, strided)?;
+                    let expect =
+                        oracle::numpy_shape(&x, &y).ok_or("generated shapes that do not broadcast")?;
+                    self.call_numpy(&a, &b, Some(&expect), findings)?;
+                }
+            }
+            ValueCases::NamedVectors => self.named_vectors(&mut generator, findings)?,
+            ValueCases::NamedPermutation => {
+                for _ in 0..n.div_ceil(2) {
+                    self.permutation_case(&mut generator, findings)?;
+                }
+            }
+            ValueCases::NamedSwap => {
+                for k in 0..n {
+                    self.swap_case(&mut generator, k, findings)?;
+                }
+            }
+        }
+        findings.finish("inputs");
+        Ok(())
+    }
+
+    /// One swap property case: `op(x, y)` and `op(y, x)` each follow the rule (checked against
+    /// the oracle), and have the same axes, at most in another order.
+    fn swap_case(&self, g: &mut Generator, k: usize, findings: &mut Findings) -> Result<(), String> {
+        let (x, y) = swap_pair(g, k)?;
+        let strided = k % 2 == 1;
+        let a = self.named_operand(g, &x, strided)?;
+        let b = self.named_operand(g, &y, strided)?;
+        let xy = self.call_named(&a, &x, &b, &y, findings)?;
+        let yx = self.call_named(&b, &y, &a, &x, findings)?;
+        let (Some(NamedResult { axes: p, .. }), Some(NamedResult { axes: q, .. })) = (xy, yx) else {
+            return Ok(());
+        };
+        let (mut sp, mut sq) = (p.clone(), q.clone());
+        sp.sort();
+        sq.sort();
+        if sp != sq {
+            findings.fail_shape(
+                vec![format!("x = {}", shape_text(&x)), format!("y = {}", shape_text(&y))],
+                "op(x, y) and op(y, x) with the same axes, at most in another order".into(),
+                format!("op(x, y) has {}, op(y, x) has {}", shape_text(&p), shape_text(&q)),
+            );
+        }
+        Ok(())
+    }
+
+    /// Random values of the format, as a contiguous tensor of `shape` or a strided view.
+    fn operand(&self, g: &mut Generator, shape: &[usize], strided: bool) -> Result<ValueOperand, String> {
+        let any = any_value(self.format);
+        let n: usize = shape.iter().product();
+        let values = (0..n).map(|_| g.draw(&any)).collect::<Result<Vec<u64>, _>>()?;
+        let tensor = if strided {
+            strided_view(g, self.format, self.dtype, shape, &values)?
+        } else {
+            Tensor::from_bits(self.dtype, shape, &values).map_err(|e| e.to_string())?
+        };
+        Ok(ValueOperand { tensor, values })
+    }
+
+    /// An operand with axis names.
+    fn named_operand(
+        &self,
+        g: &mut Generator,
+        axes: &[NamedAxis],
+        strided: bool,
+    ) -> Result<ValueOperand, String> {
+        let shape: Vec<usize> = axes.iter().map(|a| a.size).collect();
+        let mut o = self.operand(g, &shape, strided)?;
+        o.tensor =
+            o.tensor.with_names(axes.iter().map(|a| a.name.clone()).collect()).map_err(|e| e.to_string())?;
+        Ok(o)
+    }
+
+    /// Calls the adapter on two unnamed operands; checks the result's shape (or the error) and
+    /// every value against the expectation for the expanded operands.
+    fn call_numpy(
+        &self,
+        a: &ValueOperand,
+        b: &ValueOperand,
+        expect: Option<&[usize]>,
+        findings: &mut Findings,
+    ) -> Result<(), String> {
+        let inputs = || {
+            vec![format!("x1: {}", describe_tensor(&a.tensor)), format!("x2: {}", describe_tensor(&b.tensor))]
+        };
+        let returned = call_binary(self.adapter, self.op, &a.tensor, &b.tensor, findings.options)?;
+        let Some(shape) = expect else {
+            findings.result.inputs += 1;
+            match returned {
+                Err(e) if e.kind == ErrorKind::ShapeMismatch => {}
+                Err(e) => findings.fail_shape(
+                    inputs(),
+                    format!("{}: a shape_mismatch error", self.op),
+                    format!("error {e}"),
+                ),
+                Ok(t) => findings.fail_shape(
+                    inputs(),
+                    format!("{}: a shape_mismatch error", self.op),
+                    format!("a result of shape {:?}", t.shape()),
+                ),
+            }
+            return Ok(());
+        };
+        let lined = |o: &ValueOperand| {
+            oracle::expand(
+                &o.values,
+                o.tensor.shape(),
+                &oracle::numpy_alignment(o.tensor.shape().len(), shape.len()),
+                shape,
+            )
+        };
+        let got = self.checked_result(returned, shape, None, &inputs, findings)?;
+        if let Some(actual) = got {
+            self.compare(&lined(a), &lined(b), &actual, shape, &inputs, findings)?;
+        }
+        Ok(())
+    }
+
+    /// The dtype results must have: bool for comparisons, else the operands'.
+    fn result_dtype(&self) -> DType {
+        if self.ctx.output == Domain::Bool { DType::Bool } else { self.dtype }
+    }
+
+    /// Checks a returned tensor's dtype, shape and names; its bits when they match.
+    fn checked_result(
+        &self,
+        returned: Result<Tensor, AdapterError>,
+        shape: &[usize],
+        names: Option<&[Option<String>]>,
+        inputs: &dyn Fn() -> Vec<String>,
+        findings: &mut Findings,
+    ) -> Result<Option<Vec<u64>>, String> {
+        let expected = || match names {
+            Some(n) => format!("{} {}", self.result_dtype(), shape_text(&named_axes(shape, n))),
+            None => format!("{}{shape:?}", self.result_dtype()),
+        };
+        let t = match returned {
+            Ok(t) => t,
+            Err(e) => {
+                findings.result.inputs += 1;
+                findings.fail_shape(
+                    inputs(),
+                    format!("{}: a result {}", self.op, expected()),
+                    format!("error {e}"),
+                );
+                return Ok(None);
+            }
+        };
+        let names_ok = names.is_none_or(|n| {
+            let got: Vec<Option<String>> = t.names().map_or(vec![None; t.shape().len()], <[_]>::to_vec);
+            got == n
+        });
+        if t.dtype() != self.result_dtype() || t.shape() != shape || !names_ok {
+            findings.result.inputs += 1;
+            findings.fail_shape(
+                inputs(),
+                format!("{}: a result {}", self.op, expected()),
+                describe_tensor(&t),
+            );
+            return Ok(None);
+        }
+        Ok(Some(t.to_bits()))
+    }
+
+    /// Compares each element with the table's expectation for the lined-up operand values.
+    fn compare(
+        &self,
+        xs: &[u64],
+        ys: &[u64],
+        actual: &[u64],
+        shape: &[usize],
+        inputs: &dyn Fn() -> Vec<String>,
+        findings: &mut Findings,
+    ) -> Result<(), String> {
+        let f = self.format;
+        findings.result.inputs += actual.len().max(1);
+        let nan = self.suite.suite.nan;
+        let mut failing = 0;
+        for i in 0..actual.len() {
+            let expected = self.ctx.expectation(&[xs[i], ys[i]])?;
+            if expected.accepts(self.ctx.output, actual[i], nan) {
+                continue;
+            }
+            failing += 1;
+            if !findings.has_room() {
+                continue;
+            }
+            let mut lines = inputs();
+            lines.push(format!("result index {:?} of {shape:?}", unravel(i, shape)));
+            lines.push(format!("x1 = {}", f.describe(xs[i])));
+            lines.push(format!("x2 = {}", f.describe(ys[i])));
+            let reproduce = format!(
+                "cargo run --release -- eval {}:{}:{}:{} 0x{:x} 0x{:x}   (the element alone; the whole check: {})",
+                self.suite.suite.name,
+                self.adapter.name(),
+                self.op,
+                self.dtype,
+                xs[i],
+                ys[i],
+                findings.rerun()
+            );
+            let failure = CaseFailure {
+                inputs: lines,
+                expected: expected.describe(self.ctx.output),
+                actual: self.ctx.output.describe(actual[i]),
+                ulp_distance: expected
+                    .centre()
+                    .filter(|&c| self.ctx.output == Domain::Float(f) && !f.is_nan(c) && !f.is_nan(actual[i]))
+                    .map(|c| ulp_distance(f, actual[i], c)),
+                reproduce,
+            };
+            findings.list(failure);
+        }
+        if failing > 0 {
+            findings.count(failing);
+        }
+        Ok(())
+    }
+
+    /// Calls the adapter on named operands; checks against the oracle's order rule: the result
+    /// axes (names, sizes, order) or the error code, and every value. Returns the result's
+    /// axes and bits when its axes are right.
+    fn call_named(
+        &self,
+        a: &ValueOperand,
+        x: &[NamedAxis],
+        b: &ValueOperand,
+        y: &[NamedAxis],
+        findings: &mut Findings,
+    ) -> Result<Option<NamedResult>, String> {
+        let inputs = || {
+            vec![format!("x1: {}", describe_tensor(&a.tensor)), format!("x2: {}", describe_tensor(&b.tensor))]
+        };
+        let returned = call_binary(self.adapter, self.op, &a.tensor, &b.tensor, findings.options)?;
+        match oracle::order_rule(x, y) {
+            Err(code) => {
+                findings.result.inputs += 1;
+                match returned {
+                    Err(e) if e.code.as_deref() == Some(code) => {}
+                    Err(e) => findings.fail_shape(
+                        inputs(),
+                        format!("{}: error {code}", self.op),
+                        format!("error {e}"),
+                    ),
+                    Ok(t) => findings.fail_shape(
+                        inputs(),
+                        format!("{}: error {code}", self.op),
+                        describe_tensor(&t),
+                    ),
+                }
+                Ok(None)
+            }
+            Ok(lined) => {
+                let shape: Vec<usize> = lined.shape.iter().map(|a| a.size).collect();
+                let names: Vec<Option<String>> = lined.shape.iter().map(|a| a.name.clone()).collect();
+                let Some(actual) = self.checked_result(returned, &shape, Some(&names), &inputs, findings)?
+                else {
+                    return Ok(None);
+                };
+                let xs = oracle::expand(&a.values, a.tensor.shape(), &lined.alignment[0], &shape);
+                let ys = oracle::expand(&b.values, b.tensor.shape(), &lined.alignment[1], &shape);
+                self.compare(&xs, &ys, &actual, &shape, &inputs, findings)?;
+                Ok(Some(NamedResult { axes: lined.shape, bits: actual }))
+            }
+        }
+    }
+
+    /// Every element-wise order-rule vector of the suite's named tables, executed.
+    fn named_vectors(&self, g: &mut Generator, findings: &mut Findings) -> Result<(), String> {
+        let mut ran = 0;
+        for &t in &self.suite.broadcasting {
+            for (k, case) in self.catalog.broadcasting[t].cases.iter().enumerate() {
+                let Case::Named { op, operands, expect } = case else { continue };
+                let elementwise = !matches!(
+                    op,
+                    NamedOp::Matmul | NamedOp::MaskedFill | NamedOp::LogicalNot | NamedOp::Negative
+                );
+                let shape_level = match expect {
+                    NamedExpect::Result { .. } => true,
+                    NamedExpect::Error(code) => code == "E0401" || code == "E0404",
+                };
+                let executable =
+                    operands.iter().all(|o| !matches!(o.kind, ValueKind::Str | ValueKind::Python));
+                if !(elementwise && shape_level && executable) {
+                    continue;
+                }
+                ran += 1;
+                let strided = k % 2 == 1;
+                let a = self.named_operand(g, &operands[0].shape, strided)?;
+                let b = self.named_operand(g, &operands[1].shape, strided)?;
+                self.call_named(&a, &operands[0].shape, &b, &operands[1].shape, findings)?;
+            }
+        }
+        if ran == 0 {
+            return Err("the suite's named tables have no element-wise vectors to execute".into());
+        }
+        Ok(())
+    }
+
+    /// One permutation property case: a superset operand `y` (distinct names), a subset `x`
+    /// in its own order, and `y`'s axes in several orders (views of the same data). Each
+    /// result follows the rule (checked against the oracle), and all of them hold the same
+    /// value at the same named coordinates.
+    fn permutation_case(&self, g: &mut Generator, findings: &mut Findings) -> Result<(), String> {
+        let rank = g.draw(&(2usize..=4))?;
+        let sizes = (0..rank).map(|_| g.draw(&(1usize..=3))).collect::<Result<Vec<_>, _>>()?;
+        let superset: Vec<NamedAxis> =
+            sizes.iter().zip(["p", "q", "r", "s"]).map(|(&n, name)| NamedAxis::named(name, n)).collect();
+        let keep = g.draw(&proptest::collection::vec(proptest::bool::ANY, rank))?;
+        let mut subset: Vec<NamedAxis> =
+            superset.iter().zip(&keep).filter(|(_, k)| **k).map(|(a, _)| a.clone()).collect();
+        if subset.is_empty() {
+            subset.push(superset[rank - 1].clone());
+        }
+        let subset = g.draw(&Just(subset).prop_shuffle())?;
+        let x = self.named_operand(g, &subset, true)?;
+        let base = self.named_operand(g, &superset, false)?;
+        let mut orders: Vec<Vec<usize>> = vec![(0..rank).collect()];
+        for _ in 0..2 {
+            orders.push(g.draw(&Just((0..rank).collect::<Vec<usize>>()).prop_shuffle())?);
+        }
+        let mut reference: Option<(Vec<NamedAxis>, Vec<u64>)> = None;
+        for order in orders {
+            let axes: Vec<NamedAxis> = order.iter().map(|&j| superset[j].clone()).collect();
+            let shape: Vec<usize> = axes.iter().map(|a| a.size).collect();
+            let strides: Vec<isize> = order.iter().map(|&j| base.tensor.strides()[j]).collect();
+            let view = base
+                .tensor
+                .view(&shape, &strides, base.tensor.offset())
+                .and_then(|v| v.with_names(axes.iter().map(|a| a.name.clone()).collect()))
+                .map_err(|e| e.to_string())?;
+            let align: Alignment = order.iter().map(|&j| Some(j)).collect();
+            let values = oracle::expand(&base.values, base.tensor.shape(), &align, &shape);
+            let y = ValueOperand { tensor: view, values };
+            let failures_before = findings.result.failed_inputs;
+            let Some(NamedResult { axes: result_axes, bits }) =
+                self.call_named(&x, &subset, &y, &axes, findings)?
+            else {
+                continue;
+            };
+            if findings.result.failed_inputs > failures_before {
+                continue;
+            }
+            match &reference {
+                None => reference = Some((result_axes, bits)),
+                Some((ref_axes, ref_bits)) => {
+                    // The reference result, read in this result's axis order.
+                    let align: Alignment =
+                        result_axes.iter().map(|a| ref_axes.iter().position(|r| r.name == a.name)).collect();
+                    let ref_shape: Vec<usize> = ref_axes.iter().map(|a| a.size).collect();
+                    let out_shape: Vec<usize> = result_axes.iter().map(|a| a.size).collect();
+                    let expected = oracle::expand(ref_bits, &ref_shape, &align, &out_shape);
+                    let nan = self.suite.suite.nan;
+                    let differ = (0..bits.len())
+                        .filter(|&i| !Expect::Bits(expected[i]).accepts(self.ctx.output, bits[i], nan))
+                        .count();
+                    if differ > 0 {
+                        let inputs = vec![
+                            format!("x1: {}", describe_tensor(&x.tensor)),
+                            format!("x2: {}", describe_tensor(&y.tensor)),
+                            format!("the same x2 data with its axes as {}", shape_text(ref_axes)),
+                        ];
+                        findings.fail(
+                            differ,
+                            CaseFailure {
+                                inputs,
+                                expected: "the same value at the same named coordinates for every order of x2's axes"
+                                    .into(),
+                                actual: format!("{differ} elements differ"),
+                                ulp_distance: None,
+                                reproduce: findings.rerun(),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn named_axes(shape: &[usize], names: &[Option<String>]) -> Vec<NamedAxis> {
+    shape.iter().zip(names).map(|(&size, name)| NamedAxis { name: name.clone(), size }).collect()
+}
+
+/// `n` seeded NumPy shape pairs, each in both operand orders: row, column and outer-product
+/// broadcasting, a rank-0 operand, and general pairs (ranks 0-5, random size-1 axes, extra
+/// leading axes).
+fn shape_pairs(g: &mut Generator, n: usize) -> Result<Vec<ShapePair>, String> {
+    let mut pairs = Vec::with_capacity(2 * n);
+    for k in 0..n {
+        let pattern = k % 5;
+        let rank = g.draw(&(if pattern < 3 { 2usize..=5 } else { 0usize..=5 }))?;
+        let largest = if rank == 5 { 3 } else { 4 };
+        let out = (0..rank).map(|_| g.draw(&(1usize..=largest))).collect::<Result<Vec<_>, _>>()?;
+        let (a, b) = match pattern {
+            // Row: a matrix and its last axis.
+            0 => (out.clone(), out[rank - 1..].to_vec()),
+            // Column: the last axis of one operand is 1.
+            1 => {
+                let mut col = out.clone();
+                col[rank - 1] = 1;
+                (out, col)
+            }
+            // Outer: a column against a row.
+            2 => {
+                let mut col = out.clone();
+                col[rank - 1] = 1;
+                let mut row = out[rank - 2..].to_vec();
+                row[0] = 1;
+                (col, row)
+            }
+            3 => (out, Vec::new()),
+            _ => {
+                let operand = |g: &mut Generator| -> Result<Vec<usize>, String> {
+                    let drop = g.draw(&(0..=rank))?;
+                    out[drop..].iter().map(|&d| Ok(if g.draw(&(0u8..3))? == 0 { 1 } else { d })).collect()
+                };
+                (operand(g)?, operand(g)?)
+            }
+        };
+        pairs.push((a.clone(), b.clone()));
+        pairs.push((b, a));
+    }
+    Ok(pairs)
+}
+
+/// A strided view holding `values` (in logical order): axes stored in a random order, each
+/// with a step of 1 or 2 and possibly reversed, behind 1 to 3 leading elements. The gaps hold
+/// other values, so an adapter that ignores strides reads wrong elements.
+fn strided_view(
+    g: &mut Generator,
+    f: Format,
+    dtype: DType,
+    shape: &[usize],
+    values: &[u64],
+) -> Result<Tensor, String> {
+    let rank = shape.len();
+    let order = g.draw(&Just((0..rank).collect::<Vec<usize>>()).prop_shuffle())?;
+    let steps = (0..rank)
+        .map(|_| g.draw(&proptest::sample::select(vec![1isize, 2, -1, -2])))
+        .collect::<Result<Vec<_>, _>>()?;
+    let pad = g.draw(&(1usize..=3))?;
+    // Storage axis k holds logical axis order[k], with room for its steps.
+    let extents: Vec<usize> = order.iter().map(|&i| shape[i] * steps[i].unsigned_abs()).collect();
+    let mut storage_stride = vec![0isize; rank];
+    let mut step = 1isize;
+    for k in (0..rank).rev() {
+        storage_stride[k] = step;
+        step *= extents[k].max(1) as isize;
+    }
+    let mut strides = vec![0isize; rank];
+    let mut offset = pad as isize;
+    for (k, &i) in order.iter().enumerate() {
+        strides[i] = storage_stride[k] * steps[i];
+        if steps[i] < 0 && shape[i] > 0 {
+            offset += (shape[i] as isize - 1) * -strides[i];
+        }
+    }
+    let len = pad + extents.iter().product::<usize>();
+    let any = any_value(f);
+    let mut buffer = (0..len).map(|_| g.draw(&any)).collect::<Result<Vec<u64>, _>>()?;
+    for (i, &v) in values.iter().enumerate() {
+        let index = unravel(i, shape);
+        let position = offset + index.iter().zip(&strides).map(|(&j, &s)| j as isize * s).sum::<isize>();
+        buffer[position as usize] = v;
+    }
+    let base = Tensor::from_bits(dtype, &[len], &buffer).map_err(|e| e.to_string())?;
+    base.view(shape, &strides, offset as usize).map_err(|e| e.to_string())
+}
+
+/// The `k`-th named pair of the swap property: both operands qualifying by name, one
+/// qualifying, and pairs that line up from the right (unnamed and size-1 axes, extra axes).
+fn swap_pair(g: &mut Generator, k: usize) -> Result<(Vec<NamedAxis>, Vec<NamedAxis>), String> {
+    let names = ["p", "q", "r", "s"];
+    let rank = g.draw(&(1usize..=4))?;
+    let sizes = (0..rank).map(|_| g.draw(&(2usize..=3))).collect::<Result<Vec<_>, _>>()?;
+    let full: Vec<NamedAxis> = sizes.iter().zip(names).map(|(&n, name)| NamedAxis::named(name, n)).collect();
+    let shuffled = g.draw(&Just(full.clone()).prop_shuffle())?;
+    Ok(match k % 3 {
+        0 => (full, shuffled),
+        1 => {
+            let keep = g.draw(&(1..=rank))?;
+            (shuffled[..keep].to_vec(), full)
+        }
+        _ => {
+            // From the right: the trailing axes of `full`, some unnamed, some of size 1, and
+            // an unnamed extra axis in front of the longer operand.
+            let keep = g.draw(&(1..=rank))?;
+            let mut short = Vec::with_capacity(keep);
+            for a in &full[rank - keep..] {
+                short.push(match g.draw(&(0u8..3))? {
+                    0 => NamedAxis::unnamed(a.size),
+                    1 => NamedAxis::unnamed(1),
+                    _ => a.clone(),
+                });
+            }
+            let mut long = vec![NamedAxis::unnamed(2)];
+            long.extend(full);
+            (long, short)
+        }
+    })
+}

@@ -1,0 +1,606 @@
+//! Broadcasting tables (`specs/broadcasting/*.yaml`): the rules as data, the decisions taken
+//! where the documents are ambiguous, and literal vectors (shapes in, shape or error out).
+//!
+//! Two families share one schema. `numpy` tables give shapes as lists of sizes
+//! (`x: [2, 1, 3]`) and expect a shape or `error: shape_mismatch`. `named` tables give
+//! operands in the named-axis document's notation, `"mask:f16[b n (H Dh)]"`: an optional kind
+//! (default `real`) with an optional dtype, then the axes in brackets (none for a rank-0
+//! operand): a name (`n`, its size from the vector's `sizes`, or inline as `n=3`), an unnamed
+//! size (`3`), or a merged axis `(H Dh)` whose size is the product of its parts. They expect
+//! a result in the same notation (a kind there is checked; `number` stands for any numeric
+//! tensor kind, `host_number` for either host number) or a document error code, and may state
+//! how each operand lines up with the result (`align: {x: "[0 1]", y: "[_ 0]"}`, `_` for a
+//! new axis).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use opspec_adapter::{Alignment, DType, NAMED_AXIS_CODES, NamedAxis, NamedOp, Operand, ValueKind};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::load::{LoadError, read_yaml};
+use super::schema::{NotCovered, Source};
+
+/// A broadcasting table as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BroadcastTable {
+    /// Which notation and rules the vectors use.
+    pub family: Family,
+    /// One-line title for reports.
+    pub title: String,
+    /// The documents the rules cite.
+    pub sources: Vec<Source>,
+    /// Error codes this table owns: each must appear in a vector that expects it and in one
+    /// that narrowly avoids it.
+    #[serde(default)]
+    pub codes: Vec<String>,
+    /// The rules, each quoting its document.
+    pub rules: Vec<Rule>,
+    /// What was decided where the documents are ambiguous, and why.
+    #[serde(default)]
+    pub decisions: Vec<Decision>,
+    /// Parts of the documents not encoded, so that the gap is visible.
+    #[serde(default)]
+    pub not_covered: Vec<NotCovered>,
+    /// The operation of vectors that name none (named tables; default `add`).
+    #[serde(default)]
+    pub op: Option<String>,
+    /// The literal vectors.
+    pub vectors: Vec<Vector>,
+}
+
+/// The two families of broadcasting tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// NumPy broadcasting of unnamed shapes.
+    Numpy,
+    /// The named-axis document: the order rule, `masked_fill`, `matmul`, the operator table.
+    Named,
+}
+
+/// One rule of a document.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// Permanent id, unique in the table; vectors cite it.
+    pub id: Spanned<String>,
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// Where in the document (`Broadcasting, bullet 2`; `The order rule, From the right`).
+    pub section: String,
+    /// The rule's text, as the document states it.
+    pub text: String,
+}
+
+/// A decision taken where the text is ambiguous; vectors that pin it name it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Decision {
+    /// Permanent id, unique in the table; vectors that pin the decision name it.
+    pub id: Spanned<String>,
+    /// What the text leaves open.
+    pub question: String,
+    /// What opspec requires.
+    pub decision: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// A literal vector.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vector {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    /// Rules the vector exercises (ids of the table's `rules`).
+    pub rules: Vec<String>,
+    /// The decision the vector pins, if any.
+    #[serde(default)]
+    pub decision: Option<String>,
+    /// The document's own example, quoted, where the vector encodes one.
+    #[serde(default)]
+    pub example: Option<String>,
+    /// The operation (named tables; default the table's `op`).
+    #[serde(default)]
+    pub op: Option<Spanned<String>>,
+    /// The first (left) operand.
+    pub x: Spanned<ShapeText>,
+    #[serde(default)]
+    /// The second operand (none for unary operations).
+    pub y: Option<Spanned<ShapeText>>,
+    /// Sizes of the named axes written without an inline size.
+    #[serde(default)]
+    pub sizes: BTreeMap<String, usize>,
+    /// The expected result (exactly one of `result` and `error`).
+    #[serde(default)]
+    pub result: Option<Spanned<ShapeText>>,
+    /// How each operand lines up with the result (named tables).
+    #[serde(default)]
+    pub align: Option<AlignText>,
+    /// The expected error: a document code, or `shape_mismatch` in numpy tables.
+    #[serde(default)]
+    pub error: Option<Spanned<String>>,
+    /// Errors this vector narrowly avoids (it sits just on the right side of their rule).
+    #[serde(default)]
+    pub avoids: Vec<String>,
+}
+
+/// A shape as written: a list of sizes (numpy tables) or the named notation (named tables).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeText {
+    /// Sizes of unnamed axes, outermost first (`[2, 1, 3]`).
+    Sizes(Vec<usize>),
+    /// The named notation (`"mask:f16[b n (H Dh)]"`).
+    Named(String),
+}
+
+impl<'de> Deserialize<'de> for ShapeText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::value::SeqAccessDeserializer;
+
+        struct ShapeVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ShapeVisitor {
+            type Value = ShapeText;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of sizes or a named shape such as \"[n D]\"")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ShapeText, E> {
+                Ok(ShapeText::Named(v.to_string()))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<ShapeText, A::Error> {
+                Vec::<usize>::deserialize(SeqAccessDeserializer::new(seq)).map(ShapeText::Sizes)
+            }
+        }
+
+        d.deserialize_any(ShapeVisitor)
+    }
+}
+
+/// The `align` field: one alignment per operand.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlignText {
+    /// How the first operand lines up (`"[0 _ 1]"`).
+    pub x: Spanned<String>,
+    #[serde(default)]
+    /// How the second operand lines up.
+    pub y: Option<Spanned<String>>,
+}
+
+/// A loaded, validated broadcasting table.
+#[derive(Debug)]
+pub struct LoadedBroadcastTable {
+    /// Path relative to the catalog root (`specs/broadcasting/named.yaml`).
+    pub path: PathBuf,
+    /// The name suites use (`broadcasting/named`).
+    pub key: String,
+    /// The name used in check ids (`named`).
+    pub name: String,
+    /// The table as written.
+    pub table: BroadcastTable,
+    /// The vectors, parsed; one per `table.vectors` entry.
+    pub cases: Vec<Case>,
+}
+
+/// A vector, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Case {
+    /// A NumPy vector.
+    Numpy {
+        /// The left operand's shape.
+        x: Vec<usize>,
+        /// The right operand's shape.
+        y: Vec<usize>,
+        /// The result shape; `None` for a shape mismatch.
+        expect: Option<Vec<usize>>,
+    },
+    /// A named vector.
+    Named {
+        /// The operation.
+        op: NamedOp,
+        /// Its operands, in order.
+        operands: Vec<Operand>,
+        /// What it must give.
+        expect: NamedExpect,
+    },
+}
+
+/// What a named vector expects.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NamedExpect {
+    /// A well-formed expression's result.
+    Result {
+        /// The result's named shape.
+        shape: Vec<NamedAxis>,
+        /// Allowed result kinds; `None` when the vector does not constrain the kind.
+        kinds: Option<Vec<ValueKind>>,
+        /// One alignment per operand, where the vector states them.
+        alignment: Option<Vec<Alignment>>,
+    },
+    /// A document error code.
+    Error(String),
+}
+
+impl LoadedBroadcastTable {
+    /// The rule with id `id`.
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.table.rules.iter().find(|r| r.id.value == id)
+    }
+
+    /// The decision with id `id`.
+    pub fn decision(&self, id: &str) -> Option<&Decision> {
+        self.table.decisions.iter().find(|d| d.id.value == id)
+    }
+}
+
+/// Loads and validates a broadcasting table at `path` (below `root`).
+pub fn load_table(root: &Path, path: &Path) -> Result<LoadedBroadcastTable, LoadError> {
+    let table: BroadcastTable = read_yaml(path)?;
+    let cases = validate(path, &table)?;
+    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    let key = relative
+        .strip_prefix("specs")
+        .unwrap_or(&relative)
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/");
+    let name = key.rsplit('/').next().unwrap_or(&key).to_string();
+    Ok(LoadedBroadcastTable { path: relative, key, name, table, cases })
+}
+
+fn at<T>(file: &Path, span: &Spanned<T>, message: String) -> LoadError {
+    LoadError {
+        file: file.to_path_buf(),
+        line: Some(span.referenced.line()),
+        column: Some(span.referenced.column()),
+        message,
+    }
+}
+
+fn is_valid_id(id: &str) -> bool {
+    !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn known_code(code: &str) -> bool {
+    NAMED_AXIS_CODES.iter().any(|(c, _)| *c == code)
+}
+
+/// Checks what serde cannot and parses every vector.
+fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError> {
+    let whole = |m: String| LoadError { file: file.to_path_buf(), line: None, column: None, message: m };
+    let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
+    for code in &table.codes {
+        if table.family != Family::Named || !known_code(code) {
+            return Err(whole(format!("field `codes`: `{code}` is not a named-axis error code")));
+        }
+    }
+    let mut rule_ids = HashSet::new();
+    for rule in &table.rules {
+        let err = |m: String| at(file, &rule.id, format!("rule `{}`: {m}", rule.id.value));
+        if !is_valid_id(&rule.id.value) || !rule_ids.insert(rule.id.value.as_str()) {
+            return Err(err("field `id`: use a unique id of lower-case letters, digits and '-'".into()));
+        }
+        if !sources.contains(rule.source.as_str()) {
+            return Err(err(format!("field `source`: unknown source `{}`", rule.source)));
+        }
+    }
+    let mut decision_ids = HashSet::new();
+    for d in &table.decisions {
+        if !is_valid_id(&d.id.value) || !decision_ids.insert(d.id.value.as_str()) {
+            return Err(at(
+                file,
+                &d.id,
+                format!("decision `{}`: field `id`: use a unique valid id", d.id.value),
+            ));
+        }
+    }
+    if let Some(n) = table.not_covered.iter().find(|n| !sources.contains(n.source.as_str())) {
+        return Err(whole(format!("field `not_covered`: unknown source `{}`", n.source)));
+    }
+    let default_op = match (&table.op, table.family) {
+        (None, _) => NamedOp::Add,
+        (Some(op), Family::Named) => op.parse::<NamedOp>().map_err(|e| whole(format!("field `op`: {e}")))?,
+        (Some(_), Family::Numpy) => {
+            return Err(whole("field `op`: numpy tables apply to every binary operation".into()));
+        }
+    };
+    let mut seen = HashSet::new();
+    let mut cases = Vec::with_capacity(table.vectors.len());
+    for v in &table.vectors {
+        let err = |m: String| at(file, &v.id, format!("vector `{}`: {m}", v.id.value));
+        if !is_valid_id(&v.id.value) {
+            return Err(err("field `id`: use lower-case letters, digits and '-'".into()));
+        }
+        if !seen.insert(v.id.value.as_str()) || v.id.value == "coverage" {
+            return Err(err("field `id`: duplicate vector id (or `coverage`, the table's own check)".into()));
+        }
+        if v.rules.is_empty() {
+            return Err(err("field `rules`: cite at least one rule".into()));
+        }
+        if let Some(r) = v.rules.iter().find(|r| !rule_ids.contains(r.as_str())) {
+            return Err(err(format!("field `rules`: no rule `{r}`")));
+        }
+        if let Some(d) = v.decision.as_ref().filter(|d| !decision_ids.contains(d.as_str())) {
+            return Err(err(format!("field `decision`: no decision `{d}`")));
+        }
+        if v.result.is_some() == v.error.is_some() {
+            return Err(err("give exactly one of `result` and `error`".into()));
+        }
+        let case = match table.family {
+            Family::Numpy => numpy_case(file, v)?,
+            Family::Named => named_case(file, v, default_op)?,
+        };
+        cases.push(case);
+    }
+    Ok(cases)
+}
+
+fn numpy_case(file: &Path, v: &Vector) -> Result<Case, LoadError> {
+    let err = |m: String| at(file, &v.id, format!("vector `{}`: {m}", v.id.value));
+    if v.op.is_some() || v.align.is_some() || !v.sizes.is_empty() {
+        return Err(err("`op`, `align` and `sizes` belong to named tables".into()));
+    }
+    let sizes = |s: &Spanned<ShapeText>, field: &str| match &s.value {
+        ShapeText::Sizes(sizes) => Ok(sizes.clone()),
+        ShapeText::Named(_) => Err(at(file, s, format!("field `{field}`: a numpy shape is a list of sizes"))),
+    };
+    let y = v.y.as_ref().ok_or_else(|| err("field `y`: numpy vectors have two operands".into()))?;
+    if let Some(e) = v.error.as_ref().filter(|e| e.value != "shape_mismatch") {
+        return Err(at(
+            file,
+            e,
+            format!("field `error`: `{}` (numpy tables expect `shape_mismatch`)", e.value),
+        ));
+    }
+    if let Some(a) = v.avoids.iter().find(|a| *a != "shape_mismatch") {
+        return Err(err(format!("field `avoids`: `{a}` (numpy tables know only `shape_mismatch`)")));
+    }
+    Ok(Case::Numpy {
+        x: sizes(&v.x, "x")?,
+        y: sizes(y, "y")?,
+        expect: v.result.as_ref().map(|r| sizes(r, "result")).transpose()?,
+    })
+}
+
+fn named_case(file: &Path, v: &Vector, default_op: NamedOp) -> Result<Case, LoadError> {
+    let err = |m: String| at(file, &v.id, format!("vector `{}`: {m}", v.id.value));
+    let op = match &v.op {
+        Some(op) => op.value.parse::<NamedOp>().map_err(|e| at(file, op, format!("field `op`: {e}")))?,
+        None => default_op,
+    };
+    let text = |s: &Spanned<ShapeText>, field: &str| match &s.value {
+        ShapeText::Named(t) => Ok(t.clone()),
+        ShapeText::Sizes(_) => {
+            Err(at(file, s, format!("field `{field}`: write a named shape as a string, such as \"[n D]\"")))
+        }
+    };
+    let mut fields = vec![("x", &v.x)];
+    match (&v.y, op.arity()) {
+        (Some(y), 2) => fields.push(("y", y)),
+        (None, 1) => {}
+        (_, n) => {
+            return Err(err(format!(
+                "`{op}` takes {n} operand(s): give {}",
+                if n == 1 { "x only" } else { "x and y" }
+            )));
+        }
+    }
+    let operands = fields
+        .iter()
+        .map(|(field, s)| {
+            let parsed = parse_operand(&text(s, field)?, &v.sizes, false)
+                .map_err(|m| at(file, s, format!("field `{field}`: {m}")))?;
+            if parsed.kinds[0].is_scalar() && !parsed.shape.is_empty() {
+                return Err(at(file, s, format!("field `{field}`: a {} has no axes", parsed.kinds[0])));
+            }
+            Ok(Operand { kind: parsed.kinds[0], dtype: parsed.dtype, shape: parsed.shape })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    for a in &v.avoids {
+        if !known_code(a) || v.error.as_ref().is_some_and(|e| &e.value == a) {
+            return Err(err(format!("field `avoids`: `{a}` is not a code this vector avoids")));
+        }
+    }
+    let expect = match (&v.result, &v.error) {
+        (Some(r), _) => {
+            let parsed = parse_operand(&text(r, "result")?, &v.sizes, true)
+                .map_err(|m| at(file, r, format!("field `result`: {m}")))?;
+            let alignment =
+                v.align.as_ref().map(|a| parse_alignments(file, a, &parsed.shape, &operands)).transpose()?;
+            let kinds = (!parsed.kinds.is_empty()).then_some(parsed.kinds);
+            NamedExpect::Result { shape: parsed.shape, kinds, alignment }
+        }
+        (None, Some(e)) if known_code(&e.value) => {
+            if v.align.is_some() {
+                return Err(err("field `align`: an error has no alignment".into()));
+            }
+            NamedExpect::Error(e.value.clone())
+        }
+        (None, Some(e)) => {
+            return Err(at(file, e, format!("field `error`: `{}` is not a named-axis error code", e.value)));
+        }
+        (None, None) => return Err(err("give `result` or `error`".into())),
+    };
+    Ok(Case::Named { op, operands, expect })
+}
+
+fn parse_alignments(
+    file: &Path,
+    align: &AlignText,
+    result: &[NamedAxis],
+    operands: &[Operand],
+) -> Result<Vec<Alignment>, LoadError> {
+    let texts: Vec<&Spanned<String>> = [Some(&align.x), align.y.as_ref()].into_iter().flatten().collect();
+    if texts.len() != operands.len() {
+        return Err(at(
+            file,
+            &align.x,
+            format!("field `align`: give one alignment per operand ({})", operands.len()),
+        ));
+    }
+    texts
+        .iter()
+        .zip(operands)
+        .map(|(t, o)| {
+            parse_alignment(&t.value, result.len(), o.shape.len())
+                .map_err(|m| at(file, *t, format!("field `align`: {m}")))
+        })
+        .collect()
+}
+
+/// `"[0 _ 1]"`: for each result axis, the operand axis that supplies it or `_` for a new one.
+pub fn parse_alignment(text: &str, result_rank: usize, operand_rank: usize) -> Result<Alignment, String> {
+    let inner = text
+        .trim()
+        .strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .ok_or_else(|| format!("`{text}`: write an alignment as \"[0 _ 1]\""))?;
+    let align = inner
+        .split_whitespace()
+        .map(|t| match t {
+            "_" => Ok(None),
+            n => match n.parse::<usize>() {
+                Ok(j) if j < operand_rank => Ok(Some(j)),
+                _ => Err(format!(
+                    "`{n}` in `{text}` is neither `_` nor an axis of a rank-{operand_rank} operand"
+                )),
+            },
+        })
+        .collect::<Result<Alignment, _>>()?;
+    if align.len() != result_rank {
+        return Err(format!("`{text}` has {} entries for a rank-{result_rank} result", align.len()));
+    }
+    Ok(align)
+}
+
+/// An operand or result in the named notation, parsed.
+#[derive(Debug, PartialEq)]
+pub struct ParsedOperand {
+    /// The operand's kind (one), or the kinds a result may have (empty: not constrained).
+    pub kinds: Vec<ValueKind>,
+    /// The dtype written after the kind (`real:f16`), if any.
+    pub dtype: Option<DType>,
+    /// The axes.
+    pub shape: Vec<NamedAxis>,
+}
+
+/// Parses `kind[:dtype][axes]`. For a result, the kind is optional (then unconstrained) and
+/// may be `number` or `host_number`; for an operand it defaults to `real`.
+pub fn parse_operand(
+    text: &str,
+    sizes: &BTreeMap<String, usize>,
+    result: bool,
+) -> Result<ParsedOperand, String> {
+    let text = text.trim();
+    let (head, axes) = match text.find('[') {
+        Some(i) => {
+            let axes = text[i..]
+                .strip_prefix('[')
+                .and_then(|t| t.strip_suffix(']'))
+                .ok_or_else(|| format!("`{text}`: the axes must be one bracketed list at the end"))?;
+            (text[..i].trim(), axes)
+        }
+        None => (text, ""),
+    };
+    let (kind, dtype) = match head.split_once(':') {
+        Some((k, d)) => (k, Some(d.parse::<DType>()?)),
+        None => (head, None),
+    };
+    let kinds = match (kind, result) {
+        ("", false) => vec![ValueKind::Real],
+        ("", true) => Vec::new(),
+        ("number", true) => vec![ValueKind::Int, ValueKind::Real, ValueKind::Logits],
+        ("host_number", true) => vec![ValueKind::HostInt, ValueKind::HostReal],
+        (k, _) => vec![k.parse::<ValueKind>()?],
+    };
+    Ok(ParsedOperand { kinds, dtype, shape: parse_axes(axes, sizes)? })
+}
+
+/// Parses the axes between the brackets: `b n=3 4 (H Dh)`.
+fn parse_axes(text: &str, sizes: &BTreeMap<String, usize>) -> Result<Vec<NamedAxis>, String> {
+    let mut axes = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        if let Some(group) = rest.strip_prefix('(') {
+            let close = group.find(')').ok_or_else(|| format!("unclosed `(` in `{text}`"))?;
+            let parts = group[..close]
+                .split_whitespace()
+                .map(|p| named_size(p, sizes))
+                .collect::<Result<Vec<_>, _>>()?;
+            if parts.is_empty() {
+                return Err(format!("an empty merged axis `()` in `{text}`"));
+            }
+            let names: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
+            let size = parts.iter().map(|(_, s)| s).product();
+            axes.push(NamedAxis::named(format!("({})", names.join(" ")), size));
+            rest = group[close + 1..].trim_start();
+            continue;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..end];
+        rest = rest[end..].trim_start();
+        if let Ok(size) = token.parse::<usize>() {
+            axes.push(NamedAxis::unnamed(size));
+        } else {
+            let (name, size) = named_size(token, sizes)?;
+            axes.push(NamedAxis::named(name, size));
+        }
+    }
+    Ok(axes)
+}
+
+/// `n` (size from `sizes`) or `n=3`.
+fn named_size(token: &str, sizes: &BTreeMap<String, usize>) -> Result<(String, usize), String> {
+    let (name, size) = match token.split_once('=') {
+        Some((n, s)) => (n, Some(s.parse::<usize>().map_err(|_| format!("`{token}`: `{s}` is not a size"))?)),
+        None => (token, None),
+    };
+    let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(format!("`{token}` is not an axis (a name, name=size, a size or a merged axis)"));
+    }
+    let size = size
+        .or_else(|| sizes.get(name).copied())
+        .ok_or_else(|| format!("axis `{name}` has no size: add it to `sizes` or write `{name}=3`"))?;
+    Ok((name.to_string(), size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_notation() {
+        let sizes: BTreeMap<String, usize> =
+            [("n".to_string(), 3), ("H".to_string(), 4), ("Dh".to_string(), 2)].into();
+        let p = parse_operand("mask:f16[b=2 n (H Dh) 5]", &sizes, false).unwrap();
+        assert_eq!(p.kinds, vec![ValueKind::Mask]);
+        assert_eq!(p.dtype, Some(DType::F16));
+        assert_eq!(
+            p.shape,
+            vec![
+                NamedAxis::named("b", 2),
+                NamedAxis::named("n", 3),
+                NamedAxis::named("(H Dh)", 8),
+                NamedAxis::unnamed(5)
+            ]
+        );
+        assert_eq!(parse_operand("host_int", &sizes, false).unwrap().shape, vec![]);
+        assert_eq!(parse_operand("[]", &sizes, false).unwrap().kinds, vec![ValueKind::Real]);
+        assert!(parse_operand("[n]", &sizes, true).unwrap().kinds.is_empty());
+        assert!(parse_operand("[k]", &sizes, false).unwrap_err().contains("axis `k` has no size"));
+        assert!(parse_operand("tensor[n]", &sizes, false).unwrap_err().contains("unknown value kind"));
+        assert!(parse_operand("[n", &sizes, false).is_err());
+        assert_eq!(parse_alignment("[_ 1 0]", 3, 2).unwrap(), vec![None, Some(1), Some(0)]);
+        assert!(parse_alignment("[2]", 1, 2).is_err());
+        assert!(parse_alignment("[0]", 2, 2).is_err());
+    }
+}
