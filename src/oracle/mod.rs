@@ -8,10 +8,12 @@
 //! - [`rounding`]: the bridge between bits and MPFR values: exact decoding, and the single
 //!   rounding (precision, subnormals, overflow) back to bits.
 //! - [`arith`]: the IEEE 754 basic operations and fused multiply-add.
+//! - [`scatter`]: scatter-add, accumulated exactly, with the bound for order-dependent sums.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 
 pub mod arith;
 pub mod rounding;
+pub mod scatter;
 pub mod ulp;
 
 #[cfg(test)]

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use opspec_adapter::Adapter;
 
-use super::elementwise;
 use super::plan::{Check, Target};
 use super::result::{CheckResult, Status};
+use super::{elementwise, scatter};
 use crate::spec::Catalog;
 
 /// Knobs of a run that are not part of a suite.
@@ -73,6 +73,7 @@ pub fn run_check(
         }
         match &check.target {
             Target::Elementwise(t) => elementwise::run(catalog, check, t, adapter, options, &mut result),
+            Target::Scatter(t) => scatter::run(catalog, check, t, adapter, options, &mut result),
         }
     });
     if let Err(message) = outcome {

@@ -5,9 +5,12 @@ mod elementwise;
 mod execute;
 mod plan;
 mod result;
+mod scatter;
 
 pub use execute::{RunOptions, run_check};
-pub use plan::{CaseSet, Check, ElementwiseTarget, Target, adapter_checks, table_checks};
+pub use plan::{
+    CaseSet, Check, ElementwiseTarget, ScatterCases, ScatterTarget, Target, adapter_checks, table_checks,
+};
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 
 use std::io::Write;

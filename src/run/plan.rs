@@ -2,16 +2,19 @@
 
 use opspec_adapter::{DType, OpKind};
 
-use super::elementwise;
+use super::{elementwise, scatter};
 use crate::spec::Catalog;
 
 pub use super::elementwise::{CaseSet, ElementwiseTarget};
+pub use super::scatter::{ScatterCases, ScatterTarget};
 
 /// What a check exercises, in the terms of its family of tables.
 #[derive(Clone, Debug)]
 pub enum Target {
     /// An element-wise operation's special-case table (`specs/elementwise`, `specs/fused`).
     Elementwise(ElementwiseTarget),
+    /// A scatter table's literal case or generator (`specs/scatter`).
+    Scatter(ScatterTarget),
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
@@ -39,6 +42,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
     for suite in 0..catalog.suites.len() {
         for adapter in adapters {
             checks.extend(elementwise::plan_suite(catalog, suite, adapter));
+            checks.extend(scatter::plan_suite(catalog, suite, adapter));
         }
     }
     checks
@@ -46,5 +50,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 
 /// The tables' self-checks: every row's stated result against the oracle.
 pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
-    elementwise::plan_tables(catalog)
+    let mut checks = elementwise::plan_tables(catalog);
+    checks.extend(scatter::plan_tables(catalog));
+    checks
 }

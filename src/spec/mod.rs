@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod matching;
+pub mod scatter;
 pub mod schema;
 pub mod suite;
 
@@ -33,6 +34,8 @@ pub struct LoadedSuite {
     pub suite: Suite,
     /// Indices into [`Catalog::tables`].
     pub tables: Vec<usize>,
+    /// Indices into [`Catalog::scatter`].
+    pub scatter: Vec<usize>,
     pub dtypes: Vec<DType>,
 }
 
@@ -41,6 +44,8 @@ pub struct LoadedSuite {
 pub struct Catalog {
     pub root: PathBuf,
     pub tables: Vec<LoadedTable>,
+    /// Scatter tables (`specs/scatter/`).
+    pub scatter: Vec<scatter::LoadedScatter>,
     pub suites: Vec<LoadedSuite>,
 }
 
@@ -53,16 +58,22 @@ impl Catalog {
     /// Loads and validates every table and suite below `root`.
     pub fn load(root: &Path) -> Result<Catalog, LoadError> {
         let mut tables = Vec::new();
+        let mut scatter_tables = Vec::new();
         for path in yaml_files(root, &root.join("specs"))? {
-            tables.push(load_table(root, &path)?);
+            if scatter::is_scatter_path(root, &path) {
+                scatter_tables.push(scatter::load_scatter(root, &path)?);
+            } else {
+                tables.push(load_table(root, &path)?);
+            }
         }
         tables.sort_by(|a, b| a.key.cmp(&b.key));
+        scatter_tables.sort_by(|a, b| a.key.cmp(&b.key));
         let mut suites = Vec::new();
         for path in yaml_files(root, &root.join("suites"))? {
-            suites.push(load_suite(root, &path, &tables)?);
+            suites.push(load_suite(root, &path, &tables, &scatter_tables)?);
         }
         suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
-        Ok(Catalog { root: root.to_path_buf(), tables, suites })
+        Ok(Catalog { root: root.to_path_buf(), tables, scatter: scatter_tables, suites })
     }
 
     /// The suite called `name`.
@@ -109,19 +120,33 @@ fn load_table(root: &Path, path: &Path) -> Result<LoadedTable, LoadError> {
     Ok(LoadedTable { path: relative, key, op, table })
 }
 
-fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<LoadedSuite, LoadError> {
+fn load_suite(
+    root: &Path,
+    path: &Path,
+    tables: &[LoadedTable],
+    scatter_tables: &[scatter::LoadedScatter],
+) -> Result<LoadedSuite, LoadError> {
     let suite: Suite = read_yaml(path)?;
     let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
-    let indices = suite
-        .specs
-        .iter()
-        .map(|key| {
-            tables
-                .iter()
-                .position(|t| &t.key == key)
-                .ok_or_else(|| whole(format!("field `specs`: no table specs/{key}.yaml")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let (mut indices, mut scatter_indices) = (Vec::new(), Vec::new());
+    for key in &suite.specs {
+        if let Some(i) = tables.iter().position(|t| &t.key == key) {
+            indices.push(i);
+        } else if let Some(i) = scatter_tables.iter().position(|t| &t.key == key) {
+            scatter_indices.push(i);
+        } else {
+            return Err(whole(format!("field `specs`: no table specs/{key}.yaml")));
+        }
+    }
+    match &suite.scatter {
+        None if !scatter_indices.is_empty() => {
+            return Err(whole(
+                "field `scatter`: a suite with scatter tables needs a `scatter:` block".into(),
+            ));
+        }
+        Some(params) => scatter::validate_params(params).map_err(whole)?,
+        None => {}
+    }
     let dtypes = suite
         .dtypes
         .iter()
@@ -136,7 +161,7 @@ fn load_suite(root: &Path, path: &Path, tables: &[LoadedTable]) -> Result<Loaded
         }
     }
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    Ok(LoadedSuite { path: relative, suite, tables: indices, dtypes })
+    Ok(LoadedSuite { path: relative, suite, tables: indices, scatter: scatter_indices, dtypes })
 }
 
 /// `*.yaml` files below `dir`, recursively, in a stable order.

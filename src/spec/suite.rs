@@ -29,6 +29,10 @@ pub struct Suite {
     /// ULP bounds for `approximate` operations: op -> dtype -> bound.
     #[serde(default)]
     pub ulp_bounds: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Scatter parameters (mode, negative indices, determinism, index dtypes); required when
+    /// the suite names a scatter table.
+    #[serde(default)]
+    pub scatter: Option<super::scatter::ScatterParams>,
 }
 
 /// NaN comparison policy.

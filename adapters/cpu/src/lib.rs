@@ -6,9 +6,12 @@
 //! broadcasting, and strided inputs. Speed is a later concern; correctness is this crate's job.
 
 mod broadcast;
+pub mod scatter;
 
 use half::{bf16, f16};
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Element, ErrorKind, OpKind, Support, Tensor};
+use opspec_adapter::{
+    Adapter, AdapterError, BinaryOp, DType, Element, ErrorKind, OpKind, ScatterMode, Support, Tensor,
+};
 
 pub use broadcast::broadcast_shapes;
 
@@ -36,7 +39,7 @@ impl Adapter for CpuAdapter {
             op,
             OpKind::Binary(BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Divide)
         );
-        if arithmetic && dtype.is_float() {
+        if arithmetic && dtype.is_float() || op == OpKind::ScatterAdd && dtype != DType::Bool {
             Support::Supported
         } else {
             Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet"))
@@ -57,6 +60,16 @@ impl Adapter for CpuAdapter {
             DType::F64 => binary_float::<f64>(op, a, b),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
+    }
+
+    fn scatter_add(
+        &self,
+        input: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+        mode: ScatterMode,
+    ) -> Result<Tensor, AdapterError> {
+        scatter::scatter_add(input, indices, updates, mode)
     }
 }
 
