@@ -399,7 +399,7 @@ impl ProblemRun<'_> {
             if self.result.failures.len() < self.options.max_listed_failures {
                 let how_far = verdict
                     .bound_ratio
-                    .map_or(String::new(), |r| format!(" — {r:.3}× the bound, {:.3}× outside it", r - 1.0));
+                    .map_or(String::new(), |r| format!(" — |r - S| is {r:.3}× the bound (1 is its edge)"));
                 let failure = CaseFailure {
                     inputs: element_inputs(problem, policy, e, element, label),
                     expected: element.expect.describe(problem.dtype),
@@ -439,15 +439,20 @@ impl ProblemRun<'_> {
         format!("cargo test --release --test conformance -- --exact {}   ({label})", self.check.id)
     }
 
+    /// Sets the message: on a failure, how many outputs failed; on a pass with order-dependent
+    /// sums, how far inside the bound the worst element stayed.
     fn finish(&mut self) {
         let worst = self.worst_ratio.map_or(String::new(), |r| {
-            format!("; the element closest to its bound used {:.1} % of γ(n-1)·Σ|x|", 100.0 * r)
+            format!("the largest |r - S| among order-dependent sums was {:.1} % of γ(n-1)·Σ|x|", 100.0 * r)
         });
         if self.result.status == Status::Fail {
+            let sep = if worst.is_empty() { "" } else { "; " };
             self.result.message = format!(
-                "{} of {} outputs (elements, or expected errors) are not what the contract allows{worst}",
+                "{} of {} outputs (elements, or expected errors) are not what the contract allows{sep}{worst}",
                 self.result.failed_inputs, self.result.inputs
             );
+        } else {
+            self.result.message = worst;
         }
     }
 }
