@@ -158,7 +158,7 @@ impl SumBound {
         }
         let k = self.additions as u64;
         let two_p = Integer::from(1) << f.precision();
-        if Integer::from(k) >= two_p {
+        if two_p <= k {
             // k·u >= 1: γ(k) is unbounded, every finite value is allowed.
             return Verdict { accepted: true, bound_ratio: None };
         }
@@ -182,7 +182,7 @@ impl SumBound {
         let f = self.format;
         let k = self.additions as u64;
         let two_p = Integer::from(1) << f.precision();
-        if Integer::from(k) >= two_p {
+        if two_p <= k {
             return "unbounded".to_string();
         }
         let scale = Float::with_val(64, 1) << (f.emin() - f.frac_bits as i32);

@@ -18,6 +18,9 @@ use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tenso
 /// Index vectors per block of the adaptive kernel.
 const BLOCK: usize = 1024;
 
+/// How many index vectors ahead the run kernel prefetches destinations.
+const PREFETCH_AHEAD: usize = 32;
+
 /// Below this many update elements a call stays on one thread.
 const PARALLEL_MIN: usize = 1 << 16;
 
@@ -167,20 +170,30 @@ fn typed<T: Accumulate>(
     depth: usize,
     mode: ScatterMode,
 ) -> Result<Tensor, AdapterError> {
-    let mut out = input.to_vec::<T>()?;
-    let values = updates.to_vec::<T>()?;
+    let mut out = elements::<T>(input)?;
+    let values = elements::<T>(updates)?;
     let threads = default_threads();
     match indices.dtype() {
         DType::I32 => {
-            let coords = indices.to_vec::<i32>()?;
+            let coords = elements::<i32>(indices)?;
             scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode, threads)?
         }
         _ => {
-            let coords = indices.to_vec::<i64>()?;
+            let coords = elements::<i64>(indices)?;
             scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode, threads)?
         }
     }
     Tensor::from_slice(&out, input.shape())
+}
+
+/// The elements of `t` in row-major order; contiguous tensors are decoded in one pass.
+fn elements<T: Element>(t: &Tensor) -> Result<Vec<T>, AdapterError> {
+    match t.contiguous_bytes() {
+        Some(bytes) if t.dtype() == T::DTYPE => {
+            Ok(bytes.chunks_exact(T::DTYPE.size()).map(T::read_le).collect())
+        }
+        _ => t.to_vec::<T>(),
+    }
 }
 
 /// Scatter-add in place on row-major slices: `out` (of `shape`) receives, for each index
@@ -204,7 +217,8 @@ pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
     }
     let (indexed, sliced) = shape.split_at(depth);
     let slice: usize = sliced.iter().product();
-    let vectors = if depth == 0 { updates.len() / slice.max(1) } else { indices.len() / depth };
+    // Depth 0: every index vector selects the whole input; count them through the updates.
+    let vectors = indices.len().checked_div(depth).unwrap_or(updates.len() / slice.max(1));
     if indices.len() != vectors * depth || updates.len() != vectors * slice {
         return mismatch(format!(
             "{} coordinates and {} update elements do not make whole index vectors and slices",
@@ -230,8 +244,7 @@ pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
     let threads = if updates.len() >= PARALLEL_MIN { threads.min(out.len() / slice).max(1) } else { 1 };
     if depth == 1 && slice == 1 {
         let extent = indexed[0];
-        let resolve_one = move |c: &I| resolve_coordinate(c.get(), extent, mode);
-        parallel(out, 1, threads, |part, lo| flat_kernel(part, lo, indices, updates, &resolve_one));
+        parallel(out, 1, threads, |part, lo| flat_kernel(part, lo, indices, updates, extent, mode));
         return Ok(());
     }
     let dests: Vec<usize> = (0..vectors)
@@ -277,55 +290,130 @@ fn parallel<T: Send>(out: &mut [T], slice: usize, threads: usize, kernel: impl F
     });
 }
 
-/// Depth-1 scatter of single elements into `part`, which holds destinations `lo..lo + len`.
-/// Blocks dominated by runs of one destination keep the running sum in a register.
+/// Depth-1 scatter of single elements into `part`, which holds destinations `lo..lo + len`
+/// of an axis of `extent` elements. Blocks dominated by runs of one destination keep the
+/// running sum in a register.
 fn flat_kernel<T: Accumulate, I: Coordinate>(
     part: &mut [T],
     lo: usize,
     indices: &[I],
     updates: &[T],
-    resolve_one: &impl Fn(&I) -> Option<usize>,
+    extent: usize,
+    mode: ScatterMode,
 ) {
-    let hi = lo + part.len();
-    let local = |c: &I| resolve_one(c).filter(|d| (lo..hi).contains(d)).map(|d| d - lo);
+    if mode == ScatterMode::Clip {
+        flat_blocks::<T, I, true>(part, lo, indices, updates, extent);
+    } else {
+        flat_blocks::<T, I, false>(part, lo, indices, updates, extent);
+    }
+}
+
+/// The destination of coordinate `c` relative to `lo`, as an unsigned number that is below
+/// the part's length exactly when the update belongs to this part (negative and too-large
+/// coordinates wrap to huge values unless `CLIP` clamps them first).
+#[inline(always)]
+fn local<I: Coordinate, const CLIP: bool>(c: I, lo: usize, extent: usize) -> usize {
+    let c = c.get();
+    let c = if CLIP { c.clamp(0, extent as i64 - 1) } else { c };
+    (c as usize).wrapping_sub(lo)
+}
+
+fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    lo: usize,
+    indices: &[I],
+    updates: &[T],
+    extent: usize,
+) {
+    if extent == 0 {
+        return;
+    }
     for (block, values) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)) {
-        let repeats = block.windows(2).filter(|w| w[0].get() == w[1].get()).count();
-        if repeats * 5 >= block.len() * 4 {
-            run_block(part, block, values, &local);
-        } else {
-            for (c, &v) in block.iter().zip(values) {
-                if let Some(d) = local(c) {
-                    part[d] = part[d].accumulate(v);
-                }
-            }
+        if mostly_runs(block) {
+            run_block::<T, I, CLIP>(part, lo, block, values, extent);
+            continue;
+        }
+        plain_block::<T, I, CLIP>(part, lo, block, values, extent);
+    }
+}
+
+/// One update at a time, through memory.
+#[inline(never)]
+fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    lo: usize,
+    block: &[I],
+    values: &[T],
+    extent: usize,
+) {
+    let len = part.len();
+    for (&c, &v) in block.iter().zip(values) {
+        let d = local::<I, CLIP>(c, lo, extent);
+        if d < len {
+            part[d] = part[d].accumulate(v);
         }
     }
 }
 
-/// A block with long runs of equal coordinates: one load and one store per run.
+/// Whether at least 54 of 64 sampled neighbouring pairs of `block` repeat a coordinate (long
+/// runs, averaging more than about six: there the register kernel wins; on shorter runs its
+/// branch mispredictions cost more than the memory round trips it saves). Sampling keeps the
+/// test cheap next to the scatter itself; either answer gives the same bits.
 #[inline]
-fn run_block<T: Accumulate, I: Coordinate>(
+fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
+    let stride = block.len() / 64;
+    stride > 0 && (0..64).filter(|k| block[k * stride].get() == block[k * stride + 1].get()).count() >= 54
+}
+
+/// A block with long runs of equal coordinates: one load and one store per run, the running
+/// sum kept in a register (the same additions in the same order as the plain loop).
+#[inline(never)]
+fn run_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     part: &mut [T],
+    lo: usize,
     block: &[I],
     values: &[T],
-    local: &impl Fn(&I) -> Option<usize>,
+    extent: usize,
 ) {
-    let mut i = 0;
-    while i < block.len() {
-        let c = block[i].get();
-        let mut end = i + 1;
-        while end < block.len() && block[end].get() == c {
-            end += 1;
+    let len = part.len();
+    let Some(&first) = values.first() else { return };
+    // `current` is the destination being accumulated (>= len: none in this part).
+    let (mut current, mut acc) = (usize::MAX, first);
+    for (i, (&c, &v)) in block.iter().zip(values).enumerate() {
+        // Each run ends in a mispredicted branch, which also discards the loads in flight;
+        // fetching the destination of a run further ahead keeps the memory system busy.
+        if let Some(&ahead) = block.get(i + PREFETCH_AHEAD) {
+            prefetch(part.as_ptr().wrapping_add(local::<I, CLIP>(ahead, lo, extent)));
         }
-        if let Some(d) = local(&block[i]) {
-            let mut acc = part[d];
-            for &v in &values[i..end] {
-                acc = acc.accumulate(v);
-            }
-            part[d] = acc;
+        let d = local::<I, CLIP>(c, lo, extent);
+        if d == current {
+            acc = acc.accumulate(v);
+            continue;
         }
-        i = end;
+        if current < len {
+            part[current] = acc;
+        }
+        current = d;
+        if d < len {
+            acc = part[d].accumulate(v);
+        }
     }
+    if current < len {
+        part[current] = acc;
+    }
+}
+
+/// A hint to fetch the cache line at `p`; the address may lie outside any allocation (a
+/// prefetch never faults), which is why it is computed with `wrapping_add`.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` only hints the cache; it reads nothing and never faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Scatter of whole slices into `part`, which holds slice numbers `lo..` (`dests` are slice
