@@ -328,18 +328,33 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     if extent == 0 {
         return;
     }
+    // After each block, a sample of its (now cached) coordinates says whether it was made of
+    // long runs; the next block then takes the register kernel. Either kernel gives the same
+    // bits; the choice only matters for speed.
+    let mut runs = false;
     for (block, values) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)) {
-        if mostly_runs(block) {
-            run_block::<T, I, CLIP>(part, lo, block, values, extent);
-            continue;
+        match (runs, lo) {
+            (true, _) => run_block::<T, I, CLIP>(part, lo, block, values, extent),
+            (false, 0) => plain_block::<T, I, CLIP, true>(part, 0, block, values, extent),
+            (false, _) => plain_block::<T, I, CLIP, false>(part, lo, block, values, extent),
         }
-        plain_block::<T, I, CLIP>(part, lo, block, values, extent);
+        runs = mostly_runs(block);
     }
 }
 
-/// One update at a time, through memory.
+/// Whether at least 106 of 128 sampled neighbouring pairs of `block` repeat a coordinate:
+/// runs averaging more than about six, where the register kernel wins (on shorter runs its
+/// mispredicted branches cost more than the memory round trips it saves).
+#[inline]
+fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
+    let stride = block.len() / 128;
+    stride > 0 && (0..128).filter(|k| block[k * stride].get() == block[k * stride + 1].get()).count() >= 106
+}
+
+/// One update at a time, through memory, unrolled by four: a short loop body lets the
+/// processor keep more of the random read-modify-writes in flight. `FROM_ZERO` says `lo` is 0.
 #[inline(never)]
-fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
+fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool, const FROM_ZERO: bool>(
     part: &mut [T],
     lo: usize,
     block: &[I],
@@ -347,22 +362,24 @@ fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     extent: usize,
 ) {
     let len = part.len();
-    for (&c, &v) in block.iter().zip(values) {
+    let lo = if FROM_ZERO { 0 } else { lo };
+    let mut add = |c: I, v: T| {
         let d = local::<I, CLIP>(c, lo, extent);
         if d < len {
             part[d] = part[d].accumulate(v);
         }
+    };
+    let (coords, vals) = (block.chunks_exact(4), values.chunks_exact(4));
+    let (coord_tail, value_tail) = (coords.remainder(), vals.remainder());
+    for (c, v) in coords.zip(vals) {
+        add(c[0], v[0]);
+        add(c[1], v[1]);
+        add(c[2], v[2]);
+        add(c[3], v[3]);
     }
-}
-
-/// Whether at least 54 of 64 sampled neighbouring pairs of `block` repeat a coordinate (long
-/// runs, averaging more than about six: there the register kernel wins; on shorter runs its
-/// branch mispredictions cost more than the memory round trips it saves). Sampling keeps the
-/// test cheap next to the scatter itself; either answer gives the same bits.
-#[inline]
-fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
-    let stride = block.len() / 64;
-    stride > 0 && (0..64).filter(|k| block[k * stride].get() == block[k * stride + 1].get()).count() >= 54
+    for (&c, &v) in coord_tail.iter().zip(value_tail) {
+        add(c, v);
+    }
 }
 
 /// A block with long runs of equal coordinates: one load and one store per run, the running
