@@ -548,19 +548,21 @@ mod tests {
         let mut sorted = uniform.clone();
         sorted.sort_unstable();
         let runs: Vec<i64> = (0..m).map(|i| uniform[i / 13]).collect();
-        for indices in [&uniform, &sorted, &runs] {
+        let patterns = [&uniform, &sorted, &runs];
+        for (indices, mode) in
+            patterns.iter().flat_map(|&i| [(i, ScatterMode::Ignore), (i, ScatterMode::Clip)])
+        {
             let mut sequential = vec![0.5f32; n];
             for (&c, &v) in indices.iter().zip(&values) {
-                if (0..n as i64).contains(&c) {
-                    sequential[c as usize] += v;
+                if mode == ScatterMode::Clip || (0..n as i64).contains(&c) {
+                    sequential[c.clamp(0, n as i64 - 1) as usize] += v;
                 }
             }
             for threads in [1, 2, 3, 7] {
                 let mut out = vec![0.5f32; n];
-                scatter_add_in_place(&mut out, &[n], indices, 1, &values, ScatterMode::Ignore, threads)
-                    .unwrap();
+                scatter_add_in_place(&mut out, &[n], indices, 1, &values, mode, threads).unwrap();
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&out), bits(&sequential), "{threads} threads");
+                assert_eq!(bits(&out), bits(&sequential), "{threads} threads, {mode:?}");
             }
         }
         // Slices (depth 1 of a [n/4, 4] input) through the general kernel.
