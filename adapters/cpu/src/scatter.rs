@@ -332,11 +332,16 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     // long runs; the next block then takes the register kernel. Either kernel gives the same
     // bits; the choice only matters for speed.
     let mut runs = false;
+    // A thread that owns part of the output skips the other threads' updates; that test is
+    // unpredictable for scattered indices, so such parts first gather their own updates into a
+    // small buffer without branching, then apply them.
+    let whole = lo == 0 && part.len() >= extent;
+    let mut owned: Vec<(usize, T)> = Vec::new();
     for (block, values) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)) {
-        match (runs, lo) {
+        match (runs, whole) {
             (true, _) => run_block::<T, I, CLIP>(part, lo, block, values, extent),
-            (false, 0) => plain_block::<T, I, CLIP, true>(part, 0, block, values, extent),
-            (false, _) => plain_block::<T, I, CLIP, false>(part, lo, block, values, extent),
+            (false, true) => plain_block::<T, I, CLIP>(part, block, values, extent),
+            (false, false) => owned_block::<T, I, CLIP>(part, lo, block, values, extent, &mut owned),
         }
         runs = mostly_runs(block);
     }
@@ -352,19 +357,17 @@ fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
 }
 
 /// One update at a time, through memory, unrolled by four: a short loop body lets the
-/// processor keep more of the random read-modify-writes in flight. `FROM_ZERO` says `lo` is 0.
+/// processor keep more of the random read-modify-writes in flight. `part` is the whole output.
 #[inline(never)]
-fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool, const FROM_ZERO: bool>(
+fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     part: &mut [T],
-    lo: usize,
     block: &[I],
     values: &[T],
     extent: usize,
 ) {
     let len = part.len();
-    let lo = if FROM_ZERO { 0 } else { lo };
     let mut add = |c: I, v: T| {
-        let d = local::<I, CLIP>(c, lo, extent);
+        let d = local::<I, CLIP>(c, 0, extent);
         if d < len {
             part[d] = part[d].accumulate(v);
         }
@@ -379,6 +382,32 @@ fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool, const FROM_ZERO: 
     }
     for (&c, &v) in coord_tail.iter().zip(value_tail) {
         add(c, v);
+    }
+}
+
+/// The updates of `block` that land in `part` (destinations `lo..`), gathered without
+/// branches into `owned`, then applied in order.
+#[inline(never)]
+fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    lo: usize,
+    block: &[I],
+    values: &[T],
+    extent: usize,
+    owned: &mut Vec<(usize, T)>,
+) {
+    let Some(&first) = values.first() else { return };
+    owned.clear();
+    owned.resize(block.len(), (0, first));
+    let len = part.len();
+    let mut kept = 0;
+    for (&c, &v) in block.iter().zip(values) {
+        let d = local::<I, CLIP>(c, lo, extent);
+        owned[kept] = (d, v);
+        kept += usize::from(d < len);
+    }
+    for &(d, v) in &owned[..kept] {
+        part[d] = part[d].accumulate(v);
     }
 }
 
