@@ -352,7 +352,8 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
 /// mispredicted branches cost more than the memory round trips it saves).
 #[inline]
 fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
-    let stride = block.len() / 128;
+    // The last sampled pair starts at 127·stride <= block.len() - 2.
+    let stride = block.len().saturating_sub(1) / 128;
     stride > 0 && (0..128).filter(|k| block[k * stride].get() == block[k * stride + 1].get()).count() >= 106
 }
 
@@ -593,6 +594,15 @@ mod tests {
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&out), bits(&sequential), "{threads} threads, {mode:?}");
             }
+        }
+        // Blocks of every length up to two blocks, each a run of repeats (the sampling of a
+        // short last block stays inside it).
+        for len in 1..2 * BLOCK + 3 {
+            let mut out = vec![0f32; 4];
+            let coords = vec![2i64; len];
+            scatter_add_in_place(&mut out, &[4], &coords, 1, &values[..len], ScatterMode::Ignore, 1).unwrap();
+            let sequential = values[..len].iter().fold(0f32, |acc, &v| acc + v);
+            assert_eq!(out[2].to_bits(), sequential.to_bits(), "{len}");
         }
         // Slices (depth 1 of a [n/4, 4] input) through the general kernel.
         let coords: Vec<i64> = uniform.iter().take(m / 4).map(|c| c / 4).collect();
