@@ -40,14 +40,12 @@ fn plain_loop(out: &mut [f32], indices: &[i64], updates: &[f32]) {
     }
 }
 
+/// One implementation under measurement: it scatters into the output it is given.
+type Method<'a> = Box<dyn FnMut(&mut [f32]) + 'a>;
+
 /// Times of `reps` rounds; each round runs every method once (the order rotating from round
 /// to round), with `out` reset to `init` before each run.
-fn rounds(
-    reps: usize,
-    init: &[f32],
-    out: &mut [f32],
-    methods: &mut [Box<dyn FnMut(&mut [f32]) + '_>],
-) -> Vec<Vec<f64>> {
+fn rounds(reps: usize, init: &[f32], out: &mut [f32], methods: &mut [Method<'_>]) -> Vec<Vec<f64>> {
     let k = methods.len();
     let mut times = vec![Vec::with_capacity(reps); k];
     for round in 0..reps {
@@ -187,7 +185,7 @@ fn main() {
             format!("opspec-cpu kernel, in place ({threads} threads)"),
             format!("opspec-cpu adapter call, tensors in/out ({threads} thr.)"),
         ];
-        let mut methods: Vec<Box<dyn FnMut(&mut [f32])>> = vec![
+        let mut methods: Vec<Method> = vec![
             Box::new(kernel(1)),
             Box::new(|o: &mut [f32]| plain_loop(o, indices, updates)),
             Box::new(kernel(threads)),

@@ -331,25 +331,34 @@ impl ProblemRun<'_> {
             }
             (Ok(elements), Ok(actual)) => self.judge(problem, policy, label, elements, actual),
         }
-        if let (Some(Ok(a)), Ok(b)) = (&second, &first)
-            && a != b
-        {
-            let e = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(0);
-            let (x, y) = (a.get(e).copied().unwrap_or(0), b.get(e).copied().unwrap_or(0));
-            self.fail_problem(
-                problem,
-                policy,
-                label,
-                format!(
-                    "identical bits on every run (the suite is deterministic); output element {}",
-                    index_text(&problem.input_shape, e)
-                ),
-                format!(
-                    "run 1 gave {}, run 2 gave {}",
-                    describe_value(problem.dtype, y),
-                    describe_value(problem.dtype, x)
-                ),
-            );
+        if let Some(second) = &second {
+            let difference = match (&first, second) {
+                (Ok(a), Ok(b)) => a.iter().zip(b).position(|(x, y)| x != y).map(|e| {
+                    (
+                        format!("output element {}", index_text(&problem.input_shape, e)),
+                        format!(
+                            "run 1 gave {}, run 2 gave {}",
+                            describe_value(problem.dtype, a[e]),
+                            describe_value(problem.dtype, b[e])
+                        ),
+                    )
+                }),
+                (Err(a), Err(b)) if a.kind == b.kind => None,
+                (a, b) => {
+                    let text = |r: &Result<Vec<u64>, AdapterError>| match r {
+                        Ok(_) => "a result".to_string(),
+                        Err(e) => format!("error {e}"),
+                    };
+                    Some((
+                        "the outcome".to_string(),
+                        format!("run 1 gave {}, run 2 gave {}", text(a), text(b)),
+                    ))
+                }
+            };
+            if let Some((what, actual)) = difference {
+                let expected = format!("identical bits on every run (the suite is deterministic); {what}");
+                self.fail_problem(problem, policy, label, expected, actual);
+            }
         }
         Ok(())
     }
