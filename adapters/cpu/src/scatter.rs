@@ -328,22 +328,28 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     if extent == 0 {
         return;
     }
-    // After each block, a sample of its (now cached) coordinates says whether it was made of
-    // long runs; the next block then takes the register kernel. Either kernel gives the same
-    // bits; the choice only matters for speed.
-    let mut runs = false;
+    // Every fourth block, a sample of its (now cached) coordinates says whether it was made of
+    // long runs; when two samples in a row say so, the following blocks take the register
+    // kernel (one sample alone is fooled by a few per cent of the blocks of sorted indices,
+    // whose runs are too short to gain). Either kernel gives the same bits; the choice only
+    // matters for speed, and sampling rarely keeps its cost small next to the scatter itself.
+    let (mut runs, mut last_had_runs) = (false, false);
     // A thread that owns part of the output skips the other threads' updates; that test is
     // unpredictable for scattered indices, so such parts first gather their own updates into a
     // small buffer without branching, then apply them.
     let whole = lo == 0 && part.len() >= extent;
     let mut owned: Vec<(usize, T)> = Vec::new();
-    for (block, values) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)) {
+    for (b, (block, values)) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)).enumerate() {
         match (runs, whole) {
             (true, _) => run_block::<T, I, CLIP>(part, lo, block, values, extent),
             (false, true) => plain_block::<T, I, CLIP>(part, block, values, extent),
             (false, false) => owned_block::<T, I, CLIP>(part, lo, block, values, extent, &mut owned),
         }
-        runs = mostly_runs(block);
+        if b % 4 == 3 {
+            let has_runs = mostly_runs(block);
+            runs = has_runs && last_had_runs;
+            last_had_runs = has_runs;
+        }
     }
 }
 
