@@ -6,7 +6,7 @@
 //! `python3` with them is available, NumPy's `np.add.at` and PyTorch's `index_add_`. Each time
 //! is the best of several repetitions; the output array is reset (untimed) before each.
 //!
-//! `cargo bench --bench scatter` (environment: `OPSPEC_BENCH_REPS`, default 7;
+//! `cargo bench --bench scatter` (environment: `OPSPEC_BENCH_REPS`, default 31;
 //! `OPSPEC_BENCH_PYTHON`, default `python3`).
 
 use std::io::Write;
@@ -137,7 +137,7 @@ fn python_peers(
 fn main() {
     // The machines this runs on are shared and noisy: each figure is the best of `reps` runs,
     // and the Rust methods also get the median over rounds of the time ratio within a round.
-    let reps: usize = std::env::var("OPSPEC_BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(15);
+    let reps: usize = std::env::var("OPSPEC_BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(31);
     let threads = default_threads();
     let mut state = 0x5ca7_7e12;
     let updates: Vec<f32> = (0..UPDATES).map(|_| (next(&mut state) % 2001) as f32 * 1e-3 - 1.0).collect();
