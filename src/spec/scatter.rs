@@ -88,15 +88,6 @@ impl Mode {
             Mode::Clip => ScatterMode::Clip,
         }
     }
-
-    /// The name used in tables and suites.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Ignore => "ignore",
-            Mode::Error => "error",
-            Mode::Clip => "clip",
-        }
-    }
 }
 
 /// How a negative coordinate is read.
