@@ -11,6 +11,7 @@
 //! - [`functions`]: pow, atan2, hypot and logaddexp, rounded once and at high precision.
 //! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
 //! - [`integer`]: exact integer results, before a contract's overflow rule.
+//! - [`scatter`]: scatter-add, accumulated exactly, with the bound for order-dependent sums.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
@@ -20,6 +21,7 @@ pub mod exact;
 pub mod functions;
 pub mod integer;
 pub mod rounding;
+pub mod scatter;
 pub mod ulp;
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use opspec_adapter::{Adapter, Support};
 
 use super::plan::{Check, Target};
 use super::result::{CheckResult, Status};
-use super::{broadcast, elementwise, promotion, property};
+use super::{broadcast, elementwise, promotion, property, scatter};
 use crate::spec::Catalog;
 
 /// Knobs of a run that are not part of a suite.
@@ -92,6 +92,7 @@ pub fn run_check(
                 None => Err("a promotion check needs an adapter".into()),
             },
             Target::Broadcast(t) => broadcast::run(catalog, check, t, adapter, options, &mut result),
+            Target::Scatter(t) => scatter::run(catalog, check, t, adapter, options, &mut result),
         }
     });
     if let Err(message) = outcome {

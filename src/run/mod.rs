@@ -9,12 +9,13 @@ mod plan;
 mod promotion;
 mod property;
 mod result;
+mod scatter;
 
 pub use broadcast::coverage_gaps;
 pub use execute::{RunOptions, run_check, skip_reason};
 pub use plan::{
-    BroadcastTarget, CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, Target, ValueCases,
-    adapter_checks, table_checks,
+    BroadcastTarget, CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, ScatterCases,
+    ScatterTarget, Target, ValueCases, adapter_checks, table_checks,
 };
 pub use result::{CaseFailure, CheckResult, Citation, Status};
 

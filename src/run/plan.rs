@@ -2,13 +2,14 @@
 
 use opspec_adapter::{DType, OpKind};
 
-use super::{broadcast, elementwise, promotion};
+use super::{broadcast, elementwise, promotion, scatter};
 use crate::spec::Catalog;
 
 pub use super::broadcast::{BroadcastTarget, ValueCases};
 pub use super::elementwise::{CaseSet, ElementwiseTarget};
 pub use super::promotion::PromotionTarget;
 pub use super::property::PropertyTarget;
+pub use super::scatter::{ScatterCases, ScatterTarget};
 
 /// What a check exercises, in the terms of its family of tables.
 #[derive(Clone, Debug)]
@@ -22,6 +23,8 @@ pub enum Target {
     /// A broadcasting table's vector or coverage, or values under broadcasting
     /// (`specs/broadcasting`).
     Broadcast(BroadcastTarget),
+    /// A scatter table's literal case or generator (`specs/scatter`).
+    Scatter(ScatterTarget),
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
@@ -51,6 +54,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
             checks.extend(elementwise::plan_suite(catalog, suite, adapter));
             checks.extend(promotion::plan_suite(catalog, suite, adapter));
             checks.extend(broadcast::plan_suite(catalog, suite, adapter));
+            checks.extend(scatter::plan_suite(catalog, suite, adapter));
         }
     }
     checks
@@ -60,5 +64,6 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
     let mut checks = elementwise::plan_tables(catalog);
     checks.extend(broadcast::plan_tables(catalog));
+    checks.extend(scatter::plan_tables(catalog));
     checks
 }

@@ -4,6 +4,7 @@ pub mod broadcast;
 pub mod load;
 pub mod matching;
 pub mod promotion;
+pub mod scatter;
 pub mod schema;
 pub mod suite;
 
@@ -50,6 +51,8 @@ pub struct LoadedSuite {
     pub promotions: Vec<usize>,
     /// Indices into [`Catalog::broadcasting`].
     pub broadcasting: Vec<usize>,
+    /// Indices into [`Catalog::scatter`].
+    pub scatter: Vec<usize>,
     pub dtypes: Vec<DType>,
 }
 
@@ -61,6 +64,8 @@ pub struct Catalog {
     pub tables: Vec<LoadedTable>,
     /// Promotion tables (`specs/promotion`).
     pub promotions: Vec<LoadedPromotion>,
+    /// Scatter tables (`specs/scatter/`).
+    pub scatter: Vec<scatter::LoadedScatter>,
     pub suites: Vec<LoadedSuite>,
     /// The broadcasting tables (`specs/broadcasting/`).
     pub broadcasting: Vec<LoadedBroadcastTable>,
@@ -91,8 +96,19 @@ impl Catalog {
             broadcasting.push(broadcast::load_table(root, &path)?);
         }
         broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut catalog =
-            Catalog { root: root.to_path_buf(), tables, promotions, broadcasting, suites: Vec::new() };
+        let mut scatter = Vec::new();
+        for path in yaml_files(root, &root.join("specs/scatter"))? {
+            scatter.push(scatter::load_scatter(root, &path)?);
+        }
+        scatter.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut catalog = Catalog {
+            root: root.to_path_buf(),
+            tables,
+            promotions,
+            broadcasting,
+            scatter,
+            suites: Vec::new(),
+        };
         for path in yaml_files(root, &root.join("suites"))? {
             let suite = load_suite(root, &path, &catalog)?;
             catalog.suites.push(suite);
@@ -162,7 +178,8 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
     let suite: Suite = read_yaml(path)?;
     let tables = &catalog.tables;
     let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
-    let (mut indices, mut promotions, mut broadcasting) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut indices, mut promotions, mut broadcasting, mut scatter) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for key in &suite.specs {
         if let Some(i) = tables.iter().position(|t| &t.key == key) {
             indices.push(i);
@@ -170,9 +187,20 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
             promotions.push(i);
         } else if let Some(i) = catalog.broadcasting.iter().position(|t| &t.key == key) {
             broadcasting.push(i);
+        } else if let Some(i) = catalog.scatter.iter().position(|t| &t.key == key) {
+            scatter.push(i);
         } else {
             return Err(whole(format!("field `specs`: no table specs/{key}.yaml")));
         }
+    }
+    match &suite.scatter {
+        None if !scatter.is_empty() => {
+            return Err(whole(
+                "field `scatter`: a suite with scatter tables needs a `scatter:` block".into(),
+            ));
+        }
+        Some(params) => scatter::validate_params(params).map_err(whole)?,
+        None => {}
     }
     let dtypes = suite
         .dtypes
@@ -191,7 +219,7 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
         }
     }
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    Ok(LoadedSuite { path: relative, suite, tables: indices, promotions, broadcasting, dtypes })
+    Ok(LoadedSuite { path: relative, suite, tables: indices, promotions, broadcasting, scatter, dtypes })
 }
 
 /// `*.yaml` files below `dir`, recursively, in a stable order (none if `dir` is missing).

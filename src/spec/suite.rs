@@ -40,6 +40,10 @@ pub struct Suite {
     /// lists an integer dtype).
     #[serde(default)]
     pub integers: Option<IntegerContract>,
+    /// Scatter parameters (mode, negative indices, determinism, index dtypes); required when
+    /// the suite names a scatter table.
+    #[serde(default)]
+    pub scatter: Option<super::scatter::ScatterParams>,
 }
 
 /// A contract's rules for integer results that the mathematics leaves open.

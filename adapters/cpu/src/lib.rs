@@ -14,13 +14,14 @@ mod float;
 mod integer;
 mod named;
 mod promote;
+pub mod scatter;
 
 use float::CpuFloat;
 use half::{bf16, f16};
 use integer::CpuInt;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, Checked, DType, Element, NamedOp, OpKind, Operand, Scalar, ScalarSide,
-    ShapeChecker, Support, Tensor,
+    ScatterMode, ShapeChecker, Support, Tensor,
 };
 
 pub use broadcast::broadcast_shapes;
@@ -53,6 +54,7 @@ impl Adapter for CpuAdapter {
                 // Integer true division computes in f32 (see `promote`).
                 Support::Supported
             }
+            OpKind::ScatterAdd if dtype != DType::Bool => Support::Supported,
             _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
     }
@@ -77,6 +79,16 @@ impl Adapter for CpuAdapter {
             DType::U64 => binary_int::<u64>(op, a, b),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
+    }
+
+    fn scatter_add(
+        &self,
+        input: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+        mode: ScatterMode,
+    ) -> Result<Tensor, AdapterError> {
+        scatter::scatter_add(input, indices, updates, mode)
     }
 
     fn binary_scalar(

@@ -1,0 +1,621 @@
+//! Scatter-add (MindSpore `TensorScatterAdd` semantics) for every numeric dtype and mode.
+//!
+//! The result is deterministic: every destination element receives its updates **in index
+//! order**, exactly as a plain sequential loop would add them, whatever the number of threads.
+//! Parallelism needs no atomics: the output is cut into contiguous ranges of destinations and
+//! each thread walks the index vectors and applies only those that land in its own range, so
+//! no two threads ever touch the same element.
+//!
+//! The sequential kernel adapts per block of index vectors: where most neighbouring index
+//! vectors repeat the same destination (runs of duplicates), it keeps the running sum in a
+//! register instead of going through memory for every update (the same additions in the same
+//! order, so the same bits), which removes the store-to-load dependency chain that makes a
+//! plain loop slow on such inputs.
+
+use half::{bf16, f16};
+use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tensor};
+
+/// Index vectors per block of the adaptive kernel.
+const BLOCK: usize = 1024;
+
+/// How many index vectors ahead the run kernel prefetches destinations.
+const PREFETCH_AHEAD: usize = 32;
+
+/// Below this many update elements a call stays on one thread.
+const PARALLEL_MIN: usize = 1 << 16;
+
+/// An element type scatter-add accumulates.
+pub trait Accumulate: Element {
+    /// `self + other` as the dtype's own addition: IEEE round-to-nearest-even for floats
+    /// (f16 and bf16 through f32, which is exact before the one rounding), wrapping for
+    /// integers.
+    fn accumulate(self, other: Self) -> Self;
+}
+
+macro_rules! accumulate_native {
+    ($($ty:ty),*) => {$(
+        impl Accumulate for $ty {
+            #[inline(always)]
+            fn accumulate(self, other: Self) -> Self {
+                self + other
+            }
+        }
+    )*};
+}
+accumulate_native!(f32, f64);
+
+macro_rules! accumulate_via_f32 {
+    ($($ty:ty),*) => {$(
+        impl Accumulate for $ty {
+            #[inline(always)]
+            fn accumulate(self, other: Self) -> Self {
+                <$ty>::from_f32(self.to_f32() + other.to_f32())
+            }
+        }
+    )*};
+}
+accumulate_via_f32!(f16, bf16);
+
+macro_rules! accumulate_wrapping {
+    ($($ty:ty),*) => {$(
+        impl Accumulate for $ty {
+            #[inline(always)]
+            fn accumulate(self, other: Self) -> Self {
+                self.wrapping_add(other)
+            }
+        }
+    )*};
+}
+accumulate_wrapping!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+/// An index element type (the document allows int32 and int64).
+pub trait Coordinate: Element {
+    /// The coordinate as `i64`.
+    fn get(self) -> i64;
+}
+
+impl Coordinate for i32 {
+    #[inline(always)]
+    fn get(self) -> i64 {
+        i64::from(self)
+    }
+}
+
+impl Coordinate for i64 {
+    #[inline(always)]
+    fn get(self) -> i64 {
+        self
+    }
+}
+
+/// Threads the adapter uses for large calls: `OPSPEC_CPU_THREADS` if set, else the number of
+/// available cores.
+pub fn default_threads() -> usize {
+    std::env::var("OPSPEC_CPU_THREADS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The adapter entry point: checks the operands, then returns `input` with the slices of
+/// `updates` added at the index vectors of `indices`.
+pub fn scatter_add(
+    input: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    mode: ScatterMode,
+) -> Result<Tensor, AdapterError> {
+    if !matches!(indices.dtype(), DType::I32 | DType::I64) {
+        return Err(AdapterError::new(
+            ErrorKind::IndexDType,
+            format!("indices must be int32 or int64, not {}", indices.dtype()),
+        ));
+    }
+    if updates.dtype() != input.dtype() {
+        return Err(AdapterError::new(
+            ErrorKind::DTypeMismatch,
+            format!("updates are {}, input is {}", updates.dtype(), input.dtype()),
+        ));
+    }
+    let depth = check_shapes(input.shape(), indices.shape(), updates.shape())?;
+    match input.dtype() {
+        DType::F16 => typed::<f16>(input, indices, updates, depth, mode),
+        DType::BF16 => typed::<bf16>(input, indices, updates, depth, mode),
+        DType::F32 => typed::<f32>(input, indices, updates, depth, mode),
+        DType::F64 => typed::<f64>(input, indices, updates, depth, mode),
+        DType::I8 => typed::<i8>(input, indices, updates, depth, mode),
+        DType::I16 => typed::<i16>(input, indices, updates, depth, mode),
+        DType::I32 => typed::<i32>(input, indices, updates, depth, mode),
+        DType::I64 => typed::<i64>(input, indices, updates, depth, mode),
+        DType::U8 => typed::<u8>(input, indices, updates, depth, mode),
+        DType::U16 => typed::<u16>(input, indices, updates, depth, mode),
+        DType::U32 => typed::<u32>(input, indices, updates, depth, mode),
+        DType::U64 => typed::<u64>(input, indices, updates, depth, mode),
+        DType::Bool => Err(AdapterError::unsupported("scatter_add is not defined for bool")),
+    }
+}
+
+/// The index depth, after checking the document's shape rules.
+fn check_shapes(input: &[usize], indices: &[usize], updates: &[usize]) -> Result<usize, AdapterError> {
+    let (depth, batch) = match indices.split_last() {
+        Some((&depth, batch)) if !batch.is_empty() => (depth, batch),
+        _ => {
+            return Err(AdapterError::new(
+                ErrorKind::Rank,
+                format!("indices must have rank >= 2, got shape {indices:?}"),
+            ));
+        }
+    };
+    if input.len() < depth {
+        return Err(AdapterError::new(
+            ErrorKind::Rank,
+            format!("input of rank {} is indexed with depth {depth}", input.len()),
+        ));
+    }
+    let expected: Vec<usize> = batch.iter().chain(&input[depth..]).copied().collect();
+    if updates != expected.as_slice() {
+        return Err(AdapterError::new(
+            ErrorKind::ShapeMismatch,
+            format!("updates have shape {updates:?}, expected {expected:?}"),
+        ));
+    }
+    Ok(depth)
+}
+
+fn typed<T: Accumulate>(
+    input: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    depth: usize,
+    mode: ScatterMode,
+) -> Result<Tensor, AdapterError> {
+    let mut out = elements::<T>(input)?;
+    let values = elements::<T>(updates)?;
+    let threads = default_threads();
+    match indices.dtype() {
+        DType::I32 => {
+            let coords = elements::<i32>(indices)?;
+            scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode, threads)?
+        }
+        _ => {
+            let coords = elements::<i64>(indices)?;
+            scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode, threads)?
+        }
+    }
+    Tensor::from_slice(&out, input.shape())
+}
+
+/// The elements of `t` in row-major order; contiguous tensors are decoded in one pass.
+fn elements<T: Element>(t: &Tensor) -> Result<Vec<T>, AdapterError> {
+    match t.contiguous_bytes() {
+        Some(bytes) if t.dtype() == T::DTYPE => {
+            Ok(bytes.chunks_exact(T::DTYPE.size()).map(T::read_le).collect())
+        }
+        _ => t.to_vec::<T>(),
+    }
+}
+
+/// Scatter-add in place on row-major slices: `out` (of `shape`) receives, for each index
+/// vector (`depth` coordinates of `indices`), the matching slice of `updates`.
+///
+/// The result does not depend on `threads`: each destination element gets its updates in
+/// index order. In [`ScatterMode::Error`] nothing is written when an index vector is out of
+/// range.
+pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
+    out: &mut [T],
+    shape: &[usize],
+    indices: &[I],
+    depth: usize,
+    updates: &[T],
+    mode: ScatterMode,
+    threads: usize,
+) -> Result<(), AdapterError> {
+    let mismatch = |m: String| Err(AdapterError::new(ErrorKind::ShapeMismatch, m));
+    if shape.iter().product::<usize>() != out.len() || depth > shape.len() {
+        return mismatch(format!("{} elements and depth {depth} for shape {shape:?}", out.len()));
+    }
+    let (indexed, sliced) = shape.split_at(depth);
+    let slice: usize = sliced.iter().product();
+    // Depth 0: every index vector selects the whole input; count them through the updates.
+    let vectors = indices.len().checked_div(depth).unwrap_or(updates.len() / slice.max(1));
+    if indices.len() != vectors * depth || updates.len() != vectors * slice {
+        return mismatch(format!(
+            "{} coordinates and {} update elements do not make whole index vectors and slices",
+            indices.len(),
+            updates.len()
+        ));
+    }
+    if mode == ScatterMode::Error
+        && let Some(v) =
+            (0..vectors).find(|&v| resolve(&indices[v * depth..][..depth], indexed, mode).is_none())
+    {
+        return Err(AdapterError::new(
+            ErrorKind::OutOfRange,
+            format!(
+                "index vector {:?} is outside the indexed shape {indexed:?}",
+                indices[v * depth..][..depth].iter().map(|c| c.get()).collect::<Vec<_>>()
+            ),
+        ));
+    }
+    if slice == 0 || vectors == 0 {
+        return Ok(());
+    }
+    let threads = if updates.len() >= PARALLEL_MIN { threads.min(out.len() / slice).max(1) } else { 1 };
+    if depth == 1 && slice == 1 {
+        let extent = indexed[0];
+        parallel(out, 1, threads, |part, lo| flat_kernel(part, lo, indices, updates, extent, mode));
+        return Ok(());
+    }
+    let dests: Vec<usize> = (0..vectors)
+        .map(|v| resolve(&indices[v * depth..][..depth], indexed, mode).unwrap_or(usize::MAX))
+        .collect();
+    parallel(out, slice, threads, |part, lo| slice_kernel(part, lo, slice, &dests, updates));
+    Ok(())
+}
+
+/// The slice number of an index vector under `mode`, `None` when it is not applied (or, in
+/// `Error` mode, when it is out of range).
+#[inline]
+fn resolve<I: Coordinate>(coords: &[I], shape: &[usize], mode: ScatterMode) -> Option<usize> {
+    coords.iter().zip(shape).try_fold(0usize, |linear, (c, &extent)| {
+        resolve_coordinate(c.get(), extent, mode).map(|c| linear * extent + c)
+    })
+}
+
+#[inline(always)]
+fn resolve_coordinate(c: i64, extent: usize, mode: ScatterMode) -> Option<usize> {
+    if (c as u64) < extent as u64 {
+        return Some(c as usize);
+    }
+    match mode {
+        ScatterMode::Clip if extent > 0 => Some(c.clamp(0, extent as i64 - 1) as usize),
+        _ => None,
+    }
+}
+
+/// Runs `kernel` on `threads` disjoint ranges of whole slices of `out`; each call gets its part
+/// and the slice number its part starts at.
+fn parallel<T: Send>(out: &mut [T], slice: usize, threads: usize, kernel: impl Fn(&mut [T], usize) + Sync) {
+    let slices = out.len() / slice;
+    if threads <= 1 {
+        return kernel(out, 0);
+    }
+    let per = slices.div_ceil(threads);
+    std::thread::scope(|scope| {
+        for (t, part) in out.chunks_mut(per * slice).enumerate() {
+            let kernel = &kernel;
+            scope.spawn(move || kernel(part, t * per));
+        }
+    });
+}
+
+/// Depth-1 scatter of single elements into `part`, which holds destinations `lo..lo + len`
+/// of an axis of `extent` elements. Blocks dominated by runs of one destination keep the
+/// running sum in a register.
+fn flat_kernel<T: Accumulate, I: Coordinate>(
+    part: &mut [T],
+    lo: usize,
+    indices: &[I],
+    updates: &[T],
+    extent: usize,
+    mode: ScatterMode,
+) {
+    if mode == ScatterMode::Clip {
+        flat_blocks::<T, I, true>(part, lo, indices, updates, extent);
+    } else {
+        flat_blocks::<T, I, false>(part, lo, indices, updates, extent);
+    }
+}
+
+/// The destination of coordinate `c` relative to `lo`, as an unsigned number that is below
+/// the part's length exactly when the update belongs to this part (negative and too-large
+/// coordinates wrap to huge values unless `CLIP` clamps them first).
+#[inline(always)]
+fn local<I: Coordinate, const CLIP: bool>(c: I, lo: usize, extent: usize) -> usize {
+    let c = c.get();
+    let c = if CLIP { c.clamp(0, extent as i64 - 1) } else { c };
+    (c as usize).wrapping_sub(lo)
+}
+
+fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    lo: usize,
+    indices: &[I],
+    updates: &[T],
+    extent: usize,
+) {
+    if extent == 0 {
+        return;
+    }
+    // Every fourth block, a sample of its (now cached) coordinates says whether it was made of
+    // long runs; when two samples in a row say so, the following blocks take the register
+    // kernel (one sample alone is fooled by a few per cent of the blocks of sorted indices,
+    // whose runs are too short to gain). Either kernel gives the same bits; the choice only
+    // matters for speed, and sampling rarely keeps its cost small next to the scatter itself.
+    let (mut runs, mut last_had_runs) = (false, false);
+    // A thread that owns part of the output skips the other threads' updates; that test is
+    // unpredictable for scattered indices, so such parts first gather their own updates into a
+    // small buffer without branching, then apply them.
+    let whole = lo == 0 && part.len() >= extent;
+    let mut owned: Vec<(usize, T)> = Vec::new();
+    for (b, (block, values)) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)).enumerate() {
+        match (runs, whole) {
+            (true, _) => run_block::<T, I, CLIP>(part, lo, block, values, extent),
+            (false, true) => plain_block::<T, I, CLIP>(part, block, values, extent),
+            (false, false) => owned_block::<T, I, CLIP>(part, lo, block, values, extent, &mut owned),
+        }
+        if b % 4 == 3 {
+            let has_runs = mostly_runs(block);
+            runs = has_runs && last_had_runs;
+            last_had_runs = has_runs;
+        }
+    }
+}
+
+/// Whether at least 106 of 128 sampled neighbouring pairs of `block` repeat a coordinate:
+/// runs averaging more than about six, where the register kernel wins (on shorter runs its
+/// mispredicted branches cost more than the memory round trips it saves).
+#[inline]
+fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
+    // The last sampled pair starts at 127·stride <= block.len() - 2.
+    let stride = block.len().saturating_sub(1) / 128;
+    stride > 0 && (0..128).filter(|k| block[k * stride].get() == block[k * stride + 1].get()).count() >= 106
+}
+
+/// One update at a time, through memory, unrolled by four: a short loop body lets the
+/// processor keep more of the random read-modify-writes in flight. `part` is the whole output.
+#[inline(never)]
+fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    block: &[I],
+    values: &[T],
+    extent: usize,
+) {
+    let len = part.len();
+    let mut add = |c: I, v: T| {
+        let d = local::<I, CLIP>(c, 0, extent);
+        if d < len {
+            part[d] = part[d].accumulate(v);
+        }
+    };
+    let (coords, vals) = (block.chunks_exact(4), values.chunks_exact(4));
+    let (coord_tail, value_tail) = (coords.remainder(), vals.remainder());
+    for (c, v) in coords.zip(vals) {
+        add(c[0], v[0]);
+        add(c[1], v[1]);
+        add(c[2], v[2]);
+        add(c[3], v[3]);
+    }
+    for (&c, &v) in coord_tail.iter().zip(value_tail) {
+        add(c, v);
+    }
+}
+
+/// The updates of `block` that land in `part` (destinations `lo..`), gathered without
+/// branches into `owned`, then applied in order.
+#[inline(never)]
+fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    lo: usize,
+    block: &[I],
+    values: &[T],
+    extent: usize,
+    owned: &mut Vec<(usize, T)>,
+) {
+    let Some(&first) = values.first() else { return };
+    owned.clear();
+    owned.resize(block.len(), (0, first));
+    let len = part.len();
+    let mut kept = 0;
+    for (&c, &v) in block.iter().zip(values) {
+        let d = local::<I, CLIP>(c, lo, extent);
+        owned[kept] = (d, v);
+        kept += usize::from(d < len);
+    }
+    for &(d, v) in &owned[..kept] {
+        part[d] = part[d].accumulate(v);
+    }
+}
+
+/// A block with long runs of equal coordinates: one load and one store per run, the running
+/// sum kept in a register (the same additions in the same order as the plain loop).
+#[inline(never)]
+fn run_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
+    part: &mut [T],
+    lo: usize,
+    block: &[I],
+    values: &[T],
+    extent: usize,
+) {
+    let len = part.len();
+    let Some(&first) = values.first() else { return };
+    // `current` is the destination being accumulated (>= len: none in this part).
+    let (mut current, mut acc) = (usize::MAX, first);
+    for (i, (&c, &v)) in block.iter().zip(values).enumerate() {
+        // Each run ends in a mispredicted branch, which also discards the loads in flight;
+        // fetching the destination of a run further ahead keeps the memory system busy.
+        if let Some(&ahead) = block.get(i + PREFETCH_AHEAD) {
+            prefetch(part.as_ptr().wrapping_add(local::<I, CLIP>(ahead, lo, extent)));
+        }
+        let d = local::<I, CLIP>(c, lo, extent);
+        if d == current {
+            acc = acc.accumulate(v);
+            continue;
+        }
+        if current < len {
+            part[current] = acc;
+        }
+        current = d;
+        if d < len {
+            acc = part[d].accumulate(v);
+        }
+    }
+    if current < len {
+        part[current] = acc;
+    }
+}
+
+/// A hint to fetch the cache line at `p`; the address may lie outside any allocation (a
+/// prefetch never faults), which is why it is computed with `wrapping_add`.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` only hints the cache; it reads nothing and never faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Scatter of whole slices into `part`, which holds slice numbers `lo..` (`dests` are slice
+/// numbers, `usize::MAX` for vectors that are not applied).
+fn slice_kernel<T: Accumulate>(part: &mut [T], lo: usize, slice: usize, dests: &[usize], updates: &[T]) {
+    let hi = lo + part.len() / slice;
+    for (v, &d) in dests.iter().enumerate() {
+        if d < lo || d >= hi {
+            continue;
+        }
+        let target = &mut part[(d - lo) * slice..][..slice];
+        for (o, &u) in target.iter_mut().zip(&updates[v * slice..][..slice]) {
+            *o = o.accumulate(u);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(
+        input: &[f32],
+        shape: &[usize],
+        idx: &[i64],
+        depth: usize,
+        upd: &[f32],
+        mode: ScatterMode,
+    ) -> Vec<f32> {
+        let mut out = input.to_vec();
+        scatter_add_in_place(&mut out, shape, idx, depth, upd, mode, 1).unwrap();
+        out
+    }
+
+    #[test]
+    fn the_documents_example_sums_in_index_order() {
+        let out = run(
+            &[-0.1, 0.3, 3.6, 0.4, 0.5, -3.2],
+            &[2, 3],
+            &[0, 0, 0, 0],
+            2,
+            &[1.0, 2.2],
+            ScatterMode::Ignore,
+        );
+        assert_eq!(out[0], (-0.1f32 + 1.0) + 2.2);
+        assert_eq!(out[0].to_bits(), 0x4046_6666);
+    }
+
+    #[test]
+    fn modes() {
+        let idx = [0, 1, 2, 0, 1, 3, -1, 0, 1, 2];
+        let upd = [10.0, 20.0, 30.0, 40.0, 50.0];
+        assert_eq!(
+            run(&[0.0; 6], &[2, 3], &idx, 2, &upd, ScatterMode::Ignore),
+            [0.0, 10.0, 0.0, 0.0, 0.0, 50.0]
+        );
+        assert_eq!(
+            run(&[0.0; 6], &[2, 3], &idx, 2, &upd, ScatterMode::Clip),
+            [40.0, 10.0, 0.0, 20.0, 0.0, 80.0]
+        );
+        let mut out = [0.0f32; 6];
+        let err = scatter_add_in_place(&mut out, &[2, 3], &idx, 2, &upd, ScatterMode::Error, 1).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OutOfRange);
+        assert_eq!(out, [0.0; 6], "nothing is written on an error");
+    }
+
+    #[test]
+    fn operand_errors_have_kinds() {
+        let input = Tensor::from_slice(&[0f32; 6], &[2, 3]).unwrap();
+        let one = Tensor::from_slice(&[1f32], &[1]).unwrap();
+        let kind = |i: &Tensor, u: &Tensor| scatter_add(&input, i, u, ScatterMode::Ignore).unwrap_err().kind;
+        assert_eq!(kind(&Tensor::from_slice(&[0f32, 0.0], &[1, 2]).unwrap(), &one), ErrorKind::IndexDType);
+        assert_eq!(kind(&Tensor::from_slice(&[0i32, 0, 0], &[1, 3]).unwrap(), &one), ErrorKind::Rank);
+        assert_eq!(kind(&Tensor::from_slice(&[0i32, 0], &[2]).unwrap(), &one), ErrorKind::Rank);
+        let two = Tensor::from_slice(&[1f32, 2.0], &[2]).unwrap();
+        assert_eq!(kind(&Tensor::from_slice(&[0i64, 0], &[1, 2]).unwrap(), &two), ErrorKind::ShapeMismatch);
+        let ints = Tensor::from_slice(&[1i32], &[1]).unwrap();
+        assert_eq!(kind(&Tensor::from_slice(&[0i64, 0], &[1, 2]).unwrap(), &ints), ErrorKind::DTypeMismatch);
+    }
+
+    #[test]
+    fn every_dtype_and_strided_input() {
+        let indices = Tensor::from_slice(&[1i32, 1], &[2, 1]).unwrap();
+        let input = Tensor::from_slice(&[100u8, 200], &[2]).unwrap();
+        let updates = Tensor::from_slice(&[50u8, 10], &[2]).unwrap();
+        let out = scatter_add(&input, &indices, &updates, ScatterMode::Ignore).unwrap();
+        assert_eq!(out.to_vec::<u8>().unwrap(), [100, 4], "200 + 50 + 10 wraps to 4");
+        let input = Tensor::from_slice(&[f16::ONE, f16::ZERO], &[2]).unwrap();
+        let updates = Tensor::from_slice(&[f16::ONE, f16::ONE], &[2]).unwrap();
+        let out = scatter_add(&input, &indices, &updates, ScatterMode::Ignore).unwrap();
+        assert_eq!(out.to_vec::<f16>().unwrap(), [f16::ONE, f16::from_f32(2.0)]);
+        // A reversed view of the input: logical [2, 1].
+        let reversed = Tensor::from_slice(&[1i64, 2], &[2]).unwrap().view(&[2], &[-1], 1).unwrap();
+        let updates = Tensor::from_slice(&[5i64, 5], &[2]).unwrap();
+        let out = scatter_add(&reversed, &indices, &updates, ScatterMode::Ignore).unwrap();
+        assert_eq!(out.to_vec::<i64>().unwrap(), [2, 11]);
+    }
+
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn same_bits_as_a_sequential_loop_for_every_thread_count() {
+        let mut s = 3;
+        let n = 1000usize;
+        let m = PARALLEL_MIN * 2;
+        let values: Vec<f32> = (0..m).map(|_| (splitmix(&mut s) % 10_000) as f32 * 1.37e-3 - 6.0).collect();
+        // Uniform, sorted, and runs of repeats, with out-of-range coordinates mixed in.
+        let uniform: Vec<i64> = (0..m).map(|_| (splitmix(&mut s) % (n as u64 + 20)) as i64 - 10).collect();
+        let mut sorted = uniform.clone();
+        sorted.sort_unstable();
+        let runs: Vec<i64> = (0..m).map(|i| uniform[i / 13]).collect();
+        let patterns = [&uniform, &sorted, &runs];
+        for (indices, mode) in
+            patterns.iter().flat_map(|&i| [(i, ScatterMode::Ignore), (i, ScatterMode::Clip)])
+        {
+            let mut sequential = vec![0.5f32; n];
+            for (&c, &v) in indices.iter().zip(&values) {
+                if mode == ScatterMode::Clip || (0..n as i64).contains(&c) {
+                    sequential[c.clamp(0, n as i64 - 1) as usize] += v;
+                }
+            }
+            for threads in [1, 2, 3, 7] {
+                let mut out = vec![0.5f32; n];
+                scatter_add_in_place(&mut out, &[n], indices, 1, &values, mode, threads).unwrap();
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&out), bits(&sequential), "{threads} threads, {mode:?}");
+            }
+        }
+        // Blocks of every length up to two blocks, each a run of repeats (the sampling of a
+        // short last block stays inside it).
+        for len in 1..2 * BLOCK + 3 {
+            let mut out = vec![0f32; 4];
+            let coords = vec![2i64; len];
+            scatter_add_in_place(&mut out, &[4], &coords, 1, &values[..len], ScatterMode::Ignore, 1).unwrap();
+            let sequential = values[..len].iter().fold(0f32, |acc, &v| acc + v);
+            assert_eq!(out[2].to_bits(), sequential.to_bits(), "{len}");
+        }
+        // Slices (depth 1 of a [n/4, 4] input) through the general kernel.
+        let coords: Vec<i64> = uniform.iter().take(m / 4).map(|c| c / 4).collect();
+        let mut one = vec![0f32; n];
+        scatter_add_in_place(&mut one, &[n / 4, 4], &coords, 1, &values, ScatterMode::Clip, 1).unwrap();
+        let mut many = vec![0f32; n];
+        scatter_add_in_place(&mut many, &[n / 4, 4], &coords, 1, &values, ScatterMode::Clip, 5).unwrap();
+        assert_eq!(one, many);
+    }
+}

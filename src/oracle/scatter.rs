@@ -1,0 +1,683 @@
+//! The scatter-add reference: `output = input`, then for each index vector the matching slice
+//! of `updates` is added; duplicates are summed.
+//!
+//! Every output element is accumulated **exactly** (floats as integers in units of the
+//! format's smallest subnormal, integers as wide integers) and rounded once. Because real
+//! implementations sum duplicates in an unspecified order, an element with `n` addends (the
+//! input element and its updates) and `k = n - 1` additions is not a point but a set:
+//!
+//! - `n = 1`: the input element's bits; `n = 2`: the correctly rounded sum (one addition);
+//! - when every partial sum in every order is representable (small integers, powers of two),
+//!   the exact sum's bits;
+//! - otherwise any finite `r` with `|r - S| <= γ(k)·Σ|xᵢ|`, `γ(k) = k·u / (1 - k·u)`,
+//!   `u = 2^-p`: the rigorous bound for summation in any order or tree. The test is done in
+//!   exact integer arithmetic: `|r - S|·(2^p - k) <= k·Σ|xᵢ|`;
+//! - NaN and infinities as IEEE addition says (any NaN in, or both infinities: NaN); a zero
+//!   result is `-0` only when every addend is `-0`, as exact cancellation gives `+0` under
+//!   round-to-nearest.
+//!
+//! Integer dtypes are exact, with two's-complement wrapping.
+
+use std::cmp::Ordering;
+
+use opspec_adapter::{DType, ErrorKind, ScatterMode};
+use rug::float::Round;
+use rug::{Float, Integer, Rational};
+
+use crate::format::Format;
+use crate::oracle::rounding::round;
+
+/// The behaviour a suite promises where the document leaves a choice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// What happens to out-of-range index vectors.
+    pub mode: ScatterMode,
+    /// Whether a negative coordinate `-k` means `extent - k`.
+    pub wrap_negative: bool,
+    /// Index dtypes accepted; others are an [`ErrorKind::IndexDType`] error.
+    pub index_dtypes: Vec<DType>,
+}
+
+/// One scatter-add problem, values as raw bits (integers: two's complement in the dtype's
+/// width).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// dtype of `input` and of the output.
+    pub dtype: DType,
+    /// Shape of `input`.
+    pub input_shape: Vec<usize>,
+    /// `input`, row-major bits.
+    pub input: Vec<u64>,
+    /// dtype of `indices`.
+    pub index_dtype: DType,
+    /// Shape of `indices`; the last axis is the index depth.
+    pub index_shape: Vec<usize>,
+    /// The coordinates, row-major.
+    pub indices: Vec<i64>,
+    /// dtype of `updates` (the input's, except in dtype-mismatch cases).
+    pub updates_dtype: DType,
+    /// Shape of `updates`.
+    pub updates_shape: Vec<usize>,
+    /// `updates`, row-major bits.
+    pub updates: Vec<u64>,
+}
+
+/// The error the reference requires, with the rule that requires it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequiredError {
+    /// The kind.
+    pub kind: ErrorKind,
+    /// Why, in words.
+    pub reason: String,
+}
+
+/// What one output element may be, and which updates went into it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementRef {
+    /// Flat positions in `updates` added to this element, in index-vector order.
+    pub updates: Vec<usize>,
+    /// The accepted results.
+    pub expect: ElementExpect,
+}
+
+/// The accepted results of one output element.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElementExpect {
+    /// Exactly these bits.
+    Bits(u64),
+    /// Any NaN.
+    AnyNan,
+    /// Within the summation bound of the exact sum.
+    Bound(SumBound),
+}
+
+/// The exact sum of an element's addends and the bound an order-dependent sum must meet.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SumBound {
+    format: Format,
+    /// The exact sum, in units of the format's smallest subnormal.
+    exact: Integer,
+    /// `Σ|xᵢ|`, in the same units.
+    abs_sum: Integer,
+    /// `k = n - 1`.
+    pub additions: usize,
+    /// The exact sum rounded once to the format.
+    pub rounded: u64,
+    /// Whether some order can overflow (then infinities and NaN are accepted too).
+    pub overflow_possible: bool,
+}
+
+/// The judgement of one actual element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Verdict {
+    /// Whether the contract allows the value.
+    pub accepted: bool,
+    /// `|r - S| / (γ(k)·Σ|xᵢ|)` for a finite `r` under a bound: at most 1 inside the bound.
+    pub bound_ratio: Option<f64>,
+}
+
+impl ElementExpect {
+    /// Judges `actual` (bits) in `dtype`.
+    pub fn judge(&self, dtype: DType, actual: u64) -> Verdict {
+        let plain = |accepted| Verdict { accepted, bound_ratio: None };
+        match self {
+            ElementExpect::Bits(b) => plain(*b == actual),
+            ElementExpect::AnyNan => plain(Format::of(dtype).is_some_and(|f| f.is_nan(actual))),
+            ElementExpect::Bound(bound) => bound.judge(actual),
+        }
+    }
+
+    /// The expectation in words, values in decimal, hex-float and bits.
+    pub fn describe(&self, dtype: DType) -> String {
+        match self {
+            ElementExpect::Bits(b) => describe_value(dtype, *b),
+            ElementExpect::AnyNan => "any NaN".to_string(),
+            ElementExpect::Bound(b) => b.describe(),
+        }
+    }
+
+    /// The single value the expectation centres on (for ULP distances).
+    pub fn centre(&self) -> Option<u64> {
+        match self {
+            ElementExpect::Bits(b) => Some(*b),
+            ElementExpect::AnyNan => None,
+            ElementExpect::Bound(b) => Some(b.rounded),
+        }
+    }
+}
+
+impl SumBound {
+    fn judge(&self, actual: u64) -> Verdict {
+        let f = self.format;
+        if !f.is_finite(actual) {
+            return Verdict { accepted: self.overflow_possible, bound_ratio: None };
+        }
+        if f.is_zero(actual) && f.is_sign_negative(actual) {
+            // -0 needs every addend to be -0, and then the expectation is exact bits.
+            return Verdict { accepted: false, bound_ratio: None };
+        }
+        let k = self.additions as u64;
+        let two_p = Integer::from(1) << f.precision();
+        if two_p <= k {
+            // k·u >= 1: γ(k) is unbounded, every finite value is allowed.
+            return Verdict { accepted: true, bound_ratio: None };
+        }
+        let lhs = (units(f, actual) - &self.exact).abs() * (two_p - k);
+        let rhs = Integer::from(&self.abs_sum * k);
+        let ratio = if rhs == 0 {
+            if lhs == 0 { 0.0 } else { f64::INFINITY }
+        } else {
+            Rational::from((lhs.clone(), rhs.clone())).to_f64()
+        };
+        Verdict { accepted: lhs <= rhs, bound_ratio: Some(ratio) }
+    }
+
+    /// The exact sum as a decimal (rounded to 17 digits).
+    pub fn exact_decimal(&self) -> String {
+        scaled_decimal(self.format, &self.exact)
+    }
+
+    /// The bound `γ(k)·Σ|xᵢ|` as a decimal.
+    pub fn bound_decimal(&self) -> String {
+        let f = self.format;
+        let k = self.additions as u64;
+        let two_p = Integer::from(1) << f.precision();
+        if two_p <= k {
+            return "unbounded".to_string();
+        }
+        let scale = Float::with_val(64, 1) << (f.emin() - f.frac_bits as i32);
+        let gamma = Rational::from((Integer::from(k), two_p - k));
+        let bound = Float::with_val(64, &self.abs_sum) * gamma * scale;
+        format!("{:.6e}", bound.to_f64())
+    }
+
+    fn describe(&self) -> String {
+        let f = self.format;
+        let mut text = format!(
+            "within γ({k})·Σ|x| = {} of the exact sum {} (rounded once: {}), k = {k} additions",
+            self.bound_decimal(),
+            self.exact_decimal(),
+            f.describe(self.rounded),
+            k = self.additions
+        );
+        if self.overflow_possible {
+            text += "; Σ|x| exceeds the largest finite value, so ±inf or NaN are accepted too";
+        }
+        text
+    }
+}
+
+/// The bits of `text` read in `dtype`: decimals are rounded once to nearest even (floats) or
+/// must be in range (integers); floats also accept `nan`, `-nan`, `inf`, `+inf`, `-inf`.
+pub fn parse_value(dtype: DType, text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let Some(f) = Format::of(dtype) else {
+        let v: i128 = t.parse().map_err(|_| format!("`{text}` is not an integer"))?;
+        let (lo, hi) = int_range(dtype).ok_or_else(|| format!("{dtype} holds no numbers"))?;
+        if v < lo || v > hi {
+            return Err(format!("{v} is outside {dtype} [{lo}, {hi}]"));
+        }
+        return Ok(v as u64 & mask(dtype));
+    };
+    match t {
+        "nan" | "+nan" => return Ok(f.quiet_nan()),
+        "-nan" => return Ok(f.neg(f.quiet_nan())),
+        "inf" | "+inf" => return Ok(f.pos_inf()),
+        "-inf" => return Ok(f.neg_inf()),
+        _ => {}
+    }
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let (mantissa, exponent) = digits.split_once(['e', 'E']).unwrap_or((digits, "0"));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all_digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    let exp_digits = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
+    if int.is_empty() && frac.is_empty()
+        || !all_digits(int)
+        || !all_digits(frac)
+        || exp_digits.is_empty()
+        || !all_digits(exp_digits)
+        || exp_digits.len() > 6
+    {
+        return Err(format!("`{text}` is not a decimal number, nan, inf or -inf"));
+    }
+    let parsed = Float::parse(t).map_err(|e| format!("`{text}`: {e}"))?;
+    let (value, ord) = Float::with_val_round(f.precision(), parsed, Round::Nearest);
+    Ok(round(f, value, ord))
+}
+
+/// A value as text: floats in decimal, hex-float and bits; integers in decimal and hex.
+pub fn describe_value(dtype: DType, bits: u64) -> String {
+    match Format::of(dtype) {
+        Some(f) => f.describe(bits),
+        None => format!("{} (0x{bits:0w$x})", int_value(dtype, bits), w = dtype.size() * 2),
+    }
+}
+
+/// The reference for `problem` under `policy`: the required error, or one expectation per
+/// output element (row-major).
+pub fn reference(problem: &Problem, policy: &Policy) -> Result<Vec<ElementRef>, RequiredError> {
+    let plan = plan(problem, policy)?;
+    let f = Format::of(problem.dtype);
+    let elements = plan
+        .into_iter()
+        .enumerate()
+        .map(|(e, updates)| {
+            let input = problem.input[e];
+            let values = updates.iter().map(|&u| problem.updates[u]);
+            let expect = match f {
+                Some(f) => float_element(f, input, values),
+                None => ElementExpect::Bits(int_sum(problem.dtype, input, values)),
+            };
+            ElementRef { updates, expect }
+        })
+        .collect();
+    Ok(elements)
+}
+
+/// Validates the operands and lists, per output element, the flat update positions added to
+/// it in index-vector order.
+fn plan(p: &Problem, policy: &Policy) -> Result<Vec<Vec<usize>>, RequiredError> {
+    let fail = |kind, reason: String| Err(RequiredError { kind, reason });
+    if !policy.index_dtypes.contains(&p.index_dtype) {
+        let accepted: Vec<&str> = policy.index_dtypes.iter().map(|d| d.name()).collect();
+        return fail(
+            ErrorKind::IndexDType,
+            format!("indices are {}; only {} are accepted", p.index_dtype, accepted.join(", ")),
+        );
+    }
+    if p.updates_dtype != p.dtype {
+        return fail(
+            ErrorKind::DTypeMismatch,
+            format!("updates are {}, input is {}", p.updates_dtype, p.dtype),
+        );
+    }
+    let Some((&depth, batch)) = p.index_shape.split_last().filter(|(_, b)| !b.is_empty()) else {
+        return fail(
+            ErrorKind::Rank,
+            format!("indices have rank {}; the rank must be at least 2", p.index_shape.len()),
+        );
+    };
+    if p.input_shape.len() < depth {
+        return fail(
+            ErrorKind::Rank,
+            format!("input has rank {}, less than the index depth {depth}", p.input_shape.len()),
+        );
+    }
+    let (indexed, sliced) = p.input_shape.split_at(depth);
+    let required: Vec<usize> = batch.iter().chain(sliced).copied().collect();
+    if p.updates_shape != required {
+        return fail(
+            ErrorKind::ShapeMismatch,
+            format!(
+                "updates have shape {:?}; indices.shape[:-1] + input.shape[{depth}:] is {required:?}",
+                p.updates_shape
+            ),
+        );
+    }
+    let slice: usize = sliced.iter().product();
+    let vectors: usize = batch.iter().product();
+    let mut sources = vec![Vec::new(); p.input.len()];
+    for v in 0..vectors {
+        let coords = &p.indices[v * depth..(v + 1) * depth];
+        let Some(start) = resolve(coords, indexed, policy)? else { continue };
+        for j in 0..slice {
+            sources[start * slice + j].push(v * slice + j);
+        }
+    }
+    Ok(sources)
+}
+
+/// The slice number of one index vector, `None` when it is skipped.
+fn resolve(coords: &[i64], shape: &[usize], policy: &Policy) -> Result<Option<usize>, RequiredError> {
+    let mut linear = 0usize;
+    for (&c, &extent) in coords.iter().zip(shape) {
+        let extent_i = extent as i128;
+        let mut c = c as i128;
+        if c < 0 && policy.wrap_negative {
+            c += extent_i;
+        }
+        if !(0..extent_i).contains(&c) {
+            match policy.mode {
+                ScatterMode::Ignore => return Ok(None),
+                ScatterMode::Error => {
+                    return Err(RequiredError {
+                        kind: ErrorKind::OutOfRange,
+                        reason: format!("index vector {coords:?} is outside the indexed shape {shape:?}"),
+                    });
+                }
+                ScatterMode::Clip if extent == 0 => return Ok(None),
+                ScatterMode::Clip => c = c.clamp(0, extent_i - 1),
+            }
+        }
+        linear = linear * extent + c as usize;
+    }
+    Ok(Some(linear))
+}
+
+/// The signed value of a finite float in units of the format's smallest subnormal.
+fn units(f: Format, bits: u64) -> Integer {
+    let magnitude = if f.biased_exp(bits) == 0 {
+        Integer::from(f.frac(bits))
+    } else {
+        Integer::from(f.frac(bits) | (1 << f.frac_bits)) << (f.biased_exp(bits) as u32 - 1)
+    };
+    if f.is_sign_negative(bits) { -magnitude } else { magnitude }
+}
+
+/// An exact sum in units, rounded once to the format (non-zero sums only).
+fn round_units(f: Format, exact: &Integer) -> u64 {
+    let (value, ord): (Float, Ordering) = Float::with_val_round(f.precision(), exact, Round::Nearest);
+    // A power-of-two scaling is exact, so the ternary value still describes `value`.
+    round(f, value << (f.emin() - f.frac_bits as i32), ord)
+}
+
+fn scaled_decimal(f: Format, exact: &Integer) -> String {
+    let value = Float::with_val(128, exact) << (f.emin() - f.frac_bits as i32);
+    format!("{:.17e}", value.to_f64())
+}
+
+fn float_element(f: Format, input: u64, updates: impl Iterator<Item = u64>) -> ElementExpect {
+    let addends: Vec<u64> = std::iter::once(input).chain(updates).collect();
+    if addends.iter().any(|&x| f.is_nan(x)) {
+        return ElementExpect::AnyNan;
+    }
+    let pos_inf = addends.contains(&f.pos_inf());
+    let neg_inf = addends.contains(&f.neg_inf());
+    match (pos_inf, neg_inf) {
+        (true, true) => return ElementExpect::AnyNan,
+        (true, false) => return ElementExpect::Bits(f.pos_inf()),
+        (false, true) => return ElementExpect::Bits(f.neg_inf()),
+        (false, false) => {}
+    }
+    if addends.len() == 1 {
+        return ElementExpect::Bits(input);
+    }
+    let mut exact = Integer::new();
+    let mut abs_sum = Integer::new();
+    let mut lowest_bit = u32::MAX;
+    for &x in &addends {
+        let u = units(f, x);
+        if u != 0 {
+            lowest_bit = lowest_bit.min(u.find_one(0).unwrap_or(0));
+        }
+        abs_sum += u.clone().abs();
+        exact += u;
+    }
+    if abs_sum == 0 {
+        let all_negative = addends.iter().all(|&x| f.is_sign_negative(x));
+        return ElementExpect::Bits(if all_negative { f.neg_zero() } else { f.pos_zero() });
+    }
+    let max_units = units(f, f.max_finite());
+    // Every partial sum is a multiple of 2^lowest_bit of magnitude at most Σ|x|: with fewer
+    // than p significant bits above lowest_bit, and no overflow, every order is exact.
+    let exact_in_every_order =
+        abs_sum <= max_units && Integer::from(&abs_sum >> lowest_bit).significant_bits() <= f.precision();
+    let rounded = if exact == 0 { f.pos_zero() } else { round_units(f, &exact) };
+    if addends.len() == 2 || exact_in_every_order {
+        return ElementExpect::Bits(rounded);
+    }
+    ElementExpect::Bound(SumBound {
+        format: f,
+        overflow_possible: abs_sum > max_units,
+        exact,
+        abs_sum,
+        additions: addends.len() - 1,
+        rounded,
+    })
+}
+
+fn mask(dtype: DType) -> u64 {
+    if dtype.size() == 8 { u64::MAX } else { (1u64 << (8 * dtype.size())) - 1 }
+}
+
+fn signed(dtype: DType) -> bool {
+    matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64)
+}
+
+fn int_range(dtype: DType) -> Option<(i128, i128)> {
+    if Format::of(dtype).is_some() || dtype == DType::Bool {
+        return None;
+    }
+    let bits = 8 * dtype.size() as u32;
+    Some(if signed(dtype) {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    })
+}
+
+/// The integer value of `bits` in `dtype` (sign-extended for signed dtypes).
+fn int_value(dtype: DType, bits: u64) -> i128 {
+    let width = 8 * dtype.size() as u32;
+    let bits = bits & mask(dtype);
+    if signed(dtype) && bits >> (width - 1) & 1 == 1 { bits as i128 - (1i128 << width) } else { bits as i128 }
+}
+
+/// The wrapping sum of integer addends.
+fn int_sum(dtype: DType, input: u64, updates: impl Iterator<Item = u64>) -> u64 {
+    updates.fold(input, |acc, u| acc.wrapping_add(u)) & mask(dtype)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(mode: ScatterMode) -> Policy {
+        Policy { mode, wrap_negative: false, index_dtypes: vec![DType::I32, DType::I64] }
+    }
+
+    fn f32_problem(
+        input: &[f32],
+        shape: &[usize],
+        indices: &[i64],
+        depth: usize,
+        updates: &[f32],
+    ) -> Problem {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits() as u64).collect::<Vec<_>>();
+        let vectors = indices.len() / depth.max(1);
+        let slice: usize = shape[depth..].iter().product();
+        let mut updates_shape = vec![vectors];
+        updates_shape.extend_from_slice(&shape[depth..]);
+        assert_eq!(updates.len(), vectors * slice);
+        Problem {
+            dtype: DType::F32,
+            input_shape: shape.to_vec(),
+            input: bits(input),
+            index_dtype: DType::I32,
+            index_shape: vec![vectors, depth],
+            indices: indices.to_vec(),
+            updates_dtype: DType::F32,
+            updates_shape,
+            updates: bits(updates),
+        }
+    }
+
+    #[test]
+    fn the_documents_example() {
+        // input [[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], indices [[0, 0], [0, 0]], updates [1.0, 2.2].
+        let p = f32_problem(&[-0.1, 0.3, 3.6, 0.4, 0.5, -3.2], &[2, 3], &[0, 0, 0, 0], 2, &[1.0, 2.2]);
+        let r = reference(&p, &policy(ScatterMode::Ignore)).unwrap();
+        assert_eq!(r[0].updates, vec![0, 1]);
+        let ElementExpect::Bound(b) = &r[0].expect else { panic!("{:?}", r[0].expect) };
+        // Exact sum 3.1000000461935997...: rounds once to 0x40466667 (3.1000001); the
+        // document's in-order sum (-0.1 + 1.0) + 2.2 hits a tie and gives 0x40466666 (3.1).
+        assert_eq!(b.rounded, 0x4046_6667);
+        let in_order = ((-0.1f32 + 1.0) + 2.2).to_bits() as u64;
+        assert_eq!(in_order, 0x4046_6666);
+        for ok in [0x4046_6665, 0x4046_6666, 0x4046_6667, 0x4046_6668] {
+            assert!(r[0].expect.judge(DType::F32, ok).accepted, "{ok:x}");
+        }
+        for bad in [0x4046_6664, 0x4046_6669, 0x4046_6000] {
+            assert!(!r[0].expect.judge(DType::F32, bad).accepted, "{bad:x}");
+        }
+        let ratio = r[0].expect.judge(DType::F32, 0x4046_6666).bound_ratio.unwrap();
+        assert!(ratio > 0.3 && ratio < 0.4, "{ratio}");
+        assert_eq!(r[1].expect, ElementExpect::Bits(0.3f32.to_bits() as u64));
+    }
+
+    #[test]
+    fn exact_orders_and_single_additions_are_bits() {
+        let p = f32_problem(&[1.0, 0.1], &[2], &[0, 0, 0, 1], 1, &[2.0, -0.5, 3.0, 0.2]);
+        let r = reference(&p, &policy(ScatterMode::Ignore)).unwrap();
+        assert_eq!(r[0].expect, ElementExpect::Bits(5.5f32.to_bits() as u64));
+        assert_eq!(r[1].expect, ElementExpect::Bits((0.1f32 + 0.2f32).to_bits() as u64));
+        // f16 65504 + 16 + 16: every partial sum is a multiple of 16 but 65536 overflows.
+        let f = Format::F16;
+        let e = float_element(f, 0x7bff, [0x4c00u64, 0x4c00].into_iter());
+        assert!(matches!(e, ElementExpect::Bound(SumBound { overflow_possible: true, .. })), "{e:?}");
+        assert!(e.judge(DType::F16, f.pos_inf()).accepted);
+    }
+
+    #[test]
+    fn signed_zeros_infinities_and_nans() {
+        let f = Format::F32;
+        let (pz, nz) = (f.pos_zero(), f.neg_zero());
+        let one = f.one();
+        assert_eq!(float_element(f, nz, std::iter::empty()), ElementExpect::Bits(nz));
+        assert_eq!(float_element(f, nz, [nz, nz].into_iter()), ElementExpect::Bits(nz));
+        assert_eq!(float_element(f, nz, [pz].into_iter()), ElementExpect::Bits(pz));
+        assert_eq!(float_element(f, nz, [one, f.neg(one)].into_iter()), ElementExpect::Bits(pz));
+        assert_eq!(float_element(f, one, [f.pos_inf(), one].into_iter()), ElementExpect::Bits(f.pos_inf()));
+        assert_eq!(float_element(f, f.pos_inf(), [f.neg_inf()].into_iter()), ElementExpect::AnyNan);
+        assert_eq!(float_element(f, one, [0x7fc0_0001].into_iter()), ElementExpect::AnyNan);
+        // A bound never accepts -0: it needs every addend to be -0.
+        let third = 0x3eaa_aaab;
+        let e = float_element(f, third, [f.neg(third), third, f.neg(third)].into_iter());
+        assert!(e.judge(DType::F32, pz).accepted && !e.judge(DType::F32, nz).accepted, "{e:?}");
+    }
+
+    /// A tiny deterministic generator for the property tests.
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// MPFR sums rounded after every addition (in the given order, or pairwise).
+    fn rounded_sum(f: Format, xs: &[u64], pairwise: bool) -> u64 {
+        let add = |a: u64, b: u64| crate::oracle::add(f, a, b);
+        if pairwise && xs.len() > 1 {
+            let (l, r) = xs.split_at(xs.len() / 2);
+            return add(rounded_sum(f, l, true), rounded_sum(f, r, true));
+        }
+        xs.iter().skip(1).fold(xs[0], |acc, &x| add(acc, x))
+    }
+
+    #[test]
+    fn every_summation_order_is_inside_the_bound() {
+        let mut state = 7;
+        for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
+            for _ in 0..400 {
+                let n = 3 + (splitmix(&mut state) % 14) as usize;
+                let xs: Vec<u64> = (0..n)
+                    .map(|_| {
+                        let r = splitmix(&mut state);
+                        let exp = f.bias() as u64 + (r >> 50) % 9 - 4;
+                        f.compose(r & 1 == 1, exp, r >> 8)
+                    })
+                    .collect();
+                let e = float_element(f, xs[0], xs[1..].iter().copied());
+                let mut reversed = xs.clone();
+                reversed.reverse();
+                for (name, r) in [
+                    ("in order", rounded_sum(f, &xs, false)),
+                    ("reversed", rounded_sum(f, &reversed, false)),
+                    ("pairwise", rounded_sum(f, &xs, true)),
+                ] {
+                    let v = e.judge(dtype_of(f), r);
+                    assert!(v.accepted, "{} {name}: {xs:x?} gave {r:x}, {}", f.name, e.describe(dtype_of(f)));
+                }
+            }
+        }
+    }
+
+    fn dtype_of(f: Format) -> DType {
+        [DType::F16, DType::BF16, DType::F32, DType::F64]
+            .into_iter()
+            .find(|&d| Format::of(d) == Some(f))
+            .unwrap()
+    }
+
+    #[test]
+    fn integers_wrap() {
+        let p = Problem {
+            dtype: DType::I8,
+            input_shape: vec![2],
+            input: vec![100, 0xff],
+            index_dtype: DType::I64,
+            index_shape: vec![3, 1],
+            indices: vec![0, 0, 1],
+            updates_dtype: DType::I8,
+            updates_shape: vec![3],
+            updates: vec![100, 100, 0xfe],
+        };
+        let r = reference(&p, &policy(ScatterMode::Ignore)).unwrap();
+        // 100 + 100 + 100 = 300 = 44 (mod 256); -1 + -2 = -3.
+        assert_eq!(r[0].expect, ElementExpect::Bits(44));
+        assert_eq!(r[1].expect, ElementExpect::Bits(0xfd));
+        assert_eq!(describe_value(DType::I8, 0xfd), "-3 (0xfd)");
+    }
+
+    #[test]
+    fn modes_and_negative_indices() {
+        let p = f32_problem(
+            &[0.0; 6],
+            &[2, 3],
+            &[0, 1, 2, 0, 1, 3, -1, 0, 1, 2],
+            2,
+            &[10.0, 20.0, 30.0, 40.0, 50.0],
+        );
+        let value = |r: &[ElementRef]| -> Vec<f32> {
+            r.iter()
+                .map(|e| match e.expect {
+                    ElementExpect::Bits(b) => f32::from_bits(b as u32),
+                    _ => f32::NAN,
+                })
+                .collect()
+        };
+        let ignore = reference(&p, &policy(ScatterMode::Ignore)).unwrap();
+        assert_eq!(value(&ignore), [0.0, 10.0, 0.0, 0.0, 0.0, 50.0]);
+        let clip = reference(&p, &policy(ScatterMode::Clip)).unwrap();
+        assert_eq!(value(&clip), [40.0, 10.0, 0.0, 20.0, 0.0, 80.0]);
+        let err = reference(&p, &policy(ScatterMode::Error)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::OutOfRange);
+        let wrap = Policy { wrap_negative: true, ..policy(ScatterMode::Ignore) };
+        assert_eq!(value(&reference(&p, &wrap).unwrap()), [0.0, 10.0, 0.0, 40.0, 0.0, 50.0]);
+    }
+
+    #[test]
+    fn operand_errors() {
+        let good = f32_problem(&[0.0; 6], &[2, 3], &[0, 0], 2, &[1.0]);
+        let kind = |p: &Problem| reference(p, &policy(ScatterMode::Ignore)).unwrap_err().kind;
+        assert_eq!(kind(&Problem { index_dtype: DType::F32, ..good.clone() }), ErrorKind::IndexDType);
+        assert_eq!(kind(&Problem { index_shape: vec![2], ..good.clone() }), ErrorKind::Rank);
+        assert_eq!(
+            kind(&Problem { index_shape: vec![1, 3], indices: vec![0; 3], ..good.clone() }),
+            ErrorKind::Rank
+        );
+        assert_eq!(kind(&Problem { updates_shape: vec![1, 1], ..good.clone() }), ErrorKind::ShapeMismatch);
+        assert_eq!(kind(&Problem { updates_dtype: DType::F64, ..good.clone() }), ErrorKind::DTypeMismatch);
+        // Depth 1 adds whole rows.
+        let rows = f32_problem(&[0.0; 6], &[2, 3], &[1], 1, &[1.0, 2.0, 3.0]);
+        let r = reference(&rows, &policy(ScatterMode::Ignore)).unwrap();
+        assert_eq!(r[3].updates, vec![0]);
+        assert_eq!(r[5].updates, vec![2]);
+    }
+
+    #[test]
+    fn parsing_values() {
+        assert_eq!(parse_value(DType::F32, "-0.1"), Ok((-0.1f32).to_bits() as u64));
+        assert_eq!(parse_value(DType::F32, "3.1"), Ok(0x4046_6666));
+        assert_eq!(parse_value(DType::F16, "-0"), Ok(0x8000));
+        assert_eq!(parse_value(DType::F16, "1e5"), Ok(0x7c00));
+        assert_eq!(parse_value(DType::BF16, "-inf"), Ok(0xff80));
+        assert_eq!(parse_value(DType::F64, "2.2"), Ok(2.2f64.to_bits()));
+        assert_eq!(parse_value(DType::I16, "-2"), Ok(0xfffe));
+        assert!(parse_value(DType::U8, "-1").is_err());
+        assert!(parse_value(DType::I32, "1.5").is_err());
+        assert!(parse_value(DType::F32, "0x1p3").is_err());
+        assert!(parse_value(DType::F32, "@nan@").is_err());
+    }
+}

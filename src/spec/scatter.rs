@@ -1,0 +1,485 @@
+//! Scatter tables (`specs/scatter/*.yaml`): the serde schema, loading and validation.
+//!
+//! A scatter table encodes one scatter operation's contract as data: the documents it cites,
+//! the dtypes and index dtypes it covers, **literal cases** (every example of the document,
+//! and one case per stated rule or error: concrete tensors with the stated result or error
+//! kind) and **generators** (named, counted families of seeded random problems). Every case
+//! and generator has a permanent id, its source and the text it encodes.
+//!
+//! Suites choose the behaviour the document leaves to the implementation through their
+//! `scatter:` block ([`ScatterParams`]): what happens to out-of-range index vectors, whether
+//! negative indices wrap, which index dtypes are accepted and whether results must be
+//! bit-identical across runs.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use opspec_adapter::{DType, ErrorKind, ScatterMode};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::load::{LoadError, read_yaml};
+use crate::oracle::scatter::parse_value;
+
+/// One scatter operation's table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterTable {
+    /// Operation name used in check ids (`tensor_scatter_add`).
+    pub op: String,
+    /// The documents the cases cite, by short id.
+    pub sources: Vec<ScatterSource>,
+    /// Element dtypes the table applies to.
+    pub dtypes: Vec<String>,
+    /// Index dtypes the document accepts (others are a TypeError).
+    pub index_dtypes: Vec<String>,
+    /// Statements of the sources that are not encoded, so the gap is visible.
+    #[serde(default)]
+    pub not_covered: Vec<ScatterNotCovered>,
+    /// Concrete problems with their stated result.
+    pub cases: Vec<LiteralCase>,
+    /// Families of generated problems.
+    pub generators: Vec<GeneratorSpec>,
+}
+
+/// A document a scatter table cites.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterSource {
+    /// Short id used by cases (`mindspore`).
+    pub id: String,
+    /// Title of the document.
+    pub title: String,
+    /// Where the text is: a file under shared/ or a URL, with an anchor.
+    pub location: String,
+}
+
+/// A statement that the table does not encode, with the reason.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterNotCovered {
+    /// Id of the source.
+    pub source: String,
+    /// What is not encoded.
+    pub what: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What happens to an index vector outside the input (the suite's choice; the document's is
+/// `ignore`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The vector's update is not applied and no error is raised.
+    Ignore,
+    /// The call fails with an out-of-range error.
+    Error,
+    /// Each coordinate is clamped into its axis.
+    Clip,
+}
+
+impl Mode {
+    /// The adapter API's mode.
+    pub fn adapter_mode(self) -> ScatterMode {
+        match self {
+            Mode::Ignore => ScatterMode::Ignore,
+            Mode::Error => ScatterMode::Error,
+            Mode::Clip => ScatterMode::Clip,
+        }
+    }
+}
+
+/// How a negative coordinate is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NegativeIndices {
+    /// A negative coordinate is out of range (the document's reading).
+    #[default]
+    OutOfRange,
+    /// `-k` means `extent - k`, Python style; still out of range below `-extent`.
+    Wrap,
+}
+
+/// A suite's scatter parameters: the behaviour it promises where the document is silent or
+/// libraries differ.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScatterParams {
+    /// Out-of-range index vectors: `ignore` (the document), `error` or `clip`.
+    pub mode: Mode,
+    /// Negative coordinates: `out_of_range` (default) or `wrap`.
+    #[serde(default)]
+    pub negative_indices: NegativeIndices,
+    /// Whether repeated calls must give identical bits.
+    #[serde(default)]
+    pub deterministic: bool,
+    /// Index dtypes the implementation accepts; every other dtype must be an index-dtype error.
+    pub index_dtypes: Vec<String>,
+}
+
+impl ScatterParams {
+    /// The accepted index dtypes, parsed (validated at load time).
+    pub fn accepted_index_dtypes(&self) -> Vec<DType> {
+        self.index_dtypes.iter().filter_map(|d| d.parse().ok()).collect()
+    }
+}
+
+/// Suite parameters a literal case is limited to (a case written for one mode).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaseWhen {
+    /// Only in suites with this mode.
+    #[serde(default)]
+    pub mode: Option<Mode>,
+    /// Only in suites with this negative-index reading.
+    #[serde(default)]
+    pub negative_indices: Option<NegativeIndices>,
+}
+
+impl CaseWhen {
+    /// Whether a suite with `params` runs the case.
+    pub fn admits(&self, params: &ScatterParams) -> bool {
+        self.mode.is_none_or(|m| m == params.mode)
+            && self.negative_indices.is_none_or(|n| n == params.negative_indices)
+    }
+}
+
+/// A tensor written out in a table: its shape and row-major values as text (decimals, or
+/// `nan`, `inf`, `-inf`, `-0`), read in the check's dtype with one correct rounding.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorLiteral {
+    /// The shape.
+    pub shape: Vec<usize>,
+    /// The values, row-major.
+    pub values: Vec<String>,
+}
+
+/// An index tensor written out in a table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IndexLiteral {
+    /// The index dtype (`i32`, `i64`, or another dtype for the TypeError cases).
+    pub dtype: String,
+    /// The shape; the last axis is the index depth.
+    pub shape: Vec<usize>,
+    /// The coordinates, row-major.
+    pub values: Vec<i64>,
+}
+
+/// The error kinds a scatter case can require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectedError {
+    /// Index dtype not accepted (a TypeError).
+    IndexDtype,
+    /// A rank requirement violated (a ValueError).
+    Rank,
+    /// `updates` does not have the required shape.
+    ShapeMismatch,
+    /// An index vector outside the input, in `error` mode.
+    OutOfRange,
+    /// `updates` has another dtype than `input`.
+    DtypeMismatch,
+}
+
+impl ExpectedError {
+    /// The adapter API's error kind.
+    pub fn kind(self) -> ErrorKind {
+        match self {
+            ExpectedError::IndexDtype => ErrorKind::IndexDType,
+            ExpectedError::Rank => ErrorKind::Rank,
+            ExpectedError::ShapeMismatch => ErrorKind::ShapeMismatch,
+            ExpectedError::OutOfRange => ErrorKind::OutOfRange,
+            ExpectedError::DtypeMismatch => ErrorKind::DTypeMismatch,
+        }
+    }
+}
+
+/// What a literal case states.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum StatedResult {
+    /// The output, row-major, as the source prints it (decimals are read as the nearest value
+    /// of the dtype; the table self-check requires that value to be one the contract allows).
+    Values(Vec<String>),
+    /// The call fails with this kind of error.
+    Error(ExpectedError),
+}
+
+/// A concrete problem with its stated result.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiteralCase {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    /// Id of the source document.
+    pub source: String,
+    /// Where in the source (a section or heading).
+    pub anchor: String,
+    /// The source's text that the case encodes.
+    pub text: String,
+    /// dtypes the case is checked in.
+    pub dtypes: Vec<String>,
+    /// Suite parameters the case is limited to.
+    #[serde(default)]
+    pub when: CaseWhen,
+    /// The input tensor.
+    pub input: TensorLiteral,
+    /// The index tensor.
+    pub indices: IndexLiteral,
+    /// The updates tensor.
+    pub updates: TensorLiteral,
+    /// The stated result.
+    pub result: StatedResult,
+}
+
+/// What a generated check demands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GeneratedCheck {
+    /// Every output element is one the reference allows.
+    Values,
+    /// Each problem uses another index dtype (every dtype in turn): accepted ones must work,
+    /// the others must fail with an index-dtype error.
+    IndexDtypes,
+    /// As `values`, and each problem is run twice with identical bits required (only in
+    /// suites that promise determinism).
+    Determinism,
+}
+
+/// How generated values are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValueKind {
+    /// Random signs and significands over a window of exponents (floats); any value
+    /// (integers, so sums wrap).
+    Random,
+    /// Integers in [-4, 4] (non-negative for unsigned dtypes): every summation order is
+    /// exact, so exact bits are required.
+    SmallIntegers,
+}
+
+/// A family of generated problems.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorSpec {
+    /// Permanent id, unique in the table (shared with the cases).
+    pub id: Spanned<String>,
+    /// Id of the source document.
+    pub source: String,
+    /// Where in the source.
+    pub anchor: String,
+    /// The source's text the generated problems exercise.
+    pub text: String,
+    /// What is checked.
+    pub check: GeneratedCheck,
+    /// How values are drawn.
+    pub values: ValueKind,
+    /// Problems per check (for `index_dtypes`: per index dtype).
+    pub problems: usize,
+    /// Largest input rank (at least 1).
+    pub max_rank: usize,
+    /// Largest extent of an input axis.
+    pub max_extent: usize,
+    /// Largest number of index vectors in a problem.
+    pub max_index_vectors: usize,
+    /// Range of the share of index vectors that repeat an earlier one.
+    pub duplicates: [f64; 2],
+    /// Range of the share of index vectors with an out-of-range or negative coordinate.
+    pub out_of_range: [f64; 2],
+    /// Probability that a problem has no index vectors at all.
+    #[serde(default)]
+    pub empty_indices: f64,
+    /// Probability that a problem's slices have no elements (a zero extent after the depth).
+    #[serde(default)]
+    pub zero_size: f64,
+}
+
+/// A scatter table with where it came from.
+#[derive(Debug)]
+pub struct LoadedScatter {
+    /// Path relative to the catalog root (`specs/scatter/tensor_scatter_add.yaml`).
+    pub path: PathBuf,
+    /// The name suites use (`scatter/tensor_scatter_add`).
+    pub key: String,
+    /// The table.
+    pub table: ScatterTable,
+}
+
+impl LoadedScatter {
+    /// The table's dtypes, parsed (validated at load time).
+    pub fn dtypes(&self) -> Vec<DType> {
+        self.table.dtypes.iter().filter_map(|d| d.parse().ok()).collect()
+    }
+
+    /// The source with id `id`, if declared.
+    pub fn source(&self, id: &str) -> Option<&ScatterSource> {
+        self.table.sources.iter().find(|s| s.id == id)
+    }
+}
+
+/// Loads and validates one scatter table.
+pub fn load_scatter(root: &Path, path: &Path) -> Result<LoadedScatter, LoadError> {
+    let table: ScatterTable = read_yaml(path)?;
+    validate(path, &table)?;
+    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+    let key = relative
+        .strip_prefix("specs")
+        .unwrap_or(&relative)
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/");
+    Ok(LoadedScatter { path: relative, key, table })
+}
+
+/// Checks a suite's scatter block: known index dtypes.
+pub fn validate_params(params: &ScatterParams) -> Result<(), String> {
+    if params.index_dtypes.is_empty() {
+        return Err("field `scatter.index_dtypes`: list at least one index dtype".into());
+    }
+    for d in &params.index_dtypes {
+        d.parse::<DType>().map_err(|e| format!("field `scatter.index_dtypes`: {e}"))?;
+    }
+    Ok(())
+}
+
+fn is_valid_id(id: &str) -> bool {
+    !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Checks what serde cannot: ids valid and unique, sources declared, dtypes known, values
+/// readable in every dtype of their case, value counts matching shapes, generator settings
+/// in range.
+fn validate(file: &Path, table: &ScatterTable) -> Result<(), LoadError> {
+    let whole = |m: String| LoadError { file: file.to_path_buf(), line: None, column: None, message: m };
+    if !is_valid_id(&table.op.replace('_', "-")) {
+        return Err(whole(format!("field `op`: `{}` is not a lower-case name", table.op)));
+    }
+    let dtypes: Vec<DType> = table
+        .dtypes
+        .iter()
+        .map(|d| d.parse::<DType>().map_err(|e| whole(format!("field `dtypes`: {e}"))))
+        .collect::<Result<_, _>>()?;
+    if dtypes.contains(&DType::Bool) {
+        return Err(whole("field `dtypes`: scatter-add is not defined for bool".into()));
+    }
+    for d in &table.index_dtypes {
+        d.parse::<DType>().map_err(|e| whole(format!("field `index_dtypes`: {e}")))?;
+    }
+    let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
+    if let Some(n) = table.not_covered.iter().find(|n| !sources.contains(n.source.as_str())) {
+        return Err(whole(format!("field `not_covered.source`: unknown source `{}`", n.source)));
+    }
+    let mut seen = HashSet::new();
+    let ids = table
+        .cases
+        .iter()
+        .map(|c| (&c.id, c.source.as_str()))
+        .chain(table.generators.iter().map(|g| (&g.id, g.source.as_str())));
+    for (id, source) in ids {
+        let at = |m: String| LoadError {
+            file: file.to_path_buf(),
+            line: Some(id.referenced.line()),
+            column: Some(id.referenced.column()),
+            message: format!("`{}`: {m}", id.value),
+        };
+        if !is_valid_id(&id.value) {
+            return Err(at("field `id`: use lower-case letters, digits and '-'".into()));
+        }
+        if !seen.insert(id.value.as_str()) {
+            return Err(at("field `id`: duplicate id".into()));
+        }
+        if !sources.contains(source) {
+            return Err(at(format!("field `source`: unknown source `{source}`")));
+        }
+    }
+    for case in &table.cases {
+        let at = |m: String| LoadError {
+            file: file.to_path_buf(),
+            line: Some(case.id.referenced.line()),
+            column: Some(case.id.referenced.column()),
+            message: format!("case `{}`: {m}", case.id.value),
+        };
+        validate_case(case, &dtypes).map_err(at)?;
+    }
+    for g in &table.generators {
+        let at = |m: String| LoadError {
+            file: file.to_path_buf(),
+            line: Some(g.id.referenced.line()),
+            column: Some(g.id.referenced.column()),
+            message: format!("generator `{}`: {m}", g.id.value),
+        };
+        validate_generator(g).map_err(at)?;
+    }
+    Ok(())
+}
+
+fn validate_case(case: &LiteralCase, table_dtypes: &[DType]) -> Result<(), String> {
+    if case.dtypes.is_empty() {
+        return Err("field `dtypes`: list at least one dtype".into());
+    }
+    case.indices.dtype.parse::<DType>().map_err(|e| format!("field `indices.dtype`: {e}"))?;
+    let count = |shape: &[usize]| shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n));
+    for (field, shape, len) in [
+        ("input", &case.input.shape, case.input.values.len()),
+        ("indices", &case.indices.shape, case.indices.values.len()),
+        ("updates", &case.updates.shape, case.updates.values.len()),
+    ] {
+        if count(shape) != Some(len) {
+            return Err(format!("field `{field}.values`: {len} values for shape {shape:?}"));
+        }
+    }
+    if let StatedResult::Values(v) = &case.result
+        && v.len() != case.input.values.len()
+    {
+        return Err(format!(
+            "field `result.values`: {} values for an input of {}",
+            v.len(),
+            case.input.values.len()
+        ));
+    }
+    for d in &case.dtypes {
+        let dtype = d.parse::<DType>().map_err(|e| format!("field `dtypes`: {e}"))?;
+        if !table_dtypes.contains(&dtype) {
+            return Err(format!("field `dtypes`: {dtype} is not among the table's dtypes"));
+        }
+        let stated = match &case.result {
+            StatedResult::Values(v) => v.as_slice(),
+            StatedResult::Error(_) => &[],
+        };
+        for (field, values) in [
+            ("input", case.input.values.as_slice()),
+            ("updates", case.updates.values.as_slice()),
+            ("result", stated),
+        ] {
+            for v in values {
+                parse_value(dtype, v).map_err(|e| format!("field `{field}.values` in {dtype}: {e}"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn validate_generator(g: &GeneratorSpec) -> Result<(), String> {
+    if g.problems == 0 || g.max_rank == 0 || g.max_extent == 0 {
+        return Err("fields `problems`, `max_rank` and `max_extent` must be at least 1".into());
+    }
+    if g.max_rank > 4 || g.max_extent > 64 || g.max_index_vectors > 4096 {
+        return Err(
+            "keep problems small: `max_rank` <= 4, `max_extent` <= 64, `max_index_vectors` <= 4096".into()
+        );
+    }
+    for (field, [lo, hi]) in [("duplicates", g.duplicates), ("out_of_range", g.out_of_range)] {
+        if !(0.0 <= lo && lo <= hi && hi <= 1.0) {
+            return Err(format!("field `{field}`: need 0 <= low <= high <= 1, got [{lo}, {hi}]"));
+        }
+    }
+    for (field, p) in [("empty_indices", g.empty_indices), ("zero_size", g.zero_size)] {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(format!("field `{field}`: a probability, got {p}"));
+        }
+    }
+    Ok(())
+}
