@@ -76,11 +76,21 @@ fn run_info(report: &Report) -> String {
     out + "</dl>"
 }
 
-/// Operation × dtype table of pass/fail/skip counts for one suite and adapter.
+/// The dtypes that get a column; checks with other labels (promotion pairs, shape vectors)
+/// share the column `other`.
+const DTYPES: [&str; 13] =
+    ["f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"];
+
+fn column(dtype: &str) -> &str {
+    if DTYPES.contains(&dtype) { dtype } else { "other" }
+}
+
+/// Operation × dtype table of check counts for one suite and adapter: passed of run, with
+/// failures and skips spelt out, and the measured maximum ULP error where there is one.
 fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String {
-    let mut dtypes: Vec<&str> = results.iter().map(|r| r.dtype.as_str()).collect();
-    dtypes.sort_by_key(|d| dtype_rank(d));
-    dtypes.dedup();
+    let mut columns: Vec<&str> = results.iter().map(|r| column(&r.dtype)).collect();
+    columns.sort_by_key(|d| dtype_rank(d));
+    columns.dedup();
     let mut ops: Vec<&str> = results.iter().map(|r| r.op.as_str()).collect();
     ops.sort();
     ops.dedup();
@@ -90,14 +100,19 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
         format!("Suite {suite}, adapter {adapter}")
     };
     let mut out = format!("<h2>{}</h2><table><tr><th>operation</th>", escape(&title));
-    for d in &dtypes {
+    for d in &columns {
         let _ = write!(out, "<th>{}</th>", escape(d));
     }
     out += "</tr>";
     for op in ops {
         let _ = write!(out, "<tr><td>{}</td>", escape(op));
-        for d in &dtypes {
-            let t = Tally::of(results.iter().copied().filter(|r| r.op == op && r.dtype == *d));
+        for d in &columns {
+            let t = Tally::of(results.iter().copied().filter(|r| r.op == op && column(&r.dtype) == *d));
+            let run = t.pass + t.fail;
+            if run + t.skip == 0 {
+                out += "<td></td>";
+                continue;
+            }
             let class = if t.fail > 0 {
                 "fail"
             } else if t.pass > 0 {
@@ -105,23 +120,25 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
             } else {
                 "skip"
             };
-            let ulp = t.max_ulp_error.map_or(String::new(), |e| format!("<br>max {e:.3} ulp"));
-            let _ = write!(
-                out,
-                "<td class=\"{class}\" title=\"{} inputs\">{} pass / {} fail / {} skip{ulp}</td>",
-                t.inputs, t.pass, t.fail, t.skip
-            );
+            let mut text = format!("{}/{run}", t.pass);
+            if t.fail > 0 {
+                let _ = write!(text, "<br>{} failed", t.fail);
+            }
+            if t.skip > 0 {
+                let _ = write!(text, "<br>{} skipped", t.skip);
+            }
+            if let Some(e) = t.max_ulp_error {
+                let _ = write!(text, "<br>max {e:.3} ulp");
+            }
+            let _ = write!(out, "<td class=\"{class}\" title=\"{} inputs\">{text}</td>", t.inputs);
         }
         out += "</tr>";
     }
-    out + "</table>"
+    out + "</table><p>Each cell: checks passed / checks run. Hover for the number of inputs.</p>"
 }
 
 fn dtype_rank(d: &str) -> usize {
-    ["f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"]
-        .iter()
-        .position(|x| *x == d)
-        .unwrap_or(usize::MAX)
+    DTYPES.iter().position(|x| *x == d).unwrap_or(usize::MAX)
 }
 
 fn failures(results: &[CheckResult]) -> String {
