@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use rayon::prelude::*;
+use serde_saphyr::Spanned;
 
 use super::call::guarded;
 use super::plan::{Check, PropertyTarget, Target};
@@ -152,18 +153,24 @@ pub fn run(
 fn citation(table: &LoadedTable, cases: CaseSet) -> Option<Citation> {
     let CaseSet::Row(r) = cases else { return None };
     let row = &table.table.rows[r];
-    let source = table.table.sources.iter().find(|s| s.id == row.source);
-    Some(Citation {
-        row: format!("{}/{}", table.table.op, row.id.value),
-        source: format!(
-            "{}, {} bullet {}",
-            source.map_or(row.source.as_str(), |s| s.title.as_str()),
-            table.table.op,
-            row.bullet
-        ),
-        text: row.text.clone(),
-        location: format!("{}:{}", table.path.display(), row.id.referenced.line()),
-    })
+    Some(cite(table, &row.id, &row.source, row.bullet, &row.text))
+}
+
+/// The citation of a row or stated property of `table`.
+pub(super) fn cite(
+    table: &LoadedTable,
+    id: &Spanned<String>,
+    source: &str,
+    bullet: u32,
+    text: &str,
+) -> Citation {
+    let title = table.table.sources.iter().find(|s| s.id == source).map_or(source, |s| s.title.as_str());
+    Citation {
+        row: format!("{}/{}", table.table.op, id.value),
+        source: format!("{title}, {} bullet {bullet}", table.table.op),
+        text: text.to_string(),
+        location: format!("{}:{}", table.path.display(), id.referenced.line()),
+    }
 }
 
 /// Inputs for a check, with the per-check seed derived from `seed` and the check id.

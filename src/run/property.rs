@@ -8,7 +8,7 @@ use opspec_adapter::{Adapter, DType};
 use proptest::prelude::*;
 
 use super::RunOptions;
-use super::elementwise::call_batch;
+use super::elementwise::{call_batch, cite};
 use super::plan::Check;
 use super::result::{CaseFailure, CheckResult, Citation, Status};
 use crate::expect::reference;
@@ -157,16 +157,5 @@ fn report(f: Format, violations: Vec<Violation>, options: &RunOptions, result: &
 
 fn citation(table: &LoadedTable, property: usize) -> Citation {
     let p = &table.table.properties[property];
-    let source = table.table.sources.iter().find(|s| s.id == p.source);
-    Citation {
-        row: format!("{}/{}", table.table.op, p.id.value),
-        source: format!(
-            "{}, {} bullet {}",
-            source.map_or(p.source.as_str(), |s| s.title.as_str()),
-            table.table.op,
-            p.bullet
-        ),
-        text: p.text.clone(),
-        location: format!("{}:{}", table.path.display(), p.id.referenced.line()),
-    }
+    cite(table, &p.id, &p.source, p.bullet, &p.text)
 }
