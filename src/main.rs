@@ -87,7 +87,11 @@ fn main() -> ExitCode {
         Command::List { suites, adapters, filter } => list(&catalog, &suites, &adapters, filter.as_deref()),
         Command::Eval { target, bits } => eval(&catalog, &target, &bits),
         Command::Validate => {
-            println!("{} tables and {} suites are valid", catalog.tables.len(), catalog.suites.len());
+            let tables = catalog.tables.len()
+                + catalog.promotions.len()
+                + catalog.broadcasting.len()
+                + catalog.scatter.len();
+            println!("{tables} tables and {} suites are valid", catalog.suites.len());
             Ok(true)
         }
     };
