@@ -33,7 +33,7 @@ pub fn hypot(f: Format, a: u64, b: u64) -> u64 {
 /// `log(exp(x1) + exp(x2))`, rounded once from a value carrying many guard bits.
 ///
 /// MPFR has no single-rounding logaddexp; the sum is computed as `m + log1p(exp(-|x1 - x2|))`
-/// (`m` the larger operand) with [`GUARD_BITS`] extra bits, so the one final rounding is
+/// (`m` the larger operand) with 96 extra bits, so the one final rounding is
 /// wrong only if the exact value lies within 2^-96 ulp of a midpoint.
 pub fn logaddexp(f: Format, a: u64, b: u64) -> u64 {
     round_exact(f, &logaddexp_value(f, a, b, f.precision() + GUARD_BITS))

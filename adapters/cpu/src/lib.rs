@@ -1,7 +1,7 @@
 //! opspec's built-in CPU adapter.
 //!
 //! Straightforward scalar kernels that follow the contract: every element-wise binary
-//! operation of the array API in f16, bf16, f32 and f64 (see [`float`] for how each is
+//! operation of the array API in f16, bf16, f32 and f64 (see the `float` module for how each is
 //! computed), NumPy broadcasting, and strided inputs. Speed is a later concern; correctness is
 //! this crate's job.
 //!
