@@ -18,6 +18,9 @@ use rayon::prelude::*;
 /// `benches/elementwise.rs`: below about 1 MiB the split costs more than it gains here).
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
 
+/// Segments shorter than this many bytes skip the AVX call.
+const SHORT_SEGMENT: usize = 512;
+
 /// How one operand maps onto the output's `rows × row_len` elements (little-endian bytes).
 #[derive(Clone, Copy, Debug)]
 pub enum Operand<'a> {
@@ -200,7 +203,9 @@ fn minimum<T: Lane>(x: T, y: T) -> T {
 }
 
 fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
-    let done = T::avx(op, x, y, out);
+    // Short segments (small rows) are cheaper in the inlined portable loop than through the
+    // AVX call's setup.
+    let done = if out.len() >= SHORT_SEGMENT { T::avx(op, x, y, out) } else { 0 };
     let tail = |s| match s {
         Side::Slice(b) => Side::Slice(&b[done..]),
         splat => splat,

@@ -61,13 +61,14 @@ impl Adapter for CpuAdapter {
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        // Operands of one dtype need no promotion (and no copy).
+        if let Some(out) = fast::binary_tensors(op, a, b) {
+            return out;
+        }
         let common = promote::promote(a.dtype(), b.dtype())?;
         // True division of integers gives the default float.
         let dtype = if op == BinaryOp::Divide && !common.is_float() { DType::F32 } else { common };
         let (a, b) = (&promote::cast(a, dtype)?, &promote::cast(b, dtype)?);
-        if let Some(out) = fast::binary_tensors(op, a, b) {
-            return out;
-        }
         match dtype {
             DType::F16 => binary_float::<f16>(op, a, b),
             DType::BF16 => binary_float::<bf16>(op, a, b),
