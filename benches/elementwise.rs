@@ -249,7 +249,9 @@ fn main() {
     let numpy = numpy_times(&python, samples);
     let ratio = |x: f64, y: Option<f64>| y.map_or("-".to_string(), |y| format!("{:.2}", x / y));
     let gb = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
-    println!("GB/s (bytes of a, b and c; copy: a and c), best of {samples} samples; ratios are opspec 1-thread / peer.\n");
+    println!(
+        "GB/s (bytes of a, b and c; copy: a and c), best of {samples} samples; ratios are opspec 1-thread / peer.\n"
+    );
     println!(
         "| dtype | layout | N | opspec 1T | opspec 2T | plain loop | copy | NumPy out= | ÷ plain | ÷ copy | ÷ NumPy | 2T ÷ 1T |"
     );
@@ -303,8 +305,26 @@ fn main() {
                 let (c0, c1) = c.split_at_mut(half);
                 let (a0, a1) = a.split_at(half);
                 rayon::join(
-                    || binary_into(BinaryOp::Add, DType::F32, Operand::Dense(a0), Operand::Dense(a0), a0.len() / 4, c0),
-                    || binary_into(BinaryOp::Add, DType::F32, Operand::Dense(a1), Operand::Dense(a1), a1.len() / 4, c1),
+                    || {
+                        binary_into(
+                            BinaryOp::Add,
+                            DType::F32,
+                            Operand::Dense(a0),
+                            Operand::Dense(a0),
+                            a0.len() / 4,
+                            c0,
+                        )
+                    },
+                    || {
+                        binary_into(
+                            BinaryOp::Add,
+                            DType::F32,
+                            Operand::Dense(a1),
+                            Operand::Dense(a1),
+                            a1.len() / 4,
+                            c1,
+                        )
+                    },
                 );
             })
         });

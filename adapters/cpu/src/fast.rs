@@ -18,6 +18,10 @@ use rayon::prelude::*;
 /// `benches/elementwise.rs`: below about 1 MiB the split costs more than it gains here).
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
 
+/// Outputs of at least this many bytes (well past the caches) are written with non-temporal
+/// stores, which skip reading the output's lines into the cache first.
+pub const STREAM_THRESHOLD: usize = 8 << 20;
+
 /// Segments shorter than this many bytes skip the AVX call.
 const SHORT_SEGMENT: usize = 512;
 
@@ -75,9 +79,10 @@ pub fn binary_into(
     if !fits(&x) || !fits(&y) {
         return false;
     }
+    let stream = out.len() >= STREAM_THRESHOLD;
     let work = |(index, chunk): (usize, &mut [u8])| {
         let start = index * chunk_elements(size);
-        run_range(op, dtype, x, y, row_len, start, chunk);
+        run_range(op, dtype, x, y, row_len, start, chunk, stream);
     };
     if out.len() >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
         out.par_chunks_mut(chunk_elements(size) * size).enumerate().for_each(work);
@@ -100,6 +105,7 @@ enum Side<'a> {
 }
 
 /// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time.
+#[allow(clippy::too_many_arguments)]
 fn run_range(
     op: BinaryOp,
     dtype: DType,
@@ -108,6 +114,7 @@ fn run_range(
     row_len: usize,
     start: usize,
     out: &mut [u8],
+    stream: bool,
 ) {
     let size = dtype.size();
     let mut done = 0;
@@ -123,8 +130,8 @@ fn run_range(
         };
         let seg = &mut out[done * size..(done + len) * size];
         match dtype {
-            DType::F32 => segment::<f32>(op, side(x), side(y), seg),
-            _ => segment::<f64>(op, side(x), side(y), seg),
+            DType::F32 => segment::<f32>(op, side(x), side(y), seg, stream),
+            _ => segment::<f64>(op, side(x), side(y), seg, stream),
         }
         done += len;
     }
@@ -141,7 +148,8 @@ trait Lane: Copy + PartialOrd + std::ops::Add<Output = Self> {
     fn div(self, y: Self) -> Self;
     /// Runs the whole 32-byte blocks of a segment with AVX; returns how many bytes of `out`
     /// were written (0 without AVX).
-    fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) -> usize;
+    /// With `stream`, `out` is 32-byte aligned and the stores bypass the cache.
+    fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize;
 }
 
 macro_rules! lane {
@@ -166,12 +174,12 @@ macro_rules! lane {
             fn div(self, y: $t) -> $t {
                 self / y
             }
-            fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) -> usize {
+            fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize {
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("avx") {
-                    return avx::run(op, x, y, out, avx::$avx);
+                    return avx::run(op, x, y, out, stream, avx::$avx);
                 }
-                let _ = (op, x, y, out);
+                let _ = (op, x, y, out, stream);
                 0
             }
         }
@@ -202,15 +210,30 @@ fn minimum<T: Lane>(x: T, y: T) -> T {
     }
 }
 
-fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+/// `side` without its first `bytes` bytes.
+fn skip(side: Side<'_>, bytes: usize) -> Side<'_> {
+    match side {
+        Side::Slice(b) => Side::Slice(&b[bytes..]),
+        splat => splat,
+    }
+}
+
+fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) {
     // Short segments (small rows) are cheaper in the inlined portable loop than through the
     // AVX call's setup.
-    let done = if out.len() >= SHORT_SEGMENT { T::avx(op, x, y, out) } else { 0 };
-    let tail = |s| match s {
-        Side::Slice(b) => Side::Slice(&b[done..]),
-        splat => splat,
-    };
-    let (x, y, out) = (tail(x), tail(y), &mut out[done..]);
+    if out.len() < SHORT_SEGMENT {
+        return portable_op::<T>(op, x, y, out);
+    }
+    // Streaming stores need a 32-byte aligned output: a portable head gets there.
+    let head = out.as_ptr().align_offset(32);
+    let (stream, head) = if stream && head % T::SIZE == 0 { (true, head) } else { (false, 0) };
+    portable_op::<T>(op, x, y, &mut out[..head]);
+    let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);
+    let done = T::avx(op, x, y, out, stream);
+    portable_op::<T>(op, skip(x, done), skip(y, done), &mut out[done..]);
+}
+
+fn portable_op<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
     match op {
         BinaryOp::Add => portable(x, y, out, |a: T, b| a + b),
         BinaryOp::Subtract => portable(x, y, out, |a: T, b| a.sub(b)),
@@ -262,11 +285,13 @@ mod avx {
 
     /// A block kernel: `out[i] = x[i * x_step] op y[i * y_step]` for every whole 32-byte block
     /// `i` of `out` (a step of 0 repeats one block).
-    pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8]);
+    /// With `stream` (and `out` 32-byte aligned) the stores are non-temporal.
+    pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8], bool);
 
     /// Runs `blocks` over the whole 32-byte blocks of `out`; returns the bytes written.
     /// The caller has checked that the CPU has AVX.
-    pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], blocks: Blocks) -> usize {
+    pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks: Blocks) -> usize {
+        assert!(!stream || out.as_ptr().align_offset(32) == 0, "streaming stores need alignment");
         let whole = out.len() / 32 * 32;
         if whole == 0 {
             return 0;
@@ -293,31 +318,54 @@ mod avx {
         unsafe {
             let x = std::slice::from_raw_parts(xp, if xs == 0 { 32 } else { whole });
             let y = std::slice::from_raw_parts(yp, if ys == 0 { 32 } else { whole });
-            blocks(op, x, xs, y, ys, &mut out[..whole]);
+            blocks(op, x, xs, y, ys, &mut out[..whole], stream);
         }
         whole
     }
 
     macro_rules! blocks {
-        ($name:ident, $load:ident, $store:ident, $add:ident, $sub:ident, $mul:ident, $div:ident,
+        ($name:ident, $load:ident, $store:ident, $stream:ident, $add:ident, $sub:ident, $mul:ident, $div:ident,
          $max:ident, $min:ident, $cmp:ident, $and:ident, $blend:ident) => {
             /// The AVX block kernel (see [`Blocks`]). NaN and equal values follow `float.rs`:
             /// `max(y, x)` gives `x` when either is NaN or both are equal; the blend then
             /// takes `y` where only `y` is NaN.
             ///
             /// # Safety
-            /// The CPU must have AVX; `x` and `y` must hold every block read.
+            /// The CPU must have AVX; `x` and `y` must hold every block read; with `stream`,
+            /// `out` must be 32-byte aligned.
             #[target_feature(enable = "avx")]
-            pub unsafe fn $name(op: BinaryOp, x: &[u8], xs: usize, y: &[u8], ys: usize, out: &mut [u8]) {
+            pub unsafe fn $name(
+                op: BinaryOp,
+                x: &[u8],
+                xs: usize,
+                y: &[u8],
+                ys: usize,
+                out: &mut [u8],
+                stream: bool,
+            ) {
                 macro_rules! each {
                     (|$a:ident, $b:ident| $body:expr) => {
-                        for i in 0..out.len() / 32 {
-                            // SAFETY: block `i` of x and y lies inside them (caller's contract);
-                            // loadu/storeu accept any alignment.
-                            unsafe {
-                                let $a = $load(x.as_ptr().add(i * xs).cast());
-                                let $b = $load(y.as_ptr().add(i * ys).cast());
-                                $store(out.as_mut_ptr().add(i * 32).cast(), $body);
+                        if stream {
+                            for i in 0..out.len() / 32 {
+                                // SAFETY: block `i` of x and y lies inside them, and `out` is
+                                // 32-byte aligned (caller's contract).
+                                unsafe {
+                                    let $a = $load(x.as_ptr().add(i * xs).cast());
+                                    let $b = $load(y.as_ptr().add(i * ys).cast());
+                                    $stream(out.as_mut_ptr().add(i * 32).cast(), $body);
+                                }
+                            }
+                            // Orders the streaming stores before any later store of this thread.
+                            _mm_sfence();
+                        } else {
+                            for i in 0..out.len() / 32 {
+                                // SAFETY: block `i` of x and y lies inside them (caller's
+                                // contract); loadu/storeu accept any alignment.
+                                unsafe {
+                                    let $a = $load(x.as_ptr().add(i * xs).cast());
+                                    let $b = $load(y.as_ptr().add(i * ys).cast());
+                                    $store(out.as_mut_ptr().add(i * 32).cast(), $body);
+                                }
                             }
                         }
                     };
@@ -343,6 +391,7 @@ mod avx {
         f32_blocks,
         _mm256_loadu_ps,
         _mm256_storeu_ps,
+        _mm256_stream_ps,
         _mm256_add_ps,
         _mm256_sub_ps,
         _mm256_mul_ps,
@@ -357,6 +406,7 @@ mod avx {
         f64_blocks,
         _mm256_loadu_pd,
         _mm256_storeu_pd,
+        _mm256_stream_pd,
         _mm256_add_pd,
         _mm256_sub_pd,
         _mm256_mul_pd,

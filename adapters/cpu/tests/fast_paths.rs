@@ -9,7 +9,7 @@
 
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
 use opspec_cpu::CpuAdapter;
-use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, binary_into};
+use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, STREAM_THRESHOLD, binary_into};
 
 const OPS: [BinaryOp; 6] = [
     BinaryOp::Add,
@@ -199,6 +199,10 @@ fn contiguous_sizes_around_every_lane_count_and_offset() {
                 check(dtype, 1, n, (Role::Dense, Role::Dense), offset);
             }
         }
+        // Non-temporal stores, with a head before the first aligned block.
+        for offset in [0, 1] {
+            check(dtype, 1, STREAM_THRESHOLD / dtype.size() + 3, (Role::Dense, Role::Dense), offset);
+        }
     }
 }
 
@@ -220,6 +224,9 @@ fn scalar_row_and_column_broadcasts() {
         for roles in pairs {
             check(dtype, 601, 1001, roles, 0);
         }
+        // Non-temporal stores on broadcast rows.
+        check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Dense, Row), 1);
+        check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Column, Dense), 0);
         check(dtype, 0, 5, (Dense, Row), 0);
         check(dtype, 4, 0, (Dense, Column), 0);
     }
