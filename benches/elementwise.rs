@@ -330,7 +330,7 @@ fn main() {
         });
         println!(
             "| 2^{log2} | {} KiB | {:.1} | {:.1} | {:.2} |",
-            total * 4 >> 10,
+            (total * 4) >> 10,
             one * 1e6,
             split * 1e6,
             one / split

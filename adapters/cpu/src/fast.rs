@@ -14,8 +14,10 @@
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 use rayon::prelude::*;
 
-/// Outputs of at least this many bytes are split across threads (measured with
-/// `benches/elementwise.rs`: below about 1 MiB the split costs more than it gains here).
+/// Outputs of at least this many bytes are split across threads. `benches/elementwise.rs`
+/// times a two-way split: on the 2-vCPU VM of docs/PERFORMANCE.md it loses below 256 KiB and is
+/// neutral (within the noise) up to 16 MiB, so 1 MiB keeps small calls on one thread without
+/// giving up the gain measured at 64 MiB.
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
 
 /// Outputs of at least this many bytes (well past the caches) are written with non-temporal
