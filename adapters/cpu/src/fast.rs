@@ -119,10 +119,10 @@ fn run_range(
     stream: bool,
 ) {
     let size = dtype.size();
+    let (mut row, mut col) = (start / row_len, start % row_len);
     let mut done = 0;
     while done < out.len() / size {
         let at = start + done;
-        let (row, col) = (at / row_len, at % row_len);
         let len = (row_len - col).min(out.len() / size - done);
         let side = |o| match o {
             Operand::Dense(s) => Side::Slice(&s[at * size..(at + len) * size]),
@@ -136,6 +136,16 @@ fn run_range(
             _ => segment::<f64>(op, side(x), side(y), seg, stream),
         }
         done += len;
+        col += len;
+        if col == row_len {
+            (row, col) = (row + 1, 0);
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if stream {
+        // Orders this thread's non-temporal stores before whatever follows the kernel.
+        // SAFETY: SSE is part of the x86_64 baseline.
+        unsafe { std::arch::x86_64::_mm_sfence() };
     }
 }
 
@@ -287,7 +297,7 @@ mod avx {
 
     /// A block kernel: `out[i] = x[i * x_step] op y[i * y_step]` for every whole 32-byte block
     /// `i` of `out` (a step of 0 repeats one block).
-    /// With `stream` (and `out` 32-byte aligned) the stores are non-temporal.
+    /// With `stream` (and `out` 32-byte aligned) the stores are non-temporal; the caller fences.
     pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8], bool);
 
     /// Runs `blocks` over the whole 32-byte blocks of `out`; returns the bytes written.
@@ -357,8 +367,6 @@ mod avx {
                                     $stream(out.as_mut_ptr().add(i * 32).cast(), $body);
                                 }
                             }
-                            // Orders the streaming stores before any later store of this thread.
-                            _mm_sfence();
                         } else {
                             for i in 0..out.len() / 32 {
                                 // SAFETY: block `i` of x and y lies inside them (caller's
