@@ -4,8 +4,9 @@
 //! output element), a row repeated down the output, a column (one element per row), or a
 //! single element. The work is cut into segments that lie inside one row, so every segment is
 //! either slice-op-slice or slice-op-scalar. Each segment runs through AVX when the CPU has it
-//! (detected at run time) and a portable loop for the tail and on other CPUs. Outputs larger
-//! than [`PARALLEL_THRESHOLD`] bytes are split across rayon's threads.
+//! (detected at run time) and a portable loop for the tail and on other CPUs. Outputs of
+//! [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's threads, and outputs of
+//! [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores.
 //!
 //! Results are bit-identical to the scalar kernels of `float.rs`: IEEE `+ - × ÷` round each
 //! element once, and maximum/minimum propagate NaN and return `x` between equal values, exactly
