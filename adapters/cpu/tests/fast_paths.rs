@@ -1,0 +1,233 @@
+//! The fast kernels (`opspec_cpu::fast`) against the scalar path, bit for bit.
+//!
+//! The reference runs the same operation through the adapter on strided (every other element)
+//! views, which the fast path declines, so it goes through the scalar kernels of `float.rs`.
+//! Every size around the SIMD width, offset (unaligned) starts, sizes above the thread
+//! threshold, and the row, column and scalar broadcasts are covered, with NaNs, signed zeros,
+//! subnormals and infinities among the values. NaN results match any NaN (the contract leaves
+//! the payload free); everything else must have identical bits.
+
+use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
+use opspec_cpu::CpuAdapter;
+use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, STREAM_THRESHOLD, binary_into};
+
+const OPS: [BinaryOp; 6] = [
+    BinaryOp::Add,
+    BinaryOp::Subtract,
+    BinaryOp::Multiply,
+    BinaryOp::Divide,
+    BinaryOp::Maximum,
+    BinaryOp::Minimum,
+];
+
+/// Special values first (so short inputs meet them), then seeded random bits and normal values.
+fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
+    let specials: Vec<u64> = match dtype {
+        DType::F32 => {
+            [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN_POSITIVE]
+                .iter()
+                .map(|v| v.to_bits() as u64)
+                .chain([
+                    0x7fc0_0000,
+                    0xffc0_0001,
+                    0x7f80_0001,
+                    0x0000_0001,
+                    0x8000_0001,
+                    0x007f_ffff,
+                    0x807f_ffff,
+                ])
+                .collect()
+        }
+        _ => [0.0f64, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE]
+            .iter()
+            .map(|v| v.to_bits())
+            .chain([
+                0x7ff8_0000_0000_0000,
+                0xfff8_0000_0000_0001,
+                0x7ff0_0000_0000_0001,
+                1,
+                0x8000_0000_0000_0001,
+                0x000f_ffff_ffff_ffff,
+                0x800f_ffff_ffff_ffff,
+            ])
+            .collect(),
+    };
+    let mut state = seed;
+    (0..n)
+        .map(|i| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let r = state >> 11;
+            match (i + seed as usize) % 4 {
+                0 => specials[(r % specials.len() as u64) as usize],
+                1 => match dtype {
+                    DType::F32 => (r as u32) as u64,
+                    _ => r ^ (r << 53),
+                },
+                _ => match dtype {
+                    DType::F32 => ((r % 2000) as f32 / 7.0 - 140.0).to_bits() as u64,
+                    _ => ((r % 2000) as f64 / 7.0 - 140.0).to_bits(),
+                },
+            }
+        })
+        .collect()
+}
+
+fn is_nan(dtype: DType, bits: u64) -> bool {
+    match dtype {
+        DType::F32 => f32::from_bits(bits as u32).is_nan(),
+        _ => f64::from_bits(bits).is_nan(),
+    }
+}
+
+/// `op` on element pairs through the scalar path (strided views).
+fn reference(op: BinaryOp, dtype: DType, xs: &[u64], ys: &[u64]) -> Vec<u64> {
+    let strided = |v: &[u64]| {
+        let spread: Vec<u64> = v.iter().flat_map(|&b| [b, 0]).collect();
+        Tensor::from_bits(dtype, &[spread.len()], &spread).unwrap().view(&[v.len()], &[2], 0).unwrap()
+    };
+    CpuAdapter.binary(op, &strided(xs), &strided(ys)).unwrap().to_bits()
+}
+
+fn assert_same(what: &str, dtype: DType, xs: &[u64], ys: &[u64], expected: &[u64], actual: &[u64]) {
+    assert_eq!(expected.len(), actual.len(), "{what}: length");
+    for (i, (&e, &a)) in expected.iter().zip(actual).enumerate() {
+        let same = e == a || is_nan(dtype, e) && is_nan(dtype, a);
+        assert!(same, "{what}: element {i}: {:#x} op {:#x} gave {a:#x}, expected {e:#x}", xs[i], ys[i]);
+    }
+}
+
+/// A dense tensor of `bits` starting `offset` elements into its buffer.
+fn dense(dtype: DType, shape: &[usize], bits: &[u64], offset: usize) -> Tensor {
+    let mut padded = vec![0x3c; offset];
+    padded.extend_from_slice(bits);
+    let buffer = Tensor::from_bits(dtype, &[padded.len()], &padded).unwrap();
+    let mut strides = vec![0isize; shape.len()];
+    let mut step = 1;
+    for (s, &n) in strides.iter_mut().zip(shape).rev() {
+        *s = step;
+        step *= n.max(1) as isize;
+    }
+    buffer.view(shape, &strides, offset).unwrap()
+}
+
+fn bytes(dtype: DType, bits: &[u64]) -> Vec<u8> {
+    bits.iter().flat_map(|b| b.to_le_bytes()[..dtype.size()].to_vec()).collect()
+}
+
+/// How an operand of an `[m, n]` output is laid out.
+#[derive(Clone, Copy, Debug)]
+enum Role {
+    Dense,
+    Row,
+    Column,
+    Scalar,
+}
+
+impl Role {
+    fn shape(self, m: usize, n: usize) -> Vec<usize> {
+        match self {
+            Role::Dense => vec![m, n],
+            Role::Row => vec![n],
+            Role::Column => vec![m, 1],
+            Role::Scalar => vec![],
+        }
+    }
+
+    /// The value at output element `(i, j)`.
+    fn at(self, own: &[u64], i: usize, j: usize, n: usize) -> u64 {
+        match self {
+            Role::Dense => own[i * n + j],
+            Role::Row => own[j],
+            Role::Column => own[i],
+            Role::Scalar => own[0],
+        }
+    }
+
+    fn operand(self, b: &[u8]) -> Operand<'_> {
+        match self {
+            Role::Dense => Operand::Dense(b),
+            Role::Row => Operand::Row(b),
+            Role::Column => Operand::Column(b),
+            Role::Scalar => Operand::Scalar(b),
+        }
+    }
+}
+
+/// Checks every op on an `[m, n]` output with the given operand roles, through the adapter
+/// (with operands starting `offset` elements into their buffers) and the kernel directly.
+fn check(dtype: DType, m: usize, n: usize, roles: (Role, Role), offset: usize) {
+    let own = |r: Role, seed| {
+        let count = Role::shape(r, m, n).iter().product::<usize>();
+        values(dtype, count, seed)
+    };
+    let (x_own, y_own) = (own(roles.0, 1 + m as u64), own(roles.1, 7 + n as u64));
+    let mut xs = Vec::with_capacity(m * n);
+    let mut ys = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            xs.push(roles.0.at(&x_own, i, j, n));
+            ys.push(roles.1.at(&y_own, i, j, n));
+        }
+    }
+    let x = dense(dtype, &roles.0.shape(m, n), &x_own, offset);
+    let y = dense(dtype, &roles.1.shape(m, n), &y_own, offset);
+    let (xb, yb) = (bytes(dtype, &x_own), bytes(dtype, &y_own));
+    for op in OPS {
+        let what = format!("{op} {dtype} [{m}, {n}] {roles:?} offset {offset}");
+        let expected = reference(op, dtype, &xs, &ys);
+        let adapter = CpuAdapter.binary(op, &x, &y).unwrap();
+        assert_same(&what, dtype, &xs, &ys, &expected, &adapter.to_bits());
+        let mut out = vec![0u8; m * n * dtype.size()];
+        assert!(binary_into(op, dtype, roles.0.operand(&xb), roles.1.operand(&yb), n, &mut out), "{what}");
+        let direct = Tensor::from_bytes(dtype, &[m * n], out).unwrap().to_bits();
+        assert_same(&what, dtype, &xs, &ys, &expected, &direct);
+    }
+}
+
+const DTYPES: [DType; 2] = [DType::F32, DType::F64];
+
+#[test]
+fn contiguous_sizes_around_every_lane_count_and_offset() {
+    for dtype in DTYPES {
+        let lane = 32 / dtype.size();
+        let mut sizes = vec![0, 1, 2, lane - 1, lane, lane + 1, 2 * lane - 1, 2 * lane + 1, 1000, 4099];
+        // Around the thread threshold, and well above it.
+        let threshold = PARALLEL_THRESHOLD / dtype.size();
+        sizes.extend([threshold - 1, threshold, threshold + lane + 1, 3 * threshold + 5]);
+        for n in sizes {
+            for offset in [0, 1, 3] {
+                check(dtype, 1, n, (Role::Dense, Role::Dense), offset);
+            }
+        }
+        // Non-temporal stores, with a head before the first aligned block.
+        for offset in [0, 1] {
+            check(dtype, 1, STREAM_THRESHOLD / dtype.size() + 3, (Role::Dense, Role::Dense), offset);
+        }
+    }
+}
+
+#[test]
+fn scalar_row_and_column_broadcasts() {
+    use Role::*;
+    let shapes = [(1, 1), (3, 1), (2, 7), (5, 8), (4, 9), (9, 17), (33, 3)];
+    let pairs =
+        [(Dense, Scalar), (Scalar, Dense), (Dense, Row), (Row, Dense), (Dense, Column), (Column, Dense)];
+    for dtype in DTYPES {
+        for &(m, n) in &shapes {
+            for roles in pairs {
+                for offset in [0, 1] {
+                    check(dtype, m, n, roles, offset);
+                }
+            }
+        }
+        // Above the thread threshold, rows straddling the parallel chunks.
+        for roles in pairs {
+            check(dtype, 601, 1001, roles, 0);
+        }
+        // Non-temporal stores on broadcast rows.
+        check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Dense, Row), 1);
+        check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Column, Dense), 0);
+        check(dtype, 0, 5, (Dense, Row), 0);
+        check(dtype, 4, 0, (Dense, Column), 0);
+    }
+}
