@@ -48,6 +48,9 @@ pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
         OpKind::Ternary(TernaryOp::FusedMulAdd) => {
             Ok(oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]))
         }
+        OpKind::Ternary(TernaryOp::FusedAddMul) => {
+            Ok(oracle::fused_add_mul(f, inputs[0], inputs[1], inputs[2]))
+        }
         other => Err(format!("the oracle has no reference for {other} yet")),
     }
 }

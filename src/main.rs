@@ -142,14 +142,23 @@ fn run(
     let results = run_all(catalog, &checks, &adapters, &RunOptions::default(), (checks.len() / 20).max(1));
     let seconds = started.elapsed().as_secs_f64();
     print_summary(&results);
+    let known: Vec<_> = results.iter().filter(|r| r.status == Status::ExpectedFail).collect();
+    if !known.is_empty() {
+        println!("\nknown deviations (expected failures, listed in expectations/):");
+        for r in &known {
+            let d = r.deviation.as_ref().map_or(String::new(), |d| format!(" [{}] {}", d.location, d.does));
+            println!("  {}: {} of {} inputs{d}", r.id, r.failed_inputs, r.inputs);
+        }
+    }
     for r in results.iter().filter(|r| r.status == Status::Fail) {
         println!("\n{}", r.report());
     }
     let total = Tally::of(&results);
     println!(
-        "\n{} passed, {} failed, {} skipped; {} inputs in {seconds:.1} s ({:.0} inputs/s)",
+        "\n{} passed, {} failed, {} expected failures, {} skipped; {} inputs in {seconds:.1} s ({:.0} inputs/s)",
         total.pass,
         total.fail,
+        total.expected_fail,
         total.skip,
         total.inputs,
         total.inputs as f64 / seconds
@@ -170,14 +179,15 @@ fn print_summary(results: &[opspec::run::CheckResult]) {
         entry.1 += r.seconds;
     }
     println!(
-        "{:<12} {:<8} {:<14} {:<5} {:>5} {:>5} {:>5} {:>9} {:>12} {:>8}",
-        "suite", "adapter", "op", "dtype", "pass", "fail", "skip", "inputs", "inputs/s", "max ulp"
+        "{:<12} {:<8} {:<14} {:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>12} {:>8}",
+        "suite", "adapter", "op", "dtype", "pass", "fail", "xfail", "skip", "inputs", "inputs/s", "max ulp"
     );
     for ((suite, adapter, op, dtype), (t, secs)) in groups {
         println!(
-            "{suite:<12} {adapter:<8} {op:<14} {dtype:<5} {:>5} {:>5} {:>5} {:>9} {:>12.0} {:>8}",
+            "{suite:<12} {adapter:<8} {op:<14} {dtype:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>12.0} {:>8}",
             t.pass,
             t.fail,
+            t.expected_fail,
             t.skip,
             t.inputs,
             t.inputs as f64 / secs.max(1e-9),

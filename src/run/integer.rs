@@ -71,7 +71,7 @@ pub fn run(
                 }
             }
         }
-        CaseSet::Row(_) => {
+        CaseSet::Row(_) | CaseSet::NoBroadcast => {
             return Err("special-case rows are float conditions; integer checks use edges and random".into());
         }
     }

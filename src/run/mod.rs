@@ -17,7 +17,7 @@ pub use plan::{
     BroadcastTarget, CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, ScatterCases,
     ScatterTarget, Target, ValueCases, adapter_checks, table_checks,
 };
-pub use result::{CaseFailure, CheckResult, Citation, Status};
+pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

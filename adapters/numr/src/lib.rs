@@ -1,0 +1,205 @@
+//! An opspec adapter that drives the real numr crate (`numr = "=0.14.0"`, CPU runtime) through
+//! its `BinaryOps` trait: add, sub, mul, div, pow, maximum, minimum, atan2, fused_mul_add and
+//! fused_add_mul, in f16, bf16, f32, f64 and the eight integer dtypes.
+//!
+//! Operands cross as raw little-endian bytes (`Tensor::from_bytes`, `Tensor::to_bytes`), so no
+//! value is converted on the way in or out. A strided opspec view is copied to a contiguous one
+//! first: numr's own strided paths are not exercised by this adapter.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use numr::dtype::DType as NumrDType;
+use numr::error::Error as NumrError;
+use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime};
+use numr::tensor::Tensor as NumrTensor;
+use opspec_adapter::{
+    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor, TernaryOp,
+};
+
+/// numr's CPU runtime, as an opspec adapter.
+pub struct NumrAdapter {
+    device: CpuDevice,
+}
+
+impl NumrAdapter {
+    /// An adapter over numr's default CPU device.
+    pub fn new() -> NumrAdapter {
+        NumrAdapter { device: CpuDevice::new() }
+    }
+}
+
+impl Default for NumrAdapter {
+    fn default() -> Self {
+        NumrAdapter::new()
+    }
+}
+
+/// The `BinaryOps` methods this adapter calls.
+const BINARY: [BinaryOp; 8] = [
+    BinaryOp::Add,
+    BinaryOp::Subtract,
+    BinaryOp::Multiply,
+    BinaryOp::Divide,
+    BinaryOp::Pow,
+    BinaryOp::Maximum,
+    BinaryOp::Minimum,
+    BinaryOp::Atan2,
+];
+
+impl Adapter for NumrAdapter {
+    fn name(&self) -> &str {
+        "numr"
+    }
+
+    fn version(&self) -> String {
+        "numr 0.14.0 (CpuRuntime)".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        let known = numr_dtype(dtype).is_ok();
+        match op {
+            OpKind::Binary(b) if known && BINARY.contains(&b) => Support::Supported,
+            OpKind::Ternary(_) if known => Support::Supported,
+            _ => Support::Unsupported(format!("numr's BinaryOps has no {op} for {dtype}")),
+        }
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let (x, y) = (self.to_numr(a)?, self.to_numr(b)?);
+        let client = CpuRuntime::default_client(&self.device);
+        let result = guarded(&format!("numr's {op}"), || match op {
+            BinaryOp::Add => client.add(&x, &y),
+            BinaryOp::Subtract => client.sub(&x, &y),
+            BinaryOp::Multiply => client.mul(&x, &y),
+            BinaryOp::Divide => client.div(&x, &y),
+            BinaryOp::Pow => client.pow(&x, &y),
+            BinaryOp::Maximum => client.maximum(&x, &y),
+            BinaryOp::Minimum => client.minimum(&x, &y),
+            BinaryOp::Atan2 => client.atan2(&x, &y),
+            other => Err(NumrError::Msg(format!("numr's BinaryOps has no {other}"))),
+        })?;
+        from_numr(&result)
+    }
+
+    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
+        let (x, y, z) = (self.to_numr(a)?, self.to_numr(b)?, self.to_numr(c)?);
+        let client = CpuRuntime::default_client(&self.device);
+        let result = guarded(&format!("numr's {op}"), || match op {
+            TernaryOp::FusedMulAdd => client.fused_mul_add(&x, &y, &z),
+            _ => client.fused_add_mul(&x, &y, &z),
+        })?;
+        from_numr(&result)
+    }
+}
+
+impl NumrAdapter {
+    /// A numr tensor holding a contiguous copy of `t`'s values.
+    fn to_numr(&self, t: &Tensor) -> Result<NumrTensor<CpuRuntime>, AdapterError> {
+        let dtype = numr_dtype(t.dtype())?;
+        let contiguous = t.to_contiguous();
+        let bytes = contiguous.contiguous_bytes().unwrap_or_default();
+        NumrTensor::<CpuRuntime>::from_bytes(bytes, t.shape(), dtype, &self.device).map_err(error)
+    }
+}
+
+/// Runs a numr call, turning a panic into an error.
+fn guarded<T>(what: &str, call: impl FnOnce() -> Result<T, NumrError>) -> Result<T, AdapterError> {
+    match catch_unwind(AssertUnwindSafe(call)) {
+        Ok(result) => result.map_err(error),
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            Err(AdapterError::new(ErrorKind::Other, format!("{what} panicked: {message}")))
+        }
+    }
+}
+
+/// numr's result as an opspec tensor.
+fn from_numr(t: &NumrTensor<CpuRuntime>) -> Result<Tensor, AdapterError> {
+    let dtype = opspec_dtype(t.dtype())?;
+    let bytes = t.to_bytes().map_err(error)?;
+    Tensor::from_bytes(dtype, t.shape(), bytes)
+}
+
+fn numr_dtype(d: DType) -> Result<NumrDType, AdapterError> {
+    Ok(match d {
+        DType::F16 => NumrDType::F16,
+        DType::BF16 => NumrDType::BF16,
+        DType::F32 => NumrDType::F32,
+        DType::F64 => NumrDType::F64,
+        DType::I8 => NumrDType::I8,
+        DType::I16 => NumrDType::I16,
+        DType::I32 => NumrDType::I32,
+        DType::I64 => NumrDType::I64,
+        DType::U8 => NumrDType::U8,
+        DType::U16 => NumrDType::U16,
+        DType::U32 => NumrDType::U32,
+        DType::U64 => NumrDType::U64,
+        other => return Err(AdapterError::unsupported(format!("the numr adapter does not pass {other}"))),
+    })
+}
+
+fn opspec_dtype(d: NumrDType) -> Result<DType, AdapterError> {
+    Ok(match d {
+        NumrDType::F16 => DType::F16,
+        NumrDType::BF16 => DType::BF16,
+        NumrDType::F32 => DType::F32,
+        NumrDType::F64 => DType::F64,
+        NumrDType::I8 => DType::I8,
+        NumrDType::I16 => DType::I16,
+        NumrDType::I32 => DType::I32,
+        NumrDType::I64 => DType::I64,
+        NumrDType::U8 => DType::U8,
+        NumrDType::U16 => DType::U16,
+        NumrDType::U32 => DType::U32,
+        NumrDType::U64 => DType::U64,
+        other => {
+            return Err(AdapterError::new(ErrorKind::Other, format!("numr returned a {other:?} tensor")));
+        }
+    })
+}
+
+/// numr's errors as opspec's error kinds.
+fn error(e: NumrError) -> AdapterError {
+    let kind = match &e {
+        NumrError::ShapeMismatch { .. } | NumrError::BroadcastError { .. } => ErrorKind::ShapeMismatch,
+        NumrError::DTypeMismatch { .. } => ErrorKind::DTypeMismatch,
+        NumrError::UnsupportedDType { .. } | NumrError::NotImplemented { .. } => ErrorKind::Unsupported,
+        NumrError::NotContiguous => ErrorKind::NotContiguous,
+        NumrError::InvalidDimension { .. } => ErrorKind::Rank,
+        NumrError::IndexOutOfBounds { .. } => ErrorKind::OutOfRange,
+        _ => ErrorKind::Other,
+    };
+    AdapterError::new(kind, e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds_and_broadcasts() {
+        let numr = NumrAdapter::new();
+        let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2]).unwrap();
+        let b = Tensor::from_slice(&[10.0f32, 20.0], &[2]).unwrap();
+        let c = numr.binary(BinaryOp::Add, &a, &b).unwrap();
+        assert_eq!(c.shape(), [2, 2]);
+        assert_eq!(c.to_vec::<f32>().unwrap(), vec![11.0, 22.0, 13.0, 24.0]);
+        let bad = Tensor::from_slice(&[1.0f32, 2.0, 3.0], &[3]).unwrap();
+        assert_eq!(numr.binary(BinaryOp::Add, &a, &bad).unwrap_err().kind, ErrorKind::ShapeMismatch);
+    }
+
+    #[test]
+    fn fused_ops_refuse_to_broadcast() {
+        let numr = NumrAdapter::new();
+        let a = Tensor::from_slice(&[1.0f64, 2.0], &[2]).unwrap();
+        let one = Tensor::from_slice(&[1.0f64], &[1]).unwrap();
+        let r = numr.ternary(TernaryOp::FusedMulAdd, &a, &a, &a).unwrap();
+        assert_eq!(r.to_vec::<f64>().unwrap(), vec![2.0, 6.0]);
+        let err = numr.ternary(TernaryOp::FusedMulAdd, &a, &a, &one).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::ShapeMismatch);
+    }
+}
