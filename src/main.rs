@@ -146,7 +146,9 @@ fn run(
     if !known.is_empty() {
         println!("\nknown deviations (expected failures, listed in expectations/):");
         for r in &known {
-            let d = r.deviation.as_ref().map_or(String::new(), |d| format!(" [{}] {}", d.location, d.does));
+            // The first clause of the entry's `does` is its headline.
+            let headline = |does: &str| does.split([':', ';']).next().unwrap_or(does).trim().to_string();
+            let d = r.deviation.as_ref().map_or(String::new(), |d| format!(" [{}] {}", d.location, headline(&d.does)));
             println!("  {}: {} of {} inputs{d}", r.id, r.failed_inputs, r.inputs);
         }
     }
