@@ -432,7 +432,8 @@ impl Adapter for WrongFused {
             };
             return CpuAdapter.ternary(op, &expand(a)?, &expand(b)?, &expand(c)?);
         }
-        if op != TernaryOp::FusedMulAdd {
+        // Unequal shapes are refused as they should be: only the rounding is wrong.
+        if op != TernaryOp::FusedMulAdd || a.shape() != b.shape() || a.shape() != c.shape() {
             return CpuAdapter.ternary(op, a, b, c);
         }
         // Two roundings: the product in the dtype, then the sum in the dtype.
