@@ -148,7 +148,10 @@ fn run(
         for r in &known {
             // The first clause of the entry's `does` is its headline.
             let headline = |does: &str| does.split([':', ';']).next().unwrap_or(does).trim().to_string();
-            let d = r.deviation.as_ref().map_or(String::new(), |d| format!(" [{}] {}", d.location, headline(&d.does)));
+            let d = r
+                .deviation
+                .as_ref()
+                .map_or(String::new(), |d| format!(" [{}] {}", d.location, headline(&d.does)));
             println!("  {}: {} of {} inputs{d}", r.id, r.failed_inputs, r.inputs);
         }
     }

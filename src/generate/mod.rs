@@ -190,7 +190,10 @@ mod tests {
         let n = edge_values(Format::F16).len();
         assert_eq!(edge_cases(Format::F16, 2).len(), n * n);
         assert_eq!(edge_cases(Format::F16, 1).len(), n);
-        assert_eq!(edge_cases(Format::F16, 2)[1], vec![edge_values(Format::F16)[0], edge_values(Format::F16)[1]]);
+        assert_eq!(
+            edge_cases(Format::F16, 2)[1],
+            vec![edge_values(Format::F16)[0], edge_values(Format::F16)[1]]
+        );
     }
 
     #[test]

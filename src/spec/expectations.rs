@@ -104,11 +104,16 @@ impl Expectations {
         self.files
             .iter()
             .flat_map(|(file, f)| {
-                f.deviations.iter().filter(|d| !ids.iter().any(|id| matches(&d.id.value, id))).map(move |d| LoadError {
-                    file: file.clone(),
-                    line: Some(d.id.referenced.line()),
-                    column: Some(d.id.referenced.column()),
-                    message: format!("field `id`: `{}` matches no check (renamed or removed?)", d.id.value),
+                f.deviations.iter().filter(|d| !ids.iter().any(|id| matches(&d.id.value, id))).map(move |d| {
+                    LoadError {
+                        file: file.clone(),
+                        line: Some(d.id.referenced.line()),
+                        column: Some(d.id.referenced.column()),
+                        message: format!(
+                            "field `id`: `{}` matches no check (renamed or removed?)",
+                            d.id.value
+                        ),
+                    }
                 })
             })
             .collect()
@@ -125,10 +130,7 @@ fn expand(pattern: &str) -> Vec<String> {
     let Some(open) = pattern.find('{') else { return vec![pattern.to_string()] };
     let Some(close) = pattern[open..].find('}').map(|c| open + c) else { return vec![pattern.to_string()] };
     let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
-    pattern[open + 1..close]
-        .split(',')
-        .flat_map(|alt| expand(&format!("{head}{alt}{tail}")))
-        .collect()
+    pattern[open + 1..close].split(',').flat_map(|alt| expand(&format!("{head}{alt}{tail}"))).collect()
 }
 
 /// `*` matches any run of bytes; other bytes match themselves.

@@ -22,8 +22,8 @@ use fused::CpuFused;
 use half::{bf16, f16};
 use integer::CpuInt;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Scalar, ScalarSide,
-    ScatterMode, ShapeChecker, Support, Tensor, TernaryOp,
+    Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Scalar,
+    ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp,
 };
 
 pub use broadcast::broadcast_shapes;

@@ -12,9 +12,7 @@ use numr::dtype::DType as NumrDType;
 use numr::error::Error as NumrError;
 use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime};
 use numr::tensor::Tensor as NumrTensor;
-use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor, TernaryOp,
-};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor, TernaryOp};
 
 /// numr's CPU runtime, as an opspec adapter.
 pub struct NumrAdapter {
