@@ -262,6 +262,8 @@ fn eval(catalog: &Catalog, target: &str, bits: &[String]) -> Result<bool, String
     let returned = match table.op {
         OpKind::Binary(b) => adapter.binary(b, &tensors[0], &tensors[1]),
         OpKind::Ternary(t) => adapter.ternary(t, &tensors[0], &tensors[1], &tensors[2]),
+        OpKind::BinaryInto(b) => Tensor::zeros(dtype, &[1])
+            .and_then(|mut out| adapter.binary_into(b, &tensors[0], &tensors[1], &mut out).map(|()| out)),
         other => return Err(format!("{other} cannot be evaluated element by element")),
     }
     .map_err(|e| format!("the adapter returned an error: {e}"))?;

@@ -478,3 +478,53 @@ fn fused_operation_that_broadcasts() {
         .collect();
     assert_eq!(failed, expected);
 }
+
+/// The CPU adapter with an `add_into` that accepts a non-contiguous `out` (and rewrites it as
+/// a contiguous tensor) instead of refusing it.
+struct LaxAddInto;
+
+impl Adapter for LaxAddInto {
+    fn name(&self) -> &str {
+        "lax-add-into"
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        if !out.is_contiguous() && out.dtype() == a.dtype() {
+            *out = out.to_contiguous();
+        }
+        CpuAdapter.binary_into(op, a, b, out)
+    }
+}
+
+#[test]
+fn add_into_that_accepts_a_non_contiguous_out() {
+    let catalog = Catalog::builtin().unwrap();
+    let name = "lax-add-into".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| catalog.suites[c.suite.unwrap()].suite.name == "numr" && c.op == "add_into")
+        .collect();
+    let results = run_all(&catalog, &checks, &[(name, Arc::new(LaxAddInto))], &RunOptions::default(), 0);
+    let failed: BTreeSet<String> =
+        results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
+    let expected: BTreeSet<String> =
+        ["f16", "bf16", "f32", "f64"].map(|d| format!("numr:lax-add-into:add_into:{d}:into-rules")).into();
+    assert_eq!(failed, expected);
+    let report =
+        results.iter().find(|r| r.id == "numr:lax-add-into:add_into:f32:into-rules").unwrap().report();
+    assert!(report.contains("into a non-contiguous out (a transposed view) succeeded"), "{report}");
+}

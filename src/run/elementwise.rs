@@ -33,6 +33,10 @@ pub enum CaseSet {
     /// which it must refuse with a shape-mismatch error (seed 003: "All three tensors must
     /// have the same shape (no broadcasting)").
     NoBroadcast,
+    /// A destination-passing operation's rules: a broadcast result into a fitting `out`, and
+    /// a mismatched dtype, a mismatched shape and a non-contiguous `out`, which are errors
+    /// that leave `out` unchanged.
+    IntoRules,
 }
 
 /// Operand shapes a fused operation must refuse: each pair would broadcast, so an
@@ -60,6 +64,7 @@ fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
         CaseSet::Edges => "edges".to_string(),
         CaseSet::Random => "random".to_string(),
         CaseSet::NoBroadcast => "no-broadcast".to_string(),
+        CaseSet::IntoRules => "into-rules".to_string(),
     }
 }
 
@@ -74,7 +79,8 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
             let float = dtype.is_float();
             let rows = (0..table.table.rows.len()).filter(|_| float).map(CaseSet::Row);
             let ternary = matches!(table.op, OpKind::Ternary(_)) && float;
-            let shape_rule = ternary.then_some(CaseSet::NoBroadcast);
+            let into = matches!(table.op, OpKind::BinaryInto(_)) && float;
+            let shape_rule = ternary.then_some(CaseSet::NoBroadcast).or(into.then_some(CaseSet::IntoRules));
             let sets = rows.chain([CaseSet::Edges, CaseSet::Random]).chain(shape_rule);
             let targets = sets
                 .map(|cases| {
@@ -162,6 +168,9 @@ pub fn run(
         Some(adapter) if target.cases == CaseSet::NoBroadcast => {
             check_no_broadcast(table, target.dtype, adapter, options, result)
         }
+        Some(adapter) if target.cases == CaseSet::IntoRules => {
+            super::into::check_into_rules(table, target.dtype, adapter, options, result)
+        }
         Some(adapter) if !target.dtype.is_float() => {
             integer::run(catalog, check, target, adapter, options, result)
         }
@@ -246,7 +255,9 @@ fn generate(
         CaseSet::Row(r) => row_cases(&table.table, r, f, n_row, &mut generator),
         CaseSet::Edges => Ok(edge_cases(f, arity)),
         CaseSet::Random => random_cases(f, arity, n_random, &mut generator),
-        CaseSet::NoBroadcast => Err("the no-broadcast check has no element inputs".into()),
+        CaseSet::NoBroadcast | CaseSet::IntoRules => {
+            Err(format!("the {} check has no element inputs", case_name(table, target.cases)))
+        }
     }
 }
 
@@ -260,7 +271,7 @@ fn context<'a>(catalog: &'a Catalog, check: &Check, target: &ElementwiseTarget, 
 fn expectations(ctx: &Context, cases: &Cases, set: CaseSet) -> Result<Vec<Expect>, String> {
     match set {
         CaseSet::Row(r) => cases.par_iter().map(|c| ctx.row_expectation(r, c)).collect(),
-        CaseSet::Edges | CaseSet::Random | CaseSet::NoBroadcast => {
+        CaseSet::Edges | CaseSet::Random | CaseSet::NoBroadcast | CaseSet::IntoRules => {
             cases.par_iter().map(|c| ctx.expectation(c)).collect()
         }
     }
@@ -353,6 +364,8 @@ pub(super) fn call_batch(
     let returned = guarded(options.timeout, move || match op {
         OpKind::Binary(b) => adapter.binary(b, &operands[0], &operands[1]),
         OpKind::Ternary(t) => adapter.ternary(t, &operands[0], &operands[1], &operands[2]),
+        OpKind::BinaryInto(b) => Tensor::zeros(output_dtype, &[n])
+            .and_then(|mut out| adapter.binary_into(b, &operands[0], &operands[1], &mut out).map(|()| out)),
         other => {
             Err(opspec_adapter::AdapterError::unsupported(format!("{other} is not checked element-wise")))
         }

@@ -5,6 +5,7 @@ mod call;
 mod elementwise;
 mod execute;
 mod integer;
+mod into;
 mod plan;
 mod promotion;
 mod property;

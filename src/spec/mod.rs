@@ -154,6 +154,9 @@ pub fn parse_op(name: &str) -> Option<OpKind> {
     if let Ok(op) = name.parse::<TernaryOp>() {
         return Some(OpKind::Ternary(op));
     }
+    if let Some(op) = name.strip_suffix("_into").and_then(|b| b.parse::<BinaryOp>().ok()) {
+        return Some(OpKind::BinaryInto(op));
+    }
     None
 }
 

@@ -58,6 +58,7 @@ impl Adapter for CpuAdapter {
             }
             OpKind::ScatterAdd if dtype != DType::Bool => Support::Supported,
             OpKind::Ternary(_) if dtype.is_float() => Support::Supported,
+            OpKind::BinaryInto(BinaryOp::Add) if dtype != DType::Bool => Support::Supported,
             _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
     }
@@ -82,6 +83,39 @@ impl Adapter for CpuAdapter {
             DType::U64 => binary_int::<u64>(op, a, b),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
+    }
+
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        // numr's contract (seed 003): one dtype, a contiguous `out`, and `out`'s shape equal
+        // to the broadcast shape; every condition is checked before `out` is written.
+        if a.dtype() != b.dtype() || a.dtype() != out.dtype() {
+            return Err(AdapterError::new(
+                ErrorKind::DTypeMismatch,
+                format!("{op}_into: a is {}, b is {}, out is {}", a.dtype(), b.dtype(), out.dtype()),
+            ));
+        }
+        let shape = broadcast_shapes(a.shape(), b.shape())?;
+        if shape != out.shape() {
+            return Err(AdapterError::new(
+                ErrorKind::ShapeMismatch,
+                format!("{op}_into: a and b broadcast to {shape:?}, out has shape {:?}", out.shape()),
+            ));
+        }
+        let Some(destination) = out.contiguous_bytes_mut() else {
+            return Err(AdapterError::new(
+                ErrorKind::NotContiguous,
+                format!("{op}_into: out is not contiguous"),
+            ));
+        };
+        let result = self.binary(op, a, b)?.to_contiguous();
+        destination.copy_from_slice(result.buffer());
+        Ok(())
     }
 
     fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {

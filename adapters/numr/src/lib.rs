@@ -1,10 +1,12 @@
 //! An opspec adapter that drives the real numr crate (`numr = "=0.14.0"`, CPU runtime) through
-//! its `BinaryOps` trait: add, sub, mul, div, pow, maximum, minimum, atan2, fused_mul_add and
-//! fused_add_mul, in f16, bf16, f32, f64 and the eight integer dtypes.
+//! its `BinaryOps` trait: add, sub, mul, div, pow, maximum, minimum, atan2, fused_mul_add,
+//! fused_add_mul and add_into, in f16, bf16, f32, f64 and the eight integer dtypes.
 //!
 //! Operands cross as raw little-endian bytes (`Tensor::from_bytes`, `Tensor::to_bytes`), so no
 //! value is converted on the way in or out. A strided opspec view is copied to a contiguous one
-//! first: numr's own strided paths are not exercised by this adapter.
+//! first: numr's own strided paths are not exercised by this adapter, except for `add_into`'s
+//! destination, which is handed to numr as the view it is (a permuted dense buffer), so that
+//! numr's own contiguity check is what is tested.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -58,6 +60,7 @@ impl Adapter for NumrAdapter {
         match op {
             OpKind::Binary(b) if known && BINARY.contains(&b) => Support::Supported,
             OpKind::Ternary(_) if known => Support::Supported,
+            OpKind::BinaryInto(BinaryOp::Add) if known => Support::Supported,
             _ => Support::Unsupported(format!("numr's BinaryOps has no {op} for {dtype}")),
         }
     }
@@ -79,6 +82,31 @@ impl Adapter for NumrAdapter {
         from_numr(&result)
     }
 
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        if op != BinaryOp::Add {
+            return Err(AdapterError::unsupported(format!("numr's BinaryOps has no {op}_into")));
+        }
+        let (x, y) = (self.to_numr(a)?, self.to_numr(b)?);
+        let destination = self.destination(out)?;
+        let client = CpuRuntime::default_client(&self.device);
+        guarded("numr's add_into", || client.add_into(&destination, &x, &y))?;
+        // numr wrote into its copy of `out`; a success on a non-contiguous `out` is not copied
+        // back (the contract makes it an error, and the check reports the success).
+        if let Some(bytes) = out.contiguous_bytes_mut() {
+            let written = destination.to_bytes().map_err(error)?;
+            if written.len() == bytes.len() {
+                bytes.copy_from_slice(&written);
+            }
+        }
+        Ok(())
+    }
+
     fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
         let (x, y, z) = (self.to_numr(a)?, self.to_numr(b)?, self.to_numr(c)?);
         let client = CpuRuntime::default_client(&self.device);
@@ -97,6 +125,41 @@ impl NumrAdapter {
         let contiguous = t.to_contiguous();
         let bytes = contiguous.contiguous_bytes().unwrap_or_default();
         NumrTensor::<CpuRuntime>::from_bytes(bytes, t.shape(), dtype, &self.device).map_err(error)
+    }
+}
+
+impl NumrAdapter {
+    /// `out` as a numr tensor over a copy of its buffer: contiguous as it is, or, for a view
+    /// that permutes a dense buffer (a transpose), the buffer permuted the same way.
+    fn destination(&self, out: &Tensor) -> Result<NumrTensor<CpuRuntime>, AdapterError> {
+        let dtype = numr_dtype(out.dtype())?;
+        let whole = |shape: &[usize]| {
+            NumrTensor::<CpuRuntime>::from_bytes(out.buffer(), shape, dtype, &self.device).map_err(error)
+        };
+        if out.is_contiguous() {
+            return whole(out.shape());
+        }
+        let unexpressible = || {
+            AdapterError::unsupported(format!(
+                "the numr adapter cannot pass a view with shape {:?}, strides {:?} and offset {}",
+                out.shape(),
+                out.strides(),
+                out.offset()
+            ))
+        };
+        if out.offset() != 0 || out.buffer().len() != out.numel() * out.dtype().size() {
+            return Err(unexpressible());
+        }
+        let rank = out.shape().len();
+        let mut axes: Vec<usize> = (0..rank).collect();
+        axes.sort_by_key(|&i| std::cmp::Reverse(out.strides()[i]));
+        let base_shape: Vec<usize> = axes.iter().map(|&i| out.shape()[i]).collect();
+        let dims: Vec<usize> = (0..rank).map(|i| axes.iter().position(|&k| k == i).unwrap_or(i)).collect();
+        let view = whole(&base_shape)?.permute(&dims).map_err(error)?;
+        if view.shape() != out.shape() || view.strides() != out.strides() {
+            return Err(unexpressible());
+        }
+        Ok(view)
     }
 }
 
@@ -199,5 +262,19 @@ mod tests {
         assert_eq!(r.to_vec::<f64>().unwrap(), vec![2.0, 6.0]);
         let err = numr.ternary(TernaryOp::FusedMulAdd, &a, &a, &one).unwrap_err();
         assert_eq!(err.kind, ErrorKind::ShapeMismatch);
+    }
+
+    #[test]
+    fn add_into_hands_numr_the_transposed_destination() {
+        let numr = NumrAdapter::new();
+        let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).unwrap();
+        let b = Tensor::from_slice(&[10.0f32, 20.0, 30.0], &[3]).unwrap();
+        let mut out = Tensor::zeros(DType::F32, &[2, 3]).unwrap();
+        numr.binary_into(BinaryOp::Add, &a, &b, &mut out).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+        // The transpose of a [3, 2] buffer reaches numr as a view, and numr refuses it.
+        let mut transposed = Tensor::zeros(DType::F32, &[3, 2]).unwrap().view(&[2, 3], &[1, 2], 0).unwrap();
+        let err = numr.binary_into(BinaryOp::Add, &a, &b, &mut transposed).unwrap_err();
+        assert!(err.message.contains("destination tensor must be contiguous"), "{err}");
     }
 }
