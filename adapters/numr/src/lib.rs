@@ -3,10 +3,10 @@
 //! fused_add_mul and add_into, in f16, bf16, f32, f64 and the eight integer dtypes.
 //!
 //! Operands cross as raw little-endian bytes (`Tensor::from_bytes`, `Tensor::to_bytes`), so no
-//! value is converted on the way in or out. A strided opspec view is copied to a contiguous one
-//! first: numr's own strided paths are not exercised by this adapter, except for `add_into`'s
-//! destination, which is handed to numr as the view it is (a permuted dense buffer), so that
-//! numr's own contiguity check is what is tested.
+//! value is converted on the way in or out. A view that permutes a dense buffer (a transpose)
+//! reaches numr as a numr view of the same layout, so numr's strided paths and `add_into`'s
+//! contiguity check are what is tested; other strided views (steps, reversals, offsets) are
+//! copied to contiguous tensors first.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -119,8 +119,12 @@ impl Adapter for NumrAdapter {
 }
 
 impl NumrAdapter {
-    /// A numr tensor holding a contiguous copy of `t`'s values.
+    /// `t` as a numr tensor: the same view where numr can express it (contiguous, or a
+    /// permuted dense buffer such as a transpose), otherwise a contiguous copy of its values.
     fn to_numr(&self, t: &Tensor) -> Result<NumrTensor<CpuRuntime>, AdapterError> {
+        if let Ok(view) = self.destination(t) {
+            return Ok(view);
+        }
         let dtype = numr_dtype(t.dtype())?;
         let contiguous = t.to_contiguous();
         let bytes = contiguous.contiguous_bytes().unwrap_or_default();
@@ -130,7 +134,8 @@ impl NumrAdapter {
 
 impl NumrAdapter {
     /// `out` as a numr tensor over a copy of its buffer: contiguous as it is, or, for a view
-    /// that permutes a dense buffer (a transpose), the buffer permuted the same way.
+    /// that permutes a dense buffer (a transpose), the buffer permuted the same way; an error
+    /// for any other view.
     fn destination(&self, out: &Tensor) -> Result<NumrTensor<CpuRuntime>, AdapterError> {
         let dtype = numr_dtype(out.dtype())?;
         let whole = |shape: &[usize]| {
@@ -276,5 +281,18 @@ mod tests {
         let mut transposed = Tensor::zeros(DType::F32, &[3, 2]).unwrap().view(&[2, 3], &[1, 2], 0).unwrap();
         let err = numr.binary_into(BinaryOp::Add, &a, &b, &mut transposed).unwrap_err();
         assert!(err.message.contains("destination tensor must be contiguous"), "{err}");
+    }
+
+    #[test]
+    fn transposed_operands_reach_numr_as_views() {
+        let numr = NumrAdapter::new();
+        // [[1, 2], [3, 4], [5, 6]] transposed: [[1, 3, 5], [2, 4, 6]].
+        let t = Tensor::from_slice(&[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[3, 2]).unwrap();
+        let transposed = t.view(&[2, 3], &[1, 2], 0).unwrap();
+        let view = numr.to_numr(&transposed).unwrap();
+        assert!(!view.is_contiguous(), "the transpose should reach numr as a view");
+        let b = Tensor::from_slice(&[10.0f64, 20.0, 30.0], &[3]).unwrap();
+        let sum = numr.binary(BinaryOp::Add, &transposed, &b).unwrap();
+        assert_eq!(sum.to_vec::<f64>().unwrap(), vec![11.0, 23.0, 35.0, 12.0, 24.0, 36.0]);
     }
 }
