@@ -9,12 +9,14 @@ use opspec_cuda::{CudaAdapter, Scatter};
 pub type NamedAdapter = (String, Arc<dyn Adapter>);
 
 /// Names of the adapters built into opspec.
-pub const BUILTIN: [&str; 3] = ["cpu", "cuda", "cuda-deterministic"];
+pub const BUILTIN: [&str; 4] = ["cpu", "numr", "cuda", "cuda-deterministic"];
 
 /// The built-in adapter called `name`, or why it cannot be had.
 pub fn builtin(name: &str) -> Result<Arc<dyn Adapter>, String> {
     match name {
         "cpu" => Ok(Arc::new(opspec_cpu::CpuAdapter::new())),
+        // The real numr crate (0.14.0), CPU runtime.
+        "numr" => Ok(Arc::new(opspec_numr::NumrAdapter::new())),
         // Without a GPU these answer every `supports` with the reason, so their checks are
         // reported as skipped.
         "cuda" => Ok(Arc::new(CudaAdapter::new_or_unavailable(Scatter::Atomic))),

@@ -18,6 +18,11 @@ use crate::value::Domain;
 /// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
 /// approximate functions, exact for the rest, and `0`/`1` for comparisons.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
+    // Writing into a destination computes what the operation itself does.
+    let op = match op {
+        OpKind::BinaryInto(b) => OpKind::Binary(b),
+        other => other,
+    };
     let binary = |g: fn(Format, u64, u64) -> u64| Ok(g(f, inputs[0], inputs[1]));
     let comparison =
         |test: fn(Option<Ordering>) -> bool| Ok(u64::from(test(oracle::compare(f, inputs[0], inputs[1]))));
@@ -47,6 +52,9 @@ pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
         },
         OpKind::Ternary(TernaryOp::FusedMulAdd) => {
             Ok(oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]))
+        }
+        OpKind::Ternary(TernaryOp::FusedAddMul) => {
+            Ok(oracle::fused_add_mul(f, inputs[0], inputs[1], inputs[2]))
         }
         other => Err(format!("the oracle has no reference for {other} yet")),
     }

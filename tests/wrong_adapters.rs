@@ -9,8 +9,10 @@ use opspec::report::{Report, RunInfo};
 use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::value::IntFormat;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor};
-use opspec_cpu::CpuAdapter;
+use opspec_adapter::{
+    Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp,
+};
+use opspec_cpu::{CpuAdapter, broadcast_shapes};
 
 /// The CPU adapter with a bug injected into the results of chosen operations.
 struct Buggy {
@@ -395,4 +397,134 @@ fn int32_with_python_int_widened_to_int64() {
     );
     let report = results.iter().find(|r| r.status == Status::Fail).unwrap().report();
     assert!(report.contains("dtype i64"), "{report}");
+}
+
+/// The CPU adapter with a wrong fused multiply-add: either rounded twice (`a × b` rounded to
+/// the dtype, then `+ c` rounded again) or silently broadcasting its operands.
+struct WrongFused {
+    name: &'static str,
+    broadcasts: bool,
+}
+
+impl Adapter for WrongFused {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
+        if self.broadcasts {
+            // Lines the operands up by NumPy rules instead of refusing unequal shapes.
+            let shape = broadcast_shapes(&broadcast_shapes(a.shape(), b.shape())?, c.shape())?;
+            let expand = |t: &Tensor| -> Result<Tensor, AdapterError> {
+                let extra = shape.len() - t.shape().len();
+                let strides: Vec<isize> = (0..shape.len())
+                    .map(|i| if i < extra || t.shape()[i - extra] == 1 { 0 } else { t.strides()[i - extra] })
+                    .collect();
+                Ok(t.view(&shape, &strides, t.offset())?.to_contiguous())
+            };
+            return CpuAdapter.ternary(op, &expand(a)?, &expand(b)?, &expand(c)?);
+        }
+        // Unequal shapes are refused as they should be: only the rounding is wrong.
+        if op != TernaryOp::FusedMulAdd || a.shape() != b.shape() || a.shape() != c.shape() {
+            return CpuAdapter.ternary(op, a, b, c);
+        }
+        // Two roundings: the product in the dtype, then the sum in the dtype.
+        let product = CpuAdapter.binary(BinaryOp::Multiply, a, b)?;
+        CpuAdapter.binary(BinaryOp::Add, &product, c)
+    }
+}
+
+/// The numr suite's fused checks against `adapter`; returns the ids of failed checks.
+fn fused_failures(adapter: WrongFused) -> BTreeSet<String> {
+    let catalog = Catalog::builtin().unwrap();
+    let name = adapter.name.to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| catalog.suites[c.suite.unwrap()].suite.name == "numr" && c.op.starts_with("fused_"))
+        .collect();
+    assert!(!checks.is_empty());
+    let results = run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0);
+    results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect()
+}
+
+#[test]
+fn fused_multiply_add_rounded_twice() {
+    let failed = fused_failures(WrongFused { name: "fma-twice", broadcasts: false });
+    for dtype in ["f16", "bf16", "f32", "f64"] {
+        assert!(failed.contains(&format!("numr:fma-twice:fused_mul_add:{dtype}:random")), "{failed:?}");
+    }
+    for id in &failed {
+        assert!(id.contains(":fused_mul_add:"), "{id} failed, but only fused_mul_add is wrong");
+        assert!(!id.ends_with(":no-broadcast"), "{id} failed, but the shapes are handled right");
+    }
+}
+
+#[test]
+fn fused_operation_that_broadcasts() {
+    let failed = fused_failures(WrongFused { name: "fused-broadcasts", broadcasts: true });
+    let expected: BTreeSet<String> = ["fused_mul_add", "fused_add_mul"]
+        .iter()
+        .flat_map(|op| {
+            ["f16", "bf16", "f32", "f64"].map(|d| format!("numr:fused-broadcasts:{op}:{d}:no-broadcast"))
+        })
+        .collect();
+    assert_eq!(failed, expected);
+}
+
+/// The CPU adapter with an `add_into` that accepts a non-contiguous `out` (and rewrites it as
+/// a contiguous tensor) instead of refusing it.
+struct LaxAddInto;
+
+impl Adapter for LaxAddInto {
+    fn name(&self) -> &str {
+        "lax-add-into"
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        if !out.is_contiguous() && out.dtype() == a.dtype() {
+            *out = out.to_contiguous();
+        }
+        CpuAdapter.binary_into(op, a, b, out)
+    }
+}
+
+#[test]
+fn add_into_that_accepts_a_non_contiguous_out() {
+    let catalog = Catalog::builtin().unwrap();
+    let name = "lax-add-into".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| catalog.suites[c.suite.unwrap()].suite.name == "numr" && c.op == "add_into")
+        .collect();
+    let results = run_all(&catalog, &checks, &[(name, Arc::new(LaxAddInto))], &RunOptions::default(), 0);
+    let failed: BTreeSet<String> =
+        results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
+    let expected: BTreeSet<String> =
+        ["f16", "bf16", "f32", "f64"].map(|d| format!("numr:lax-add-into:add_into:{d}:into-rules")).into();
+    assert_eq!(failed, expected);
+    let report =
+        results.iter().find(|r| r.id == "numr:lax-add-into:add_into:f32:into-rules").unwrap().report();
+    assert!(report.contains("into a non-contiguous out (a transposed view) succeeded"), "{report}");
 }

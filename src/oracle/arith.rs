@@ -43,6 +43,12 @@ pub fn fused_mul_add(f: Format, a: u64, b: u64, c: u64) -> u64 {
     evaluate(f, decode(f, a).mul_add_ref(&decode(f, b), &decode(f, c)))
 }
 
+/// `(a + b) × c` with two roundings: the sum rounded once to the format, then the product of
+/// that sum and `c` rounded once (numr's `fused_add_mul`, which promises no single rounding).
+pub fn fused_add_mul(f: Format, a: u64, b: u64, c: u64) -> u64 {
+    multiply(f, add(f, a, b), c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +140,17 @@ mod tests {
         assert_eq!(fused_mul_add(F32, 0, 0x7f80_0000, 0x3f80_0000), F32.quiet_nan());
         let max = F64.max_finite();
         assert_eq!(fused_mul_add(F64, max, 0x4000_0000_0000_0000, F64.neg(max)), max);
+    }
+
+    #[test]
+    fn fused_add_mul_rounds_the_sum_first() {
+        // f32: (1 + 2^-24) rounds to 1 (tie to even), so (1 + 2^-24) × 3 gives 3, where the
+        // exact (1 + 2^-24) × 3 = 3 + 3 × 2^-24 would round up to 3 + 2^-22.
+        assert_eq!(fused_add_mul(F32, 0x3f80_0000, 0x3380_0000, 0x4040_0000), 0x4040_0000);
+        // bf16: 1 + 2^-8 rounds to 1; × 3 = 3 (0x4040).
+        assert_eq!(fused_add_mul(BF16, 0x3f80, 0x3b80, 0x4040), 0x4040);
+        // inf + -inf is NaN whatever c is; (-0 + -0) × 1 = -0.
+        assert_eq!(fused_add_mul(F16, 0x7c00, 0xfc00, 0x0000), F16.quiet_nan());
+        assert_eq!(fused_add_mul(F16, 0x8000, 0x8000, 0x3c00), 0x8000);
     }
 }

@@ -27,7 +27,7 @@ pub mod ulp;
 #[cfg(test)]
 mod differential;
 
-pub use arith::{add, divide, fused_mul_add, multiply, subtract};
+pub use arith::{add, divide, fused_add_mul, fused_mul_add, multiply, subtract};
 pub use exact::{compare, copysign, floor_divide, maximum, minimum, nextafter, remainder};
 pub use functions::{atan2, high_precision, hypot, logaddexp, pow};
 pub use rounding::{decode, round, round_exact};

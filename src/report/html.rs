@@ -124,6 +124,9 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
             if t.fail > 0 {
                 let _ = write!(text, "<br>{} failed", t.fail);
             }
+            if t.expected_fail > 0 {
+                let _ = write!(text, "<br>{} known deviations", t.expected_fail);
+            }
             if t.skip > 0 {
                 let _ = write!(text, "<br>{} skipped", t.skip);
             }
@@ -142,11 +145,21 @@ fn dtype_rank(d: &str) -> usize {
 }
 
 fn failures(results: &[CheckResult]) -> String {
-    let failed: Vec<&CheckResult> = results.iter().filter(|r| r.status == Status::Fail).collect();
-    if failed.is_empty() {
-        return "<h2>Failures</h2><p>None.</p>".to_string();
+    let mut out = listing(results, Status::Fail, "Failures");
+    let known = listing(results, Status::ExpectedFail, "Known deviations (expected failures)");
+    if results.iter().any(|r| r.status == Status::ExpectedFail) {
+        out += &known;
     }
-    let mut out = format!("<h2>Failures ({})</h2>", failed.len());
+    out
+}
+
+/// The reports of every result with `status`, under a heading.
+fn listing(results: &[CheckResult], status: Status, heading: &str) -> String {
+    let failed: Vec<&CheckResult> = results.iter().filter(|r| r.status == status).collect();
+    if failed.is_empty() {
+        return format!("<h2>{heading}</h2><p>None.</p>");
+    }
+    let mut out = format!("<h2>{heading} ({})</h2>", failed.len());
     for r in failed {
         let _ = write!(
             out,

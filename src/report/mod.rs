@@ -64,6 +64,8 @@ pub struct Tally {
     pub pass: usize,
     pub fail: usize,
     pub skip: usize,
+    /// Failures listed as known deviations.
+    pub expected_fail: usize,
     pub inputs: usize,
     /// The largest measured ULP error among the results that report one.
     pub max_ulp_error: Option<f64>,
@@ -76,6 +78,7 @@ impl Tally {
             Status::Pass => self.pass += 1,
             Status::Fail => self.fail += 1,
             Status::Skip => self.skip += 1,
+            Status::ExpectedFail => self.expected_fail += 1,
         }
         self.inputs += r.inputs;
         if let Some(e) = r.max_ulp_error {

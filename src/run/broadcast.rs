@@ -246,6 +246,15 @@ pub fn skip_reason(
     target: &BroadcastTarget,
     adapter: &dyn Adapter,
 ) -> Option<String> {
+    if let BroadcastTarget::Values { cases, .. } = target
+        && matches!(cases, ValueCases::NamedVectors | ValueCases::NamedPermutation | ValueCases::NamedSwap)
+        && adapter.checker().is_none()
+    {
+        return Some(format!(
+            "adapter `{}` has no named axes (no checker): named-tensor values do not apply",
+            adapter.name()
+        ));
+    }
     let BroadcastTarget::Vector { table, vector } = target else { return None };
     match &catalog.broadcasting[*table].cases[*vector] {
         Case::Numpy { .. } => {

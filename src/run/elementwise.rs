@@ -30,7 +30,25 @@ pub enum CaseSet {
     Edges,
     /// Seeded random inputs.
     Random,
+    /// A fused (ternary) operation given operands of different but broadcastable shapes,
+    /// which it must refuse with a shape-mismatch error (seed 003: "All three tensors must
+    /// have the same shape (no broadcasting)").
+    NoBroadcast,
+    /// A destination-passing operation's rules: a broadcast result into a fitting `out`, and
+    /// a mismatched dtype, a mismatched shape and a non-contiguous `out`, which are errors
+    /// that leave `out` unchanged.
+    IntoRules,
 }
+
+/// Operand shapes a fused operation must refuse: each pair would broadcast, so an
+/// implementation that silently broadcasts returns a result instead of an error.
+const NO_BROADCAST_SHAPES: [[&[usize]; 3]; 5] = [
+    [&[2, 3], &[2, 3], &[3]],
+    [&[2, 3], &[1, 3], &[2, 3]],
+    [&[2, 1], &[2, 3], &[2, 3]],
+    [&[4], &[4], &[]],
+    [&[1], &[3], &[3]],
+];
 
 /// An element-wise check: one case set of one table in one dtype.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +64,8 @@ fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
         CaseSet::Row(r) => table.table.rows[r].id.value.clone(),
         CaseSet::Edges => "edges".to_string(),
         CaseSet::Random => "random".to_string(),
+        CaseSet::NoBroadcast => "no-broadcast".to_string(),
+        CaseSet::IntoRules => "into-rules".to_string(),
     }
 }
 
@@ -59,7 +79,10 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
             // Rows and properties are conditions on floats; integers get edges and random.
             let float = dtype.is_float();
             let rows = (0..table.table.rows.len()).filter(|_| float).map(CaseSet::Row);
-            let sets = rows.chain([CaseSet::Edges, CaseSet::Random]);
+            let ternary = matches!(table.op, OpKind::Ternary(_)) && float;
+            let into = matches!(table.op, OpKind::BinaryInto(_)) && float;
+            let shape_rule = ternary.then_some(CaseSet::NoBroadcast).or(into.then_some(CaseSet::IntoRules));
+            let sets = rows.chain([CaseSet::Edges, CaseSet::Random]).chain(shape_rule);
             let targets = sets
                 .map(|cases| {
                     (
@@ -143,6 +166,12 @@ pub fn run(
     result.citation = citation(table, target.cases);
     match adapter {
         None => check_table(catalog, check, target, options, result),
+        Some(adapter) if target.cases == CaseSet::NoBroadcast => {
+            check_no_broadcast(table, target.dtype, adapter, options, result)
+        }
+        Some(adapter) if target.cases == CaseSet::IntoRules => {
+            super::into::check_into_rules(table, target.dtype, adapter, options, result)
+        }
         Some(adapter) if !target.dtype.is_float() => {
             integer::run(catalog, check, target, adapter, options, result)
         }
@@ -173,6 +202,50 @@ pub(super) fn cite(
     }
 }
 
+/// A fused operation on operands of mismatched (broadcastable) shapes must fail with a
+/// shape-mismatch error; a result, another error kind or a panic fails the check.
+fn check_no_broadcast(
+    table: &LoadedTable,
+    dtype: DType,
+    adapter: &Arc<dyn Adapter>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let OpKind::Ternary(op) = table.op else {
+        return Err(format!("{} is not a fused operation", table.table.op));
+    };
+    let mut problems = Vec::new();
+    for shapes in NO_BROADCAST_SHAPES {
+        let operands = shapes
+            .iter()
+            .map(|s| Tensor::zeros(dtype, s).map_err(|e| e.to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let adapter = Arc::clone(adapter);
+        let returned =
+            guarded(options.timeout, move || adapter.ternary(op, &operands[0], &operands[1], &operands[2]));
+        let shown = format!("{op}(x1: {:?}, x2: {:?}, x3: {:?})", shapes[0], shapes[1], shapes[2]);
+        match returned {
+            Ok(Err(e)) if e.kind == opspec_adapter::ErrorKind::ShapeMismatch => {}
+            Ok(Err(e)) => problems.push(format!("{shown} failed with {e}, expected a shape_mismatch error")),
+            Ok(Ok(t)) => problems.push(format!(
+                "{shown} returned a result of shape {:?}: the operands were broadcast, but all three must have the same shape",
+                t.shape()
+            )),
+            Err(e) => problems.push(format!("{shown}: {e}")),
+        }
+    }
+    result.inputs = NO_BROADCAST_SHAPES.len();
+    result.failed_inputs = problems.len();
+    if !problems.is_empty() {
+        result.status = Status::Fail;
+        result.message = format!(
+            "seed 003 says \"All three tensors must have the same shape (no broadcasting)\"; {}",
+            problems.join("; ")
+        );
+    }
+    Ok(())
+}
+
 /// Inputs for a check, with the per-check seed derived from `seed` and the check id.
 fn generate(
     table: &LoadedTable,
@@ -189,6 +262,9 @@ fn generate(
         CaseSet::Row(r) => row_cases(&table.table, r, f, n_row, &mut generator),
         CaseSet::Edges => Ok(edge_cases(f, arity)),
         CaseSet::Random => random_cases(f, arity, n_random, &mut generator),
+        CaseSet::NoBroadcast | CaseSet::IntoRules => {
+            Err(format!("the {} check has no element inputs", case_name(table, target.cases)))
+        }
     }
 }
 
@@ -202,7 +278,9 @@ fn context<'a>(catalog: &'a Catalog, check: &Check, target: &ElementwiseTarget, 
 fn expectations(ctx: &Context, cases: &Cases, set: CaseSet) -> Result<Vec<Expect>, String> {
     match set {
         CaseSet::Row(r) => cases.par_iter().map(|c| ctx.row_expectation(r, c)).collect(),
-        CaseSet::Edges | CaseSet::Random => cases.par_iter().map(|c| ctx.expectation(c)).collect(),
+        CaseSet::Edges | CaseSet::Random | CaseSet::NoBroadcast | CaseSet::IntoRules => {
+            cases.par_iter().map(|c| ctx.expectation(c)).collect()
+        }
     }
 }
 
@@ -293,6 +371,8 @@ pub(super) fn call_batch(
     let returned = guarded(options.timeout, move || match op {
         OpKind::Binary(b) => adapter.binary(b, &operands[0], &operands[1]),
         OpKind::Ternary(t) => adapter.ternary(t, &operands[0], &operands[1], &operands[2]),
+        OpKind::BinaryInto(b) => Tensor::zeros(output_dtype, &[n])
+            .and_then(|mut out| adapter.binary_into(b, &operands[0], &operands[1], &mut out).map(|()| out)),
         other => {
             Err(opspec_adapter::AdapterError::unsupported(format!("{other} is not checked element-wise")))
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use opspec_adapter::{Adapter, Support};
 
 use super::plan::{Check, Target};
-use super::result::{CheckResult, Status};
+use super::result::{CheckResult, KnownDeviation, Status};
 use super::{broadcast, elementwise, promotion, property, scatter};
 use crate::spec::Catalog;
 
@@ -73,6 +73,7 @@ pub fn run_check(
         message: String::new(),
         failures: Vec::new(),
         seconds: 0.0,
+        deviation: None,
     };
     let adapter = match (&check.adapter, adapter) {
         (Some(name), None) => Err(format!("adapter `{name}` is not available")),
@@ -102,5 +103,29 @@ pub fn run_check(
         }
     }
     result.seconds = started.elapsed().as_secs_f64();
+    judge_expectation(catalog, &mut result);
     result
+}
+
+/// Applies the adapter's expectations file: a listed check that failed is an expected
+/// failure; a listed check that passed fails, so that a fixed deviation is removed from the
+/// file.
+fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
+    let Some(listed) = catalog.expectations.listed(&result.id) else { return };
+    let location = format!("{}:{}", listed.file.display(), listed.line);
+    match result.status {
+        Status::Fail => result.status = Status::ExpectedFail,
+        Status::Pass => {
+            result.status = Status::Fail;
+            result.message = format!(
+                "listed as a known deviation in {location}, but passed: the deviation is gone, remove the entry"
+            );
+        }
+        Status::Skip | Status::ExpectedFail => {}
+    }
+    result.deviation = Some(KnownDeviation {
+        location,
+        does: listed.deviation.does.clone(),
+        why: listed.deviation.why.clone(),
+    });
 }

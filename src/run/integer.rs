@@ -36,7 +36,8 @@ pub fn run(
     let suite = &catalog.suites[check.suite.ok_or("an integer check needs a suite")?].suite;
     let contract = suite.integers.ok_or("the suite sets no integer contract")?;
     let int = IntFormat::of(target.dtype).ok_or("not an integer dtype")?;
-    let op = table.table.op.as_str();
+    // `add_into` computes `add`.
+    let op = table.table.op.strip_suffix("_into").unwrap_or(&table.table.op);
     let judge =
         |case: &[u64]| expectation(contract, int, evaluate(op, int.value(case[0]), int.value(case[1])));
     let mut cases = Cases::new();
@@ -71,7 +72,7 @@ pub fn run(
                 }
             }
         }
-        CaseSet::Row(_) => {
+        CaseSet::Row(_) | CaseSet::NoBroadcast | CaseSet::IntoRules => {
             return Err("special-case rows are float conditions; integer checks use edges and random".into());
         }
     }

@@ -5,6 +5,7 @@ mod call;
 mod elementwise;
 mod execute;
 mod integer;
+mod into;
 mod plan;
 mod promotion;
 mod property;
@@ -17,7 +18,7 @@ pub use plan::{
     BroadcastTarget, CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, ScatterCases,
     ScatterTarget, Target, ValueCases, adapter_checks, table_checks,
 };
-pub use result::{CaseFailure, CheckResult, Citation, Status};
+pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -10,6 +10,9 @@ pub enum Status {
     Fail,
     /// Not run, with the reason in `message` (never counted as a pass).
     Skip,
+    /// Failed, and listed as a known deviation of the adapter in `expectations/`: reported
+    /// with the entry, but not failing the run.
+    ExpectedFail,
 }
 
 /// Where a check's row comes from.
@@ -62,12 +65,29 @@ pub struct CheckResult {
     /// The first failing inputs, in detail.
     pub failures: Vec<CaseFailure>,
     pub seconds: f64,
+    /// The expectations entry that lists this check, if one does.
+    #[serde(default)]
+    pub deviation: Option<KnownDeviation>,
+}
+
+/// A check's entry in an adapter's expectations file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KnownDeviation {
+    /// `expectations/numr.yaml:12`.
+    pub location: String,
+    /// What the implementation does.
+    pub does: String,
+    /// Which rule that breaks.
+    pub why: String,
 }
 
 impl CheckResult {
     /// The failure as a bug report: id, citation, failing inputs, reproduction commands.
     pub fn report(&self) -> String {
         let mut out = format!("{} {:?}: {}\n", self.id, self.status, self.message);
+        if let Some(d) = &self.deviation {
+            out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);
+        }
         if let Some(c) = &self.citation {
             out += &format!("  row:      {} ({}; {})\n  text:     {}\n", c.row, c.source, c.location, c.text);
         }

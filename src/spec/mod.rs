@@ -1,6 +1,7 @@
 //! The contract as data: spec tables and suites, loaded and validated.
 
 pub mod broadcast;
+pub mod expectations;
 pub mod load;
 pub mod matching;
 pub mod promotion;
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
 use broadcast::LoadedBroadcastTable;
+use expectations::Expectations;
 pub use load::LoadError;
 use load::{read_yaml, validate_table};
 use promotion::PromotionTable;
@@ -60,7 +62,7 @@ pub struct LoadedSuite {
 #[derive(Debug)]
 pub struct Catalog {
     pub root: PathBuf,
-    /// Element-wise tables (`specs/elementwise`).
+    /// Element-wise tables (`specs/elementwise`, `specs/fused`).
     pub tables: Vec<LoadedTable>,
     /// Promotion tables (`specs/promotion`).
     pub promotions: Vec<LoadedPromotion>,
@@ -69,6 +71,8 @@ pub struct Catalog {
     pub suites: Vec<LoadedSuite>,
     /// The broadcasting tables (`specs/broadcasting/`).
     pub broadcasting: Vec<LoadedBroadcastTable>,
+    /// Known deviations per adapter (`expectations/`).
+    pub expectations: Expectations,
 }
 
 impl Catalog {
@@ -80,8 +84,10 @@ impl Catalog {
     /// Loads and validates every table and suite below `root`.
     pub fn load(root: &Path) -> Result<Catalog, LoadError> {
         let mut tables = Vec::new();
-        for path in yaml_files(root, &root.join("specs/elementwise"))? {
-            tables.push(load_table(root, &path)?);
+        for dir in ["specs/elementwise", "specs/fused"] {
+            for path in yaml_files(root, &root.join(dir))? {
+                tables.push(load_table(root, &path)?);
+            }
         }
         tables.sort_by(|a, b| a.key.cmp(&b.key));
         let mut promotions = Vec::new();
@@ -108,12 +114,21 @@ impl Catalog {
             broadcasting,
             scatter,
             suites: Vec::new(),
+            expectations: Expectations::default(),
         };
         for path in yaml_files(root, &root.join("suites"))? {
             let suite = load_suite(root, &path, &catalog)?;
             catalog.suites.push(suite);
         }
         catalog.suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
+        catalog.expectations = Expectations::load(root)?;
+        for (_, file) in &catalog.expectations.files {
+            let planned = crate::run::adapter_checks(&catalog, std::slice::from_ref(&file.adapter));
+            let ids = planned.iter().map(|c| c.id.as_str()).collect();
+            if let Some(e) = catalog.expectations.unknown(&ids).into_iter().next() {
+                return Err(e);
+            }
+        }
         Ok(catalog)
     }
 
@@ -121,6 +136,7 @@ impl Catalog {
     pub fn files(&self) -> Result<Vec<PathBuf>, LoadError> {
         let mut files = yaml_files(&self.root, &self.root.join("specs"))?;
         files.extend(yaml_files(&self.root, &self.root.join("suites"))?);
+        files.extend(yaml_files(&self.root, &self.root.join("expectations"))?);
         Ok(files)
     }
 
@@ -137,6 +153,9 @@ pub fn parse_op(name: &str) -> Option<OpKind> {
     }
     if let Ok(op) = name.parse::<TernaryOp>() {
         return Some(OpKind::Ternary(op));
+    }
+    if let Some(op) = name.strip_suffix("_into").and_then(|b| b.parse::<BinaryOp>().ok()) {
+        return Some(OpKind::BinaryInto(op));
     }
     None
 }

@@ -12,17 +12,19 @@ mod broadcast;
 mod double_double;
 pub mod fast;
 mod float;
+mod fused;
 mod integer;
 mod named;
 mod promote;
 pub mod scatter;
 
 use float::CpuFloat;
+use fused::CpuFused;
 use half::{bf16, f16};
 use integer::CpuInt;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, Checked, DType, Element, NamedOp, OpKind, Operand, Scalar, ScalarSide,
-    ScatterMode, ShapeChecker, Support, Tensor,
+    Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Scalar,
+    ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp,
 };
 
 pub use broadcast::broadcast_shapes;
@@ -56,6 +58,8 @@ impl Adapter for CpuAdapter {
                 Support::Supported
             }
             OpKind::ScatterAdd if dtype != DType::Bool => Support::Supported,
+            OpKind::Ternary(_) if dtype.is_float() => Support::Supported,
+            OpKind::BinaryInto(BinaryOp::Add) if dtype != DType::Bool => Support::Supported,
             _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
     }
@@ -82,6 +86,68 @@ impl Adapter for CpuAdapter {
             DType::U16 => binary_int::<u16>(op, a, b),
             DType::U32 => binary_int::<u32>(op, a, b),
             DType::U64 => binary_int::<u64>(op, a, b),
+            other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
+        }
+    }
+
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        // numr's contract (seed 003): one dtype, a contiguous `out`, and `out`'s shape equal
+        // to the broadcast shape; every condition is checked before `out` is written.
+        if a.dtype() != b.dtype() || a.dtype() != out.dtype() {
+            return Err(AdapterError::new(
+                ErrorKind::DTypeMismatch,
+                format!("{op}_into: a is {}, b is {}, out is {}", a.dtype(), b.dtype(), out.dtype()),
+            ));
+        }
+        let shape = broadcast_shapes(a.shape(), b.shape())?;
+        if shape != out.shape() {
+            return Err(AdapterError::new(
+                ErrorKind::ShapeMismatch,
+                format!("{op}_into: a and b broadcast to {shape:?}, out has shape {:?}", out.shape()),
+            ));
+        }
+        let Some(destination) = out.contiguous_bytes_mut() else {
+            return Err(AdapterError::new(
+                ErrorKind::NotContiguous,
+                format!("{op}_into: out is not contiguous"),
+            ));
+        };
+        let result = self.binary(op, a, b)?.to_contiguous();
+        destination.copy_from_slice(result.buffer());
+        Ok(())
+    }
+
+    fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
+        // numr's contract (seed 003): "All three tensors must have the same shape (no
+        // broadcasting)", and one dtype.
+        if a.shape() != b.shape() || a.shape() != c.shape() {
+            return Err(AdapterError::new(
+                ErrorKind::ShapeMismatch,
+                format!(
+                    "{op} needs three tensors of one shape (no broadcasting), got {:?}, {:?} and {:?}",
+                    a.shape(),
+                    b.shape(),
+                    c.shape()
+                ),
+            ));
+        }
+        if a.dtype() != b.dtype() || a.dtype() != c.dtype() {
+            return Err(AdapterError::new(
+                ErrorKind::DTypeMismatch,
+                format!("{op} needs one dtype, got {}, {} and {}", a.dtype(), b.dtype(), c.dtype()),
+            ));
+        }
+        match a.dtype() {
+            DType::F16 => ternary_float::<f16>(op, a, b, c),
+            DType::BF16 => ternary_float::<bf16>(op, a, b, c),
+            DType::F32 => ternary_float::<f32>(op, a, b, c),
+            DType::F64 => ternary_float::<f64>(op, a, b, c),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
     }
@@ -165,6 +231,18 @@ fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Ten
     } else {
         map_pairs(op, a, b, |x: T, y| T::binary(op, x, y))
     }
+}
+
+/// Applies a fused operation element by element to three tensors of one shape.
+fn ternary_float<T: CpuFused + Element>(
+    op: TernaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    c: &Tensor,
+) -> Result<Tensor, AdapterError> {
+    let (xs, ys, zs) = (a.to_vec::<T>()?, b.to_vec::<T>()?, c.to_vec::<T>()?);
+    let out: Vec<T> = xs.into_iter().zip(ys).zip(zs).map(|((x, y), z)| T::ternary(op, x, y, z)).collect();
+    Tensor::from_slice(&out, a.shape())
 }
 
 fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

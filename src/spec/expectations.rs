@@ -1,0 +1,158 @@
+//! Known deviations as data: `expectations/<adapter>.yaml` lists, per adapter, the checks that
+//! are known to fail, with what the implementation does and why that breaks the contract.
+//!
+//! A listed check that fails is reported as an expected failure (the run stays green); a
+//! listed check that passes is a failure ("remove the entry"), and an entry that names no
+//! check of the catalog is a load error, so the file cannot rot.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::load::{LoadError, read_yaml};
+
+/// One adapter's expectations file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectationsFile {
+    /// The adapter the entries are about (the file is `expectations/<adapter>.yaml`).
+    pub adapter: String,
+    /// The known deviations.
+    pub deviations: Vec<Deviation>,
+}
+
+/// A check, or a set of checks, known to fail.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deviation {
+    /// The check's query-style id (`numr:numr:pow:f32:random`), or a pattern of ids: `*`
+    /// stands for any run of characters, `{a,b}` for either alternative
+    /// (`{numr,array-api}:numr:maximum:{f16,f32}:random`). Every check a pattern matches must
+    /// fail, and a pattern must match at least one check.
+    pub id: Spanned<String>,
+    /// What the implementation does, precisely (the finding).
+    pub does: String,
+    /// Which rule that breaks.
+    pub why: String,
+}
+
+/// Every expectations file of a catalog.
+#[derive(Debug, Default)]
+pub struct Expectations {
+    /// The files, with their paths relative to the catalog root.
+    pub files: Vec<(PathBuf, ExpectationsFile)>,
+}
+
+/// Where a check is listed: the file, its line, and the entry.
+pub struct Listed<'a> {
+    pub file: &'a Path,
+    pub line: u64,
+    pub deviation: &'a Deviation,
+}
+
+impl Expectations {
+    /// Loads `expectations/*.yaml` below `root` (none if the folder is missing).
+    pub fn load(root: &Path) -> Result<Expectations, LoadError> {
+        let mut files = Vec::new();
+        let dir = root.join("expectations");
+        if !dir.exists() {
+            return Ok(Expectations { files });
+        }
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(|e| LoadError {
+                file: PathBuf::from("expectations"),
+                line: None,
+                column: None,
+                message: format!("cannot read directory: {e}"),
+            })?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let file: ExpectationsFile = read_yaml(&path)?;
+            let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+            if path.file_stem().is_none_or(|s| s.to_string_lossy() != file.adapter) {
+                return Err(LoadError {
+                    file: relative,
+                    line: None,
+                    column: None,
+                    message: format!("field `adapter`: `{}` must match the file name", file.adapter),
+                });
+            }
+            files.push((relative, file));
+        }
+        Ok(Expectations { files })
+    }
+
+    /// The entry listing check `id`, if any.
+    pub fn listed(&self, id: &str) -> Option<Listed<'_>> {
+        self.files.iter().find_map(|(file, f)| {
+            f.deviations.iter().find(|d| matches(&d.id.value, id)).map(|deviation| Listed {
+                file,
+                line: deviation.id.referenced.line(),
+                deviation,
+            })
+        })
+    }
+
+    /// Entries that name no check among `ids` (the planned checks of their adapter), as
+    /// load errors.
+    pub fn unknown(&self, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
+        self.files
+            .iter()
+            .flat_map(|(file, f)| {
+                f.deviations.iter().filter(|d| !ids.iter().any(|id| matches(&d.id.value, id))).map(move |d| {
+                    LoadError {
+                        file: file.clone(),
+                        line: Some(d.id.referenced.line()),
+                        column: Some(d.id.referenced.column()),
+                        message: format!(
+                            "field `id`: `{}` matches no check (renamed or removed?)",
+                            d.id.value
+                        ),
+                    }
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal).
+pub fn matches(pattern: &str, id: &str) -> bool {
+    expand(pattern).iter().any(|p| glob(p.as_bytes(), id.as_bytes()))
+}
+
+/// The brace alternatives of `pattern`, expanded (`a{b,c}d` -> `abd`, `acd`).
+fn expand(pattern: &str) -> Vec<String> {
+    let Some(open) = pattern.find('{') else { return vec![pattern.to_string()] };
+    let Some(close) = pattern[open..].find('}').map(|c| open + c) else { return vec![pattern.to_string()] };
+    let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
+    pattern[open + 1..close].split(',').flat_map(|alt| expand(&format!("{head}{alt}{tail}"))).collect()
+}
+
+/// `*` matches any run of bytes; other bytes match themselves.
+fn glob(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some((b'*', rest)) => (0..=text.len()).any(|i| glob(rest, &text[i..])),
+        Some((c, rest)) => text.first() == Some(c) && glob(rest, &text[1..]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(matches("numr:numr:pow:f32:random", "numr:numr:pow:f32:random"));
+        assert!(!matches("numr:numr:pow:f32:random", "numr:numr:pow:f64:random"));
+        assert!(matches("{numr,array-api}:numr:pow:{f32,f64}:*", "array-api:numr:pow:f64:edges"));
+        assert!(!matches("{numr,array-api}:numr:pow:{f32,f64}:*", "array-api:numr:pow:f16:edges"));
+        assert!(matches("*:numr:add:*+*:*", "array-api:numr:add:i8+u8:promote"));
+        assert!(!matches("*:numr:add:*+*:*", "array-api:numr:add:i8:edges"));
+    }
+}

@@ -1,0 +1,99 @@
+//! Known deviations as data (`expectations/<adapter>.yaml`): a listed check that fails is an
+//! expected failure, a listed check that passes fails the run, and an entry that names no
+//! check is a load error, so the file cannot rot.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use opspec::run::{RunOptions, Status, adapter_checks, run_all};
+use opspec::spec::Catalog;
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_cpu::CpuAdapter;
+
+/// The CPU adapter, except that `-0 + -0` gives `+0` in every float dtype.
+struct ZeroSign;
+
+impl Adapter for ZeroSign {
+    fn name(&self) -> &str {
+        "zero-sign"
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let right = CpuAdapter.binary(op, a, b)?;
+        let sign = 1u64 << (right.dtype().size() * 8 - 1);
+        let bits: Vec<u64> = (a.to_bits().iter().zip(b.to_bits()))
+            .zip(right.to_bits())
+            .map(|((&x, y), r)| if x == sign && y == sign { 0 } else { r })
+            .collect();
+        Tensor::from_bits(right.dtype(), right.shape(), &bits)
+    }
+}
+
+/// A catalog root with the add table, a small suite, and `expectations` as
+/// `expectations/zero-sign.yaml`.
+fn root_with(label: &str, expectations: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("opspec-expectations-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for dir in ["specs/elementwise", "suites", "expectations"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    let add = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs/elementwise/add.yaml");
+    std::fs::copy(add, root.join("specs/elementwise/add.yaml")).unwrap();
+    let suite = "name: small\ntitle: add in f32\nspecs: [elementwise/add]\ndtypes: [f32]\n\
+                 cases_per_row: 16\nrandom_cases: 256\nseed: 1\n";
+    std::fs::write(root.join("suites/small.yaml"), suite).unwrap();
+    std::fs::write(root.join("expectations/zero-sign.yaml"), expectations).unwrap();
+    root
+}
+
+#[test]
+fn listed_failures_are_expected_and_listed_passes_fail() {
+    let root = root_with(
+        "judged",
+        "adapter: zero-sign\ndeviations:\n\
+         \x20 - id: small:zero-sign:add:f32:nzero-plus-nzero\n    does: gives +0\n    why: the table says -0\n\
+         \x20 - id: \"small:zero-sign:add:f32:{pinf-plus-ninf,nan-either}\"\n    does: nothing wrong\n    why: listed by mistake\n",
+    );
+    let catalog = Catalog::load(&root).unwrap();
+    let name = "zero-sign".to_string();
+    let checks = adapter_checks(&catalog, std::slice::from_ref(&name));
+    let results = run_all(&catalog, &checks, &[(name, Arc::new(ZeroSign))], &RunOptions::default(), 0);
+    let status = |case: &str| {
+        results.iter().find(|r| r.id == format!("small:zero-sign:add:f32:{case}")).map(|r| r.status).unwrap()
+    };
+    assert_eq!(status("nzero-plus-nzero"), Status::ExpectedFail);
+    let known = results.iter().find(|r| r.id.ends_with(":nzero-plus-nzero")).unwrap().report();
+    assert!(known.contains("known deviation (expectations/zero-sign.yaml:3): gives +0"), "{known}");
+    // Listed but passing: the run fails, and says to remove the entry.
+    for case in ["pinf-plus-ninf", "nan-either"] {
+        assert_eq!(status(case), Status::Fail);
+        let r = results.iter().find(|r| r.id.ends_with(case)).unwrap();
+        assert!(r.message.contains("but passed"), "{}", r.message);
+    }
+    // Not listed, and failing (edges hold -0 + -0): a plain failure.
+    assert_eq!(status("edges"), Status::Fail);
+    assert_eq!(status("pzero-plus-pzero"), Status::Pass);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn an_entry_that_names_no_check_is_a_load_error() {
+    let root = root_with(
+        "unknown",
+        "adapter: zero-sign\ndeviations:\n\
+         \x20 - id: small:zero-sign:add:f32:no-such-row\n    does: x\n    why: y\n",
+    );
+    let err = Catalog::load(&root).unwrap_err();
+    assert_eq!(err.file, Path::new("expectations/zero-sign.yaml"));
+    assert_eq!(err.line, Some(3));
+    assert!(err.message.contains("matches no check"), "{err}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
