@@ -14,6 +14,20 @@ use opspec_adapter::{
 };
 use opspec_cpu::{CpuAdapter, broadcast_shapes};
 
+/// The parts every deliberately wrong adapter here shares: its version text, and the CPU
+/// adapter's support table (each wraps the CPU adapter).
+macro_rules! deliberately_wrong {
+    () => {
+        fn version(&self) -> String {
+            "deliberately wrong".into()
+        }
+
+        fn supports(&self, op: OpKind, dtype: DType) -> Support {
+            CpuAdapter.supports(op, dtype)
+        }
+    };
+}
+
 /// The CPU adapter with a bug injected into the results of chosen operations.
 struct Buggy {
     name: &'static str,
@@ -27,13 +41,7 @@ impl Adapter for Buggy {
         self.name
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    deliberately_wrong!();
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let right = CpuAdapter.binary(op, a, b)?;
@@ -302,13 +310,7 @@ impl Adapter for SaturatingAdd {
         "saturating-add"
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    deliberately_wrong!();
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         if op != BinaryOp::Add || a.dtype().is_float() {
@@ -351,13 +353,7 @@ impl Adapter for WidensPythonInts {
         "widens-python-ints"
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    deliberately_wrong!();
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         CpuAdapter.binary(op, a, b)
@@ -411,13 +407,7 @@ impl Adapter for WrongFused {
         self.name
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    deliberately_wrong!();
 
     fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
         if self.broadcasts {
@@ -488,13 +478,7 @@ impl Adapter for LaxAddInto {
         "lax-add-into"
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    deliberately_wrong!();
 
     fn binary_into(
         &self,

@@ -162,7 +162,8 @@ fn native_binary<T: Native>(
     })
 }
 
-fn ieee_compare<T: PartialOrd>(op: BinaryOp, x: T, y: T) -> Option<bool> {
+/// The comparisons, IEEE style for floats (NaN compares false) and plainly for integers.
+pub(crate) fn ieee_compare<T: PartialOrd>(op: BinaryOp, x: T, y: T) -> Option<bool> {
     Some(match op {
         BinaryOp::Equal => x == y,
         BinaryOp::NotEqual => x != y,

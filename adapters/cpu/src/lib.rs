@@ -247,21 +247,8 @@ fn ternary_float<T: CpuFused + Element>(
 
 fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() {
-        map_pairs(op, a, b, |x: T, y| compare(op, x, y))
+        map_pairs(op, a, b, |x: T, y| float::ieee_compare(op, x, y))
     } else {
         map_pairs(op, a, b, |x: T, y| T::binary(op, x, y))
     }
-}
-
-/// The comparisons of totally ordered values.
-fn compare<T: Ord>(op: BinaryOp, x: T, y: T) -> Option<bool> {
-    Some(match op {
-        BinaryOp::Equal => x == y,
-        BinaryOp::NotEqual => x != y,
-        BinaryOp::Greater => x > y,
-        BinaryOp::GreaterEqual => x >= y,
-        BinaryOp::Less => x < y,
-        BinaryOp::LessEqual => x <= y,
-        _ => return None,
-    })
 }
