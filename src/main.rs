@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use opspec::adapters::{self, NamedAdapter};
@@ -45,6 +45,9 @@ enum Command {
         /// Leave out the table self-checks.
         #[arg(long)]
         no_tables: bool,
+        /// Seconds one adapter call may take before its check fails as hung.
+        #[arg(long, default_value_t = 120.0, value_parser = parse_timeout)]
+        timeout: f64,
     },
     /// List check ids.
     List {
@@ -81,8 +84,9 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Run { suites, adapters, filter, out, no_tables } => {
-            run(&catalog, &suites, &adapters, filter.as_deref(), &out, no_tables)
+        Command::Run { suites, adapters, filter, out, no_tables, timeout } => {
+            let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
+            run(&catalog, &suites, &adapters, filter.as_deref(), &out, no_tables, &options)
         }
         Command::List { suites, adapters, filter } => list(&catalog, &suites, &adapters, filter.as_deref()),
         Command::Eval { target, bits } => eval(&catalog, &target, &bits),
@@ -102,6 +106,14 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// A positive, finite number of seconds.
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
     }
 }
 
@@ -138,12 +150,13 @@ fn run(
     filter: Option<&str>,
     out: &std::path::Path,
     no_tables: bool,
+    options: &RunOptions,
 ) -> Result<bool, String> {
     let adapters = load_adapters(adapter_names)?;
     let checks = select(catalog, suites, adapter_names, filter, !no_tables)?;
     eprintln!("running {} checks against {} ...", checks.len(), adapter_names.join(", "));
     let started = Instant::now();
-    let results = run_all(catalog, &checks, &adapters, &RunOptions::default(), (checks.len() / 20).max(1));
+    let results = run_all(catalog, &checks, &adapters, options, (checks.len() / 20).max(1));
     let seconds = started.elapsed().as_secs_f64();
     print_summary(&results);
     let known: Vec<_> = results.iter().filter(|r| r.status == Status::ExpectedFail).collect();
