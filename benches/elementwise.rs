@@ -92,7 +92,7 @@ impl Layout {
 
 /// An element type of the benchmark. Implemented only for f32, f64, f16 and bf16, which are
 /// plain data without padding, so their slices may be read as bytes.
-trait Elem: Copy + Default + Send + Sync + std::ops::Add<Output = Self> + 'static {
+trait Elem: Copy + Send + Sync + std::ops::Add<Output = Self> + 'static {
     const DTYPE: DType;
     const NUMR: NumrDType;
     fn from_f64(v: f64) -> Self;
@@ -230,7 +230,7 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
     let a: Vec<T> = (0..total).map(|i| T::from_f64((i % 1024) as f64 * 0.25)).collect();
     let b: Vec<T> =
         (0..b_shape.iter().product()).map(|i: usize| T::from_f64(1.0 + (i % 512) as f64)).collect();
-    let mut c = vec![T::default(); total];
+    let mut c = vec![T::from_f64(0.5); total]; // written, so its pages are faulted in
     let size = T::DTYPE.size();
     let gbs = |secs: f64| ((2 * total + b.len()) * size) as f64 / secs / 1e9;
     let label = format!("{} {} 2^{log2}", T::DTYPE, layout.name());
@@ -324,38 +324,43 @@ fn ratio(x: Option<f64>, y: Option<f64>) -> String {
     x.zip(y).map_or("—".to_string(), |(x, y)| format!("{:.2}", x / y))
 }
 
-/// Subtract, multiply, divide, maximum and minimum at 2^24 contiguous: opspec 1T/2T against a
-/// plain loop (maximum/minimum: `f32::max`/`min`, which ignore NaN; a speed reference only).
-fn other_ops<T: Elem>(cx: &Context, ops: &[(BinaryOp, fn(T, T) -> T)]) {
+/// Three dense operands of 2^24 elements (a, b, c) for [`other_op`].
+fn dense<T: Elem>() -> (Vec<T>, Vec<T>, Vec<T>) {
     let total = 1usize << 24;
-    let a: Vec<T> = (0..total).map(|i| T::from_f64((i % 1024) as f64 * 0.25)).collect();
-    let b: Vec<T> = (0..total).map(|i| T::from_f64(1.0 + (i % 512) as f64)).collect();
-    let mut c = vec![T::default(); total];
+    let a = (0..total).map(|i| T::from_f64((i % 1024) as f64 * 0.25)).collect();
+    let b = (0..total).map(|i| T::from_f64(1.0 + (i % 512) as f64)).collect();
+    (a, b, vec![T::from_f64(0.5); total])
+}
+
+/// One table row for `op` at 2^24 contiguous: opspec 1T/2T against a plain loop computing `f`
+/// (maximum/minimum: `f32::max`/`min`, which ignore NaN; a speed reference only).
+fn other_op<T: Elem>(
+    cx: &Context,
+    (a, b, c): &mut (Vec<T>, Vec<T>, Vec<T>),
+    op: BinaryOp,
+    f: impl Fn(T, T) -> T,
+) {
+    let total = c.len();
     let gbs = |secs: f64| (3 * total * T::DTYPE.size()) as f64 / secs / 1e9;
-    for &(op, f) in ops {
-        eprintln!("{} {op} 2^24", T::DTYPE);
-        let mut kernel = |pool: &rayon::ThreadPool| {
-            let out = bytes_mut(&mut c);
-            let (x, y) = (Operand::Dense(bytes(&a)), Operand::Dense(bytes(&b)));
-            pool.install(|| binary_into(op, T::DTYPE, x, y, total, out)).then(|| {
-                pool.install(|| {
-                    cx.time(&mut || _ = binary_into(op, T::DTYPE, x, y, total, black_box(&mut *out)))
-                })
-            })
-        };
-        let (one, two) = (kernel(&cx.one).map(gbs), kernel(&cx.two).map(gbs));
-        let plain =
-            Some(gbs(cx.time(&mut || plain(Layout::Contiguous, total, &a, &b, black_box(&mut c), f))));
-        println!(
-            "| {op} | {} | {} | {} | {} | {} | {} |",
-            T::DTYPE,
-            gb(one),
-            gb(two),
-            gb(plain),
-            ratio(one, plain),
-            ratio(two, one)
-        );
-    }
+    eprintln!("{} {op} 2^24", T::DTYPE);
+    let mut kernel = |pool: &rayon::ThreadPool| {
+        let out = bytes_mut(c);
+        let (x, y) = (Operand::Dense(bytes(a)), Operand::Dense(bytes(b)));
+        pool.install(|| binary_into(op, T::DTYPE, x, y, total, out)).then(|| {
+            pool.install(|| cx.time(&mut || _ = binary_into(op, T::DTYPE, x, y, total, black_box(&mut *out))))
+        })
+    };
+    let (one, two) = (kernel(&cx.one).map(gbs), kernel(&cx.two).map(gbs));
+    let plain = Some(gbs(cx.time(&mut || plain(Layout::Contiguous, total, a, b, black_box(c), &f))));
+    println!(
+        "| {op} | {} | {} | {} | {} | {} | {} |",
+        T::DTYPE,
+        gb(one),
+        gb(two),
+        gb(plain),
+        ratio(one, plain),
+        ratio(two, one)
+    );
 }
 
 /// The 2-thread split by hand (f32 contiguous add: the kernel on each half through
@@ -392,10 +397,7 @@ fn thread_split(cx: &Context) {
 }
 
 /// A comma-separated list from the environment, or `default`.
-fn list<T: std::str::FromStr>(var: &str, default: &[T]) -> Vec<T>
-where
-    T: Clone,
-{
+fn list<T: std::str::FromStr + Clone>(var: &str, default: &[T]) -> Vec<T> {
     match std::env::var(var) {
         Ok(s) => s
             .split(',')
@@ -516,28 +518,20 @@ fn main() {
         println!("| op | dtype | opspec 1T | opspec 2T | plain loop | ÷ plain | 2T ÷ 1T |");
         println!("|---|---|---|---|---|---|---|");
         if dtypes.contains(&DType::F32) {
-            other_ops::<f32>(
-                &cx,
-                &[
-                    (BinaryOp::Subtract, |a, b| a - b),
-                    (BinaryOp::Multiply, |a, b| a * b),
-                    (BinaryOp::Divide, |a, b| a / b),
-                    (BinaryOp::Maximum, f32::max),
-                    (BinaryOp::Minimum, f32::min),
-                ],
-            );
+            let mut v = dense::<f32>();
+            other_op(&cx, &mut v, BinaryOp::Subtract, |a, b| a - b);
+            other_op(&cx, &mut v, BinaryOp::Multiply, |a, b| a * b);
+            other_op(&cx, &mut v, BinaryOp::Divide, |a, b| a / b);
+            other_op(&cx, &mut v, BinaryOp::Maximum, f32::max);
+            other_op(&cx, &mut v, BinaryOp::Minimum, f32::min);
         }
         if dtypes.contains(&DType::F64) {
-            other_ops::<f64>(
-                &cx,
-                &[
-                    (BinaryOp::Subtract, |a, b| a - b),
-                    (BinaryOp::Multiply, |a, b| a * b),
-                    (BinaryOp::Divide, |a, b| a / b),
-                    (BinaryOp::Maximum, f64::max),
-                    (BinaryOp::Minimum, f64::min),
-                ],
-            );
+            let mut v = dense::<f64>();
+            other_op(&cx, &mut v, BinaryOp::Subtract, |a, b| a - b);
+            other_op(&cx, &mut v, BinaryOp::Multiply, |a, b| a * b);
+            other_op(&cx, &mut v, BinaryOp::Divide, |a, b| a / b);
+            other_op(&cx, &mut v, BinaryOp::Maximum, f64::max);
+            other_op(&cx, &mut v, BinaryOp::Minimum, f64::min);
         }
     }
     thread_split(&cx);
