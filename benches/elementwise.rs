@@ -366,7 +366,7 @@ fn other_op<T: Elem>(
 /// The 2-thread split by hand (f32 contiguous add: the kernel on each half through
 /// `rayon::join` in a 2-thread pool, against one call in a 1-thread pool), µs.
 fn thread_split(cx: &Context) {
-    println!("\nThread split (f32 contiguous add, kernel on each half via rayon::join vs one call), µs:\n");
+    println!("\n## Thread split (f32 contiguous add, kernel on each half via rayon::join vs one call), µs\n");
     println!("| N | bytes out | 1 call | 2 halves | speed-up |");
     println!("|---|---|---|---|---|");
     let add = |a: &[u8], c: &mut [u8]| {
