@@ -31,7 +31,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use half::{bf16, f16};
-use ndarray::{ArrayView, ArrayViewMut, IxDyn, Zip};
+use ndarray::{ArrayView2, ArrayViewMut2, Zip};
 use numr::dtype::DType as NumrDType;
 use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime};
 use numr::tensor::Tensor as NumrTensor;
@@ -144,7 +144,7 @@ fn bytes_mut<T: Elem>(v: &mut [T]) -> &mut [u8] {
 
 /// Seconds per call: the best of `samples` samples (3 at most when one call takes over 50 ms),
 /// each repeating the call for at least 2 ms.
-fn time(samples: usize, f: &mut dyn FnMut()) -> f64 {
+fn time(samples: usize, mut f: impl FnMut()) -> f64 {
     f();
     let start = Instant::now();
     f();
@@ -218,14 +218,14 @@ struct Context {
 }
 
 impl Context {
-    fn time(&self, f: &mut dyn FnMut()) -> f64 {
+    fn time(&self, f: impl FnMut()) -> f64 {
         time(self.samples, f)
     }
 }
 
 fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
     let total = 1usize << log2;
-    let (_, n) = layout.dims(total);
+    let (m, n) = layout.dims(total);
     let (a_shape, b_shape) = layout.shapes(total);
     let a: Vec<T> = (0..total).map(|i| T::from_f64((i % 1024) as f64 * 0.25)).collect();
     let b: Vec<T> =
@@ -242,7 +242,7 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
         pool.install(|| binary_into(BinaryOp::Add, T::DTYPE, Operand::Dense(bytes(&a)), y, n, out)).then(
             || {
                 pool.install(|| {
-                    cx.time(&mut || {
+                    cx.time(|| {
                         binary_into(
                             BinaryOp::Add,
                             T::DTYPE,
@@ -261,22 +261,25 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
     let x = Tensor::from_bytes(T::DTYPE, &a_shape, bytes(&a).to_vec()).expect("a tensor");
     let yt = Tensor::from_bytes(T::DTYPE, &b_shape, bytes(&b).to_vec()).expect("b tensor");
     let adapter = cx.one.install(|| {
-        cx.time(&mut || {
+        cx.time(|| {
             black_box(CpuAdapter.binary(BinaryOp::Add, &x, &yt).expect("adapter add"));
         })
     });
     drop((x, yt));
 
     eprintln!("{label}: plain loop, ndarray");
-    let plain = cx.time(&mut || plain(layout, n, &a, &b, black_box(&mut c), |a, b| a + b));
-    let av = ArrayView::from_shape(IxDyn(&a_shape), &a).expect("a view");
-    let bv = ArrayView::from_shape(IxDyn(&b_shape), &b).expect("b view");
-    let nd_alloc = cx.time(&mut || {
+    let plain = cx.time(|| plain(layout, n, &a, &b, black_box(&mut c), |a, b| a + b));
+    // Two static dimensions throughout: a and c `[m, n]` (`[1, N]` contiguous), b `[1, N]`,
+    // `[1, n]` or `[m, 1]`.
+    let b_dims = if layout == Layout::Column { (m, 1) } else { (1, b.len()) };
+    let av = ArrayView2::from_shape((m, n), &a).expect("a view");
+    let bv = ArrayView2::from_shape(b_dims, &b).expect("b view");
+    let nd_alloc = cx.time(|| {
         black_box(&av + &bv);
     });
-    let mut cv = ArrayViewMut::from_shape(IxDyn(&a_shape), &mut c).expect("c view");
+    let mut cv = ArrayViewMut2::from_shape((m, n), &mut c).expect("c view");
     let nd_zip = cx.two.install(|| {
-        cx.time(&mut || {
+        cx.time(|| {
             Zip::from(black_box(&mut cv)).and(&av).and_broadcast(&bv).par_for_each(|c, &a, &b| *c = a + b);
         })
     });
@@ -288,14 +291,14 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
     };
     let (na, nb, nc) = (numr(bytes(&a), &a_shape), numr(bytes(&b), &b_shape), numr(bytes(&c), &a_shape));
     let numr_add = client.add(&na, &nb).is_ok().then(|| {
-        cx.time(&mut || {
+        cx.time(|| {
             black_box(client.add(&na, &nb).expect("numr add"));
         })
     });
     let numr_into = client
         .add_into(&nc, &na, &nb)
         .is_ok()
-        .then(|| cx.time(&mut || client.add_into(black_box(&nc), &na, &nb).expect("numr add_into")));
+        .then(|| cx.time(|| client.add_into(black_box(&nc), &na, &nb).expect("numr add_into")));
 
     let key = format!("{} {} {log2}", T::DTYPE, layout.name());
     let numpy = |kind: &str| cx.numpy.get(&format!("{key} {kind}")).map(|&s| gbs(s));
@@ -347,11 +350,11 @@ fn other_op<T: Elem>(
         let out = bytes_mut(c);
         let (x, y) = (Operand::Dense(bytes(a)), Operand::Dense(bytes(b)));
         pool.install(|| binary_into(op, T::DTYPE, x, y, total, out)).then(|| {
-            pool.install(|| cx.time(&mut || _ = binary_into(op, T::DTYPE, x, y, total, black_box(&mut *out))))
+            pool.install(|| cx.time(|| _ = binary_into(op, T::DTYPE, x, y, total, black_box(&mut *out))))
         })
     };
     let (one, two) = (kernel(&cx.one).map(gbs), kernel(&cx.two).map(gbs));
-    let plain = Some(gbs(cx.time(&mut || plain(Layout::Contiguous, total, a, b, black_box(c), &f))));
+    let plain = Some(gbs(cx.time(|| plain(Layout::Contiguous, total, a, b, black_box(c), &f))));
     println!(
         "| {op} | {} | {} | {} | {} | {} | {} |",
         T::DTYPE,
@@ -377,10 +380,10 @@ fn thread_split(cx: &Context) {
         let total = 1usize << log2;
         let a = vec![0u8; total * 4];
         let mut c = vec![0u8; total * 4];
-        let one = cx.one.install(|| cx.time(&mut || _ = add(&a, &mut c)));
+        let one = cx.one.install(|| cx.time(|| _ = add(&a, &mut c)));
         let half = total / 2 * 4;
         let split = cx.two.install(|| {
-            cx.time(&mut || {
+            cx.time(|| {
                 let (c0, c1) = c.split_at_mut(half);
                 let (a0, a1) = a.split_at(half);
                 rayon::join(|| add(a0, c0), || add(a1, c1));
@@ -440,7 +443,7 @@ fn main() {
         let bytes = (1usize << r.log2) * r.dtype.size();
         baselines.entry(bytes).or_insert_with(|| {
             eprintln!("baselines at {bytes} bytes");
-            stream::measure(bytes, &mut |f| time(samples, f))
+            stream::measure(bytes, samples)
         });
     }
 
