@@ -1,28 +1,46 @@
-//! Element-wise add benchmark: opspec-cpu's fast kernel against its peers, in one run.
+//! Element-wise benchmark: opspec-cpu's kernels against their peers and STREAM-style
+//! bandwidth baselines, in one run.
 //!
-//! For f32 and f64, 2^10, 2^16 and 2^24 output elements, and three layouts (contiguous
-//! `[N] + [N]`, row broadcast `[m, n] + [n]`, column broadcast `[m, n] + [m, 1]`), it times:
-//! opspec's kernel (`fast::binary_into` into a caller-owned output) in a 1-thread and a
-//! 2-thread rayon pool; a plain Rust loop; a STREAM-style copy (`c.copy_from_slice(a)`); and,
-//! when `python3` has NumPy, `np.add(a, b, out=c)` timed with `timeit`. At 2^24 contiguous it
-//! also times the allocating adapter call (`CpuAdapter::binary`, tensors in and out).
+//! Add in f32, f64, f16 and bf16 at 2^10, 2^16 and 2^24 output elements, in three layouts
+//! (contiguous `[N] + [N]`, row broadcast `[m, n] + [n]`, column broadcast `[m, n] + [m, 1]`),
+//! on one set of buffers per (dtype, layout, size): opspec's `fast::binary_into` into a
+//! caller-owned output in a 1-thread and a 2-thread rayon pool (— where it declines the
+//! dtype), the allocating `CpuAdapter::binary`, a plain Rust loop, ndarray (`&a + &b`, and
+//! `Zip::par_for_each` into a caller-owned output in a 2-thread pool), numr 0.14 on `CpuRuntime`
+//! (`add`, `add_into`) and NumPy in a subprocess (`np.add(a, b, out=c)`, `a + b`). The
+//! baselines (copy, add, non-temporal add, non-temporal add on 2 MiB pages) are f32 loops on
+//! arrays of the same bytes as a. Then subtract/multiply/divide/maximum/minimum at 2^24
+//! contiguous f32/f64 against a plain loop, and the 2-thread split around
+//! `fast::PARALLEL_THRESHOLD`.
 //!
-//! GB/s counts the bytes actually touched: a, c, and b at its own size (N elements
-//! contiguous, n for a row, m for a column); the copy counts a and c. Each figure is the best
-//! of several samples. A last table times the 2-thread split by hand at sizes around the
-//! kernel's `PARALLEL_THRESHOLD`.
+//! GB/s counts the bytes touched: a, c, and b at its own size (N elements contiguous, n for a
+//! row, m for a column); a copy counts a and c. Each figure is the best of several samples.
+//! Tables go to stdout (markdown), progress to stderr.
 //!
-//! `cargo bench --bench elementwise` (environment: `OPSPEC_BENCH_SAMPLES`, default 7;
-//! `OPSPEC_BENCH_PYTHON`, default `python3`).
+//! `cargo bench --bench elementwise`; environment: `OPSPEC_BENCH_SAMPLES` (default 7),
+//! `OPSPEC_BENCH_DTYPES` (e.g. `f32,f16`), `OPSPEC_BENCH_SIZES` (log2 sizes, e.g. `10,16`),
+//! `OPSPEC_BENCH_PYTHON` (default `python3`).
+
+#[path = "common/numpy.rs"]
+mod numpy;
+#[path = "common/stream.rs"]
+mod stream;
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::process::Command;
 use std::time::Instant;
 
+use half::{bf16, f16};
+use ndarray::{ArrayView2, ArrayViewMut2, Zip};
+use numr::dtype::DType as NumrDType;
+use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime};
+use numr::tensor::Tensor as NumrTensor;
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
 use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::{Operand, binary_into};
+
+/// Row length of the broadcast layouts below 2^16 elements and from 2^16 on.
+const ROW_LEN: (usize, usize) = (32, 1024);
 
 #[derive(Clone, Copy, PartialEq)]
 enum Layout {
@@ -32,6 +50,8 @@ enum Layout {
 }
 
 impl Layout {
+    const ALL: [Layout; 3] = [Layout::Contiguous, Layout::Row, Layout::Column];
+
     fn name(self) -> &'static str {
         match self {
             Layout::Contiguous => "contiguous",
@@ -45,31 +65,93 @@ impl Layout {
         match self {
             Layout::Contiguous => (1, total),
             _ => {
-                let n = if total >= 1 << 16 { 1024 } else { 32 };
+                let n = if total >= 1 << 16 { ROW_LEN.1 } else { ROW_LEN.0 };
                 (total / n, n)
             }
         }
     }
 
-    /// Elements of b.
-    fn b_len(self, total: usize) -> usize {
+    /// Shapes of a (and c) and of b.
+    fn shapes(self, total: usize) -> (Vec<usize>, Vec<usize>) {
         let (m, n) = self.dims(total);
         match self {
-            Layout::Contiguous => total,
-            Layout::Row => n,
-            Layout::Column => m,
+            Layout::Contiguous => (vec![total], vec![total]),
+            Layout::Row => (vec![m, n], vec![n]),
+            Layout::Column => (vec![m, n], vec![m, 1]),
+        }
+    }
+
+    fn operand(self, bytes: &[u8]) -> Operand<'_> {
+        match self {
+            Layout::Contiguous => Operand::Dense(bytes),
+            Layout::Row => Operand::Row(bytes),
+            Layout::Column => Operand::Column(bytes),
         }
     }
 }
 
-/// Seconds per call: the best of `samples` samples, each long enough (≥ 2 ms) to time.
+/// An element type of the benchmark. Implemented only for f32, f64, f16 and bf16, which are
+/// plain data without padding, so their slices may be read as bytes.
+trait Elem: Copy + Send + Sync + std::ops::Add<Output = Self> + 'static {
+    const DTYPE: DType;
+    const NUMR: NumrDType;
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Elem for f32 {
+    const DTYPE: DType = DType::F32;
+    const NUMR: NumrDType = NumrDType::F32;
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl Elem for f64 {
+    const DTYPE: DType = DType::F64;
+    const NUMR: NumrDType = NumrDType::F64;
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
+impl Elem for f16 {
+    const DTYPE: DType = DType::F16;
+    const NUMR: NumrDType = NumrDType::F16;
+    fn from_f64(v: f64) -> f16 {
+        f16::from_f64(v)
+    }
+}
+
+impl Elem for bf16 {
+    const DTYPE: DType = DType::BF16;
+    const NUMR: NumrDType = NumrDType::BF16;
+    fn from_f64(v: f64) -> bf16 {
+        bf16::from_f64(v)
+    }
+}
+
+fn bytes<T: Elem>(v: &[T]) -> &[u8] {
+    // SAFETY: `Elem` types are plain data without padding (see the trait); u8 has alignment 1
+    // and the byte length is exactly the slice's size.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), size_of_val(v)) }
+}
+
+fn bytes_mut<T: Elem>(v: &mut [T]) -> &mut [u8] {
+    // SAFETY: as in `bytes`; every byte pattern is a valid `Elem`, so writes through the bytes
+    // leave valid values, and the `&mut` borrow is moved into the result.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), size_of_val(v)) }
+}
+
+/// Seconds per call: the best of `samples` samples (3 at most when one call takes over 50 ms),
+/// each repeating the call for at least 2 ms.
 fn time(samples: usize, mut f: impl FnMut()) -> f64 {
     f();
     let start = Instant::now();
     f();
     let once = start.elapsed().as_secs_f64().max(1e-9);
     let reps = ((2e-3 / once).ceil() as usize).max(1);
-    (0..samples)
+    let samples = if once > 0.05 { samples.min(3) } else { samples };
+    (0..samples.max(1))
         .map(|_| {
             let start = Instant::now();
             for _ in 0..reps {
@@ -84,248 +166,227 @@ fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool")
 }
 
-/// A float type for the plain loop.
-trait Float: Copy + std::ops::Add<Output = Self> + Default {
-    const DTYPE: DType;
-    fn from_f64(v: f64) -> Self;
-    fn bytes(v: &[Self]) -> Vec<u8>;
-}
-
-impl Float for f32 {
-    const DTYPE: DType = DType::F32;
-    fn from_f64(v: f64) -> f32 {
-        v as f32
-    }
-    fn bytes(v: &[f32]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_le_bytes()).collect()
-    }
-}
-
-impl Float for f64 {
-    const DTYPE: DType = DType::F64;
-    fn from_f64(v: f64) -> f64 {
-        v
-    }
-    fn bytes(v: &[f64]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_le_bytes()).collect()
-    }
-}
-
-/// The plain loop a user would write.
+/// The plain loop a user would write, with the same loop shape per layout.
 #[inline(never)]
-fn plain<T: Float>(layout: Layout, n: usize, a: &[T], b: &[T], c: &mut [T]) {
+fn plain<T: Elem>(layout: Layout, n: usize, a: &[T], b: &[T], c: &mut [T], op: impl Fn(T, T) -> T) {
     match layout {
         Layout::Contiguous => {
             for ((c, &a), &b) in c.iter_mut().zip(a).zip(b) {
-                *c = a + b;
+                *c = op(a, b);
             }
         }
         Layout::Row => {
             for (c, a) in c.chunks_exact_mut(n).zip(a.chunks_exact(n)) {
                 for ((c, &a), &b) in c.iter_mut().zip(a).zip(b) {
-                    *c = a + b;
+                    *c = op(a, b);
                 }
             }
         }
         Layout::Column => {
             for ((c, a), &b) in c.chunks_exact_mut(n).zip(a.chunks_exact(n)).zip(b) {
                 for (c, &a) in c.iter_mut().zip(a) {
-                    *c = a + b;
+                    *c = op(a, b);
                 }
             }
         }
     }
 }
 
-/// One table row's measurements, in GB/s.
+/// One (dtype, layout, size)'s figures in GB/s; `None` where a peer did not run.
 struct Row {
     dtype: DType,
     layout: Layout,
     log2: u32,
-    opspec1: f64,
-    opspec2: f64,
+    opspec1: Option<f64>,
+    opspec2: Option<f64>,
+    adapter: f64,
     plain: f64,
-    copy: f64,
-    numpy: Option<f64>,
+    nd_alloc: f64,
+    nd_zip: f64,
+    numr_add: Option<f64>,
+    numr_into: Option<f64>,
+    numpy_out: Option<f64>,
+    numpy_alloc: Option<f64>,
 }
 
-fn measure<T: Float>(samples: usize, layout: Layout, log2: u32, numpy: &HashMap<String, f64>) -> Row {
+struct Context {
+    samples: usize,
+    numpy: HashMap<String, f64>,
+    one: rayon::ThreadPool,
+    two: rayon::ThreadPool,
+    device: CpuDevice,
+}
+
+impl Context {
+    fn time(&self, f: impl FnMut()) -> f64 {
+        time(self.samples, f)
+    }
+}
+
+fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
     let total = 1usize << log2;
-    let (_, n) = layout.dims(total);
+    let (m, n) = layout.dims(total);
+    let (a_shape, b_shape) = layout.shapes(total);
+    let a: Vec<T> = (0..total).map(|i| T::from_f64((i % 1024) as f64 * 0.25)).collect();
+    let b: Vec<T> =
+        (0..b_shape.iter().product()).map(|i: usize| T::from_f64(1.0 + (i % 512) as f64)).collect();
+    let mut c = vec![T::from_f64(0.5); total]; // written, so its pages are faulted in
     let size = T::DTYPE.size();
-    let a: Vec<T> = (0..total).map(|i| T::from_f64(i as f64 * 0.25)).collect();
-    let b: Vec<T> = (0..layout.b_len(total)).map(|i| T::from_f64(1.0 + i as f64)).collect();
-    let mut c = vec![T::default(); total];
-    let (ab, bb) = (T::bytes(&a), T::bytes(&b));
-    let mut cb = vec![0u8; total * size];
-    let bytes = ((2 * total + b.len()) * size) as f64;
-    let gbs = |secs: f64, bytes: f64| bytes / secs / 1e9;
-    let y = match layout {
-        Layout::Contiguous => Operand::Dense(&bb),
-        Layout::Row => Operand::Row(&bb),
-        Layout::Column => Operand::Column(&bb),
+    let gbs = |secs: f64| ((2 * total + b.len()) * size) as f64 / secs / 1e9;
+    let label = format!("{} {} 2^{log2}", T::DTYPE, layout.name());
+    eprintln!("{label}: opspec");
+
+    let y = layout.operand(bytes(&b));
+    let mut kernel = |pool: &rayon::ThreadPool| {
+        let out = bytes_mut(&mut c);
+        pool.install(|| binary_into(BinaryOp::Add, T::DTYPE, Operand::Dense(bytes(&a)), y, n, out)).then(
+            || {
+                pool.install(|| {
+                    cx.time(|| {
+                        binary_into(
+                            BinaryOp::Add,
+                            T::DTYPE,
+                            Operand::Dense(bytes(&a)),
+                            y,
+                            n,
+                            black_box(&mut *out),
+                        );
+                    })
+                })
+            },
+        )
     };
-    let mut kernel = |threads: usize| {
-        pool(threads).install(|| {
-            time(samples, || {
-                assert!(binary_into(BinaryOp::Add, T::DTYPE, Operand::Dense(&ab), y, n, black_box(&mut cb)));
-            })
+    let (opspec1, opspec2) = (kernel(&cx.one).map(gbs), kernel(&cx.two).map(gbs));
+
+    let x = Tensor::from_bytes(T::DTYPE, &a_shape, bytes(&a).to_vec()).expect("a tensor");
+    let yt = Tensor::from_bytes(T::DTYPE, &b_shape, bytes(&b).to_vec()).expect("b tensor");
+    let adapter = cx.one.install(|| {
+        cx.time(|| {
+            black_box(CpuAdapter.binary(BinaryOp::Add, &x, &yt).expect("adapter add"));
         })
+    });
+    drop((x, yt));
+
+    eprintln!("{label}: plain loop, ndarray");
+    let plain = cx.time(|| plain(layout, n, &a, &b, black_box(&mut c), |a, b| a + b));
+    // Two static dimensions throughout: a and c `[m, n]` (`[1, N]` contiguous), b `[1, N]`,
+    // `[1, n]` or `[m, 1]`.
+    let b_dims = if layout == Layout::Column { (m, 1) } else { (1, b.len()) };
+    let av = ArrayView2::from_shape((m, n), &a).expect("a view");
+    let bv = ArrayView2::from_shape(b_dims, &b).expect("b view");
+    let nd_alloc = cx.time(|| {
+        black_box(&av + &bv);
+    });
+    let mut cv = ArrayViewMut2::from_shape((m, n), &mut c).expect("c view");
+    let nd_zip = cx.two.install(|| {
+        cx.time(|| {
+            Zip::from(black_box(&mut cv)).and(&av).and_broadcast(&bv).par_for_each(|c, &a, &b| *c = a + b);
+        })
+    });
+
+    eprintln!("{label}: numr");
+    let client = CpuRuntime::default_client(&cx.device);
+    let numr = |data: &[u8], shape: &[usize]| {
+        NumrTensor::<CpuRuntime>::from_bytes(data, shape, T::NUMR, &cx.device).expect("a numr tensor")
     };
-    let (opspec1, opspec2) = (kernel(1), kernel(2));
-    let plain = time(samples, || plain(layout, n, &a, &b, black_box(&mut c)));
-    let copy = time(samples, || black_box(&mut c).copy_from_slice(&a));
-    let key = format!("{} {} {}", T::DTYPE, layout.name(), log2);
+    let (na, nb, nc) = (numr(bytes(&a), &a_shape), numr(bytes(&b), &b_shape), numr(bytes(&c), &a_shape));
+    let numr_add = client.add(&na, &nb).is_ok().then(|| {
+        cx.time(|| {
+            black_box(client.add(&na, &nb).expect("numr add"));
+        })
+    });
+    let numr_into = client
+        .add_into(&nc, &na, &nb)
+        .is_ok()
+        .then(|| cx.time(|| client.add_into(black_box(&nc), &na, &nb).expect("numr add_into")));
+
+    let key = format!("{} {} {log2}", T::DTYPE, layout.name());
+    let numpy = |kind: &str| cx.numpy.get(&format!("{key} {kind}")).map(|&s| gbs(s));
     Row {
         dtype: T::DTYPE,
         layout,
         log2,
-        opspec1: gbs(opspec1, bytes),
-        opspec2: gbs(opspec2, bytes),
-        plain: gbs(plain, bytes),
-        copy: gbs(copy, (2 * total * size) as f64),
-        numpy: numpy.get(&key).map(|&s| gbs(s, bytes)),
+        opspec1,
+        opspec2,
+        adapter: gbs(adapter),
+        plain: gbs(plain),
+        nd_alloc: gbs(nd_alloc),
+        nd_zip: gbs(nd_zip),
+        numr_add: numr_add.map(gbs),
+        numr_into: numr_into.map(gbs),
+        numpy_out: numpy("out"),
+        numpy_alloc: numpy("alloc"),
     }
 }
 
-/// Times NumPy in a subprocess: seconds per `np.add(a, b, out=c)` for every row's key.
-fn numpy_times(python: &str, samples: usize) -> HashMap<String, f64> {
-    let script = format!(
-        r#"
-import timeit, numpy as np
-for dt in ("f32", "f64"):
-    t = np.float32 if dt == "f32" else np.float64
-    for layout in ("contiguous", "row", "column"):
-        for log2 in (10, 16, 24):
-            total = 1 << log2
-            n = total if layout == "contiguous" else (1024 if total >= 1 << 16 else 32)
-            m = total // n
-            a = (np.arange(total, dtype=t) * t(0.25)).reshape(m, n)
-            b = {{"contiguous": a + 1, "row": np.ones(n, t), "column": np.ones((m, 1), t)}}[layout]
-            c = np.empty_like(a)
-            f = lambda: np.add(a, b, out=c)
-            f()
-            once = timeit.timeit(f, number=1)
-            reps = max(1, int(2e-3 / max(once, 1e-9)) + 1)
-            best = min(timeit.repeat(f, number=reps, repeat={samples})) / reps
-            print(dt, layout, log2, best)
-"#
-    );
-    let output = Command::new(python).arg("-c").arg(script).output();
-    let mut times = HashMap::new();
-    match output {
-        Ok(o) if o.status.success() => {
-            for line in String::from_utf8_lossy(&o.stdout).lines() {
-                if let Some((key, secs)) = line.rsplit_once(' ')
-                    && let Ok(secs) = secs.parse::<f64>()
-                {
-                    times.insert(key.to_string(), secs);
-                }
-            }
-        }
-        Ok(o) => eprintln!("NumPy skipped: {}", String::from_utf8_lossy(&o.stderr).trim()),
-        Err(e) => eprintln!("NumPy skipped: cannot run {python}: {e}"),
-    }
-    times
+fn gb(x: Option<f64>) -> String {
+    x.map_or("—".to_string(), |x| format!("{x:.1}"))
 }
 
-/// The allocating adapter call at 2^24 contiguous: tensors in, a new tensor out.
-fn adapter_gbs<T: Float>(samples: usize) -> f64 {
+fn ratio(x: Option<f64>, y: Option<f64>) -> String {
+    x.zip(y).map_or("—".to_string(), |(x, y)| format!("{:.2}", x / y))
+}
+
+/// Three dense operands of 2^24 elements (a, b, c) for [`other_op`].
+fn dense<T: Elem>() -> (Vec<T>, Vec<T>, Vec<T>) {
     let total = 1usize << 24;
-    let a: Vec<T> = (0..total).map(|i| T::from_f64(i as f64 * 0.25)).collect();
-    let x = Tensor::from_bytes(T::DTYPE, &[total], T::bytes(&a)).expect("a tensor");
-    let y = x.clone();
-    let secs = pool(1).install(|| {
-        time(samples, || {
-            black_box(CpuAdapter.binary(BinaryOp::Add, &x, &y).expect("add"));
-        })
-    });
-    (3 * total * T::DTYPE.size()) as f64 / secs / 1e9
+    let a = (0..total).map(|i| T::from_f64((i % 1024) as f64 * 0.25)).collect();
+    let b = (0..total).map(|i| T::from_f64(1.0 + (i % 512) as f64)).collect();
+    (a, b, vec![T::from_f64(0.5); total])
 }
 
-fn main() {
-    let samples = std::env::var("OPSPEC_BENCH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
-    let python = std::env::var("OPSPEC_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
-    let numpy = numpy_times(&python, samples);
-    let ratio = |x: f64, y: Option<f64>| y.map_or("-".to_string(), |y| format!("{:.2}", x / y));
-    let gb = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+/// One table row for `op` at 2^24 contiguous: opspec 1T/2T against a plain loop computing `f`
+/// (maximum/minimum: `f32::max`/`min`, which ignore NaN; a speed reference only).
+fn other_op<T: Elem>(
+    cx: &Context,
+    (a, b, c): &mut (Vec<T>, Vec<T>, Vec<T>),
+    op: BinaryOp,
+    f: impl Fn(T, T) -> T,
+) {
+    let total = c.len();
+    let gbs = |secs: f64| (3 * total * T::DTYPE.size()) as f64 / secs / 1e9;
+    eprintln!("{} {op} 2^24", T::DTYPE);
+    let mut kernel = |pool: &rayon::ThreadPool| {
+        let out = bytes_mut(c);
+        let (x, y) = (Operand::Dense(bytes(a)), Operand::Dense(bytes(b)));
+        pool.install(|| binary_into(op, T::DTYPE, x, y, total, out)).then(|| {
+            pool.install(|| cx.time(|| _ = binary_into(op, T::DTYPE, x, y, total, black_box(&mut *out))))
+        })
+    };
+    let (one, two) = (kernel(&cx.one).map(gbs), kernel(&cx.two).map(gbs));
+    let plain = Some(gbs(cx.time(|| plain(Layout::Contiguous, total, a, b, black_box(c), &f))));
     println!(
-        "GB/s (bytes of a, b and c; copy: a and c), best of {samples} samples; ratios are opspec 1-thread / peer.\n"
+        "| {op} | {} | {} | {} | {} | {} | {} |",
+        T::DTYPE,
+        gb(one),
+        gb(two),
+        gb(plain),
+        ratio(one, plain),
+        ratio(two, one)
     );
-    println!(
-        "| dtype | layout | N | opspec 1T | opspec 2T | plain loop | copy | NumPy out= | ÷ plain | ÷ copy | ÷ NumPy | 2T ÷ 1T |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for dtype in [DType::F32, DType::F64] {
-        for layout in [Layout::Contiguous, Layout::Row, Layout::Column] {
-            for log2 in [10, 16, 24] {
-                let r = match dtype {
-                    DType::F32 => measure::<f32>(samples, layout, log2, &numpy),
-                    _ => measure::<f64>(samples, layout, log2, &numpy),
-                };
-                println!(
-                    "| {} | {} | 2^{} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {} | {} |",
-                    r.dtype,
-                    r.layout.name(),
-                    r.log2,
-                    r.opspec1,
-                    r.opspec2,
-                    r.plain,
-                    r.copy,
-                    gb(r.numpy),
-                    ratio(r.opspec1, Some(r.plain)),
-                    ratio(r.opspec1, Some(r.copy)),
-                    ratio(r.opspec1, r.numpy),
-                    ratio(r.opspec2, Some(r.opspec1)),
-                );
-            }
-        }
-    }
-    println!(
-        "\nAllocating adapter call (CpuAdapter::binary, 2^24 contiguous, 1 thread): f32 {:.1} GB/s, f64 {:.1} GB/s",
-        adapter_gbs::<f32>(samples),
-        adapter_gbs::<f64>(samples)
-    );
-    println!("\nThread split (f32 contiguous add, kernel on each half via rayon::join vs one call), µs:\n");
+}
+
+/// The 2-thread split by hand (f32 contiguous add: the kernel on each half through
+/// `rayon::join` in a 2-thread pool, against one call in a 1-thread pool), µs.
+fn thread_split(cx: &Context) {
+    println!("\n## Thread split (f32 contiguous add, kernel on each half via rayon::join vs one call), µs\n");
     println!("| N | bytes out | 1 call | 2 halves | speed-up |");
     println!("|---|---|---|---|---|");
-    let two = pool(2);
+    let add = |a: &[u8], c: &mut [u8]| {
+        binary_into(BinaryOp::Add, DType::F32, Operand::Dense(a), Operand::Dense(a), a.len() / 4, c)
+    };
     for log2 in [14, 16, 17, 18, 19, 20, 22] {
+        eprintln!("thread split 2^{log2}");
         let total = 1usize << log2;
         let a = vec![0u8; total * 4];
         let mut c = vec![0u8; total * 4];
-        let one = pool(1).install(|| {
-            time(samples, || {
-                binary_into(BinaryOp::Add, DType::F32, Operand::Dense(&a), Operand::Dense(&a), total, &mut c);
-            })
-        });
+        let one = cx.one.install(|| cx.time(|| _ = add(&a, &mut c)));
         let half = total / 2 * 4;
-        let split = two.install(|| {
-            time(samples, || {
+        let split = cx.two.install(|| {
+            cx.time(|| {
                 let (c0, c1) = c.split_at_mut(half);
                 let (a0, a1) = a.split_at(half);
-                rayon::join(
-                    || {
-                        binary_into(
-                            BinaryOp::Add,
-                            DType::F32,
-                            Operand::Dense(a0),
-                            Operand::Dense(a0),
-                            a0.len() / 4,
-                            c0,
-                        )
-                    },
-                    || {
-                        binary_into(
-                            BinaryOp::Add,
-                            DType::F32,
-                            Operand::Dense(a1),
-                            Operand::Dense(a1),
-                            a1.len() / 4,
-                            c1,
-                        )
-                    },
-                );
+                rayon::join(|| add(a0, c0), || add(a1, c1));
             })
         });
         println!(
@@ -336,4 +397,145 @@ fn main() {
             one / split
         );
     }
+}
+
+/// A comma-separated list from the environment, or `default`.
+fn list<T: std::str::FromStr + Clone>(var: &str, default: &[T]) -> Vec<T> {
+    match std::env::var(var) {
+        Ok(s) => s
+            .split(',')
+            .map(|x| x.trim().parse().unwrap_or_else(|_| panic!("{var}: bad item `{x}`")))
+            .collect(),
+        Err(_) => default.to_vec(),
+    }
+}
+
+fn main() {
+    let samples = std::env::var("OPSPEC_BENCH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
+    let python = std::env::var("OPSPEC_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
+    let dtypes: Vec<DType> = list("OPSPEC_BENCH_DTYPES", &[DType::F32, DType::F64, DType::F16, DType::BF16]);
+    let sizes: Vec<u32> = list("OPSPEC_BENCH_SIZES", &[10, 16, 24]);
+    let names: Vec<&str> = dtypes.iter().map(|d| d.name()).collect();
+    let cx = Context {
+        samples,
+        numpy: numpy::times(&python, samples, &names, &sizes, ROW_LEN),
+        one: pool(1),
+        two: pool(2),
+        device: CpuDevice::new(),
+    };
+
+    let mut rows = Vec::new();
+    for &dtype in &dtypes {
+        for layout in Layout::ALL {
+            for &log2 in &sizes {
+                rows.push(match dtype {
+                    DType::F32 => measure::<f32>(&cx, layout, log2),
+                    DType::F64 => measure::<f64>(&cx, layout, log2),
+                    DType::F16 => measure::<f16>(&cx, layout, log2),
+                    DType::BF16 => measure::<bf16>(&cx, layout, log2),
+                    other => panic!("OPSPEC_BENCH_DTYPES: {other} is not benchmarked"),
+                });
+            }
+        }
+    }
+    let mut baselines = std::collections::BTreeMap::new();
+    for r in &rows {
+        let bytes = (1usize << r.log2) * r.dtype.size();
+        baselines.entry(bytes).or_insert_with(|| {
+            eprintln!("baselines at {bytes} bytes");
+            stream::measure(bytes, samples)
+        });
+    }
+
+    println!("## Add, GB/s (bytes of a, b at its own size, and c), best of {samples} samples\n");
+    println!(
+        "| dtype | layout | N | opspec 1T | opspec 2T | adapter (alloc) | plain loop | ndarray a+b | ndarray Zip 2T | numr add | numr add_into | NumPy out= | NumPy a+b |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        println!(
+            "| {} | {} | 2^{} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {} |",
+            r.dtype,
+            r.layout.name(),
+            r.log2,
+            gb(r.opspec1),
+            gb(r.opspec2),
+            r.adapter,
+            r.plain,
+            r.nd_alloc,
+            r.nd_zip,
+            gb(r.numr_add),
+            gb(r.numr_into),
+            gb(r.numpy_out),
+            gb(r.numpy_alloc),
+        );
+    }
+
+    println!(
+        "\n## Ratios: opspec 1T (caller-owned) ÷ peer; 2T ÷ 1T; allocating adapter ÷ allocating peers\n"
+    );
+    println!(
+        "| dtype | layout | N | ÷ plain | ÷ ndarray Zip 2T | ÷ numr add_into | ÷ NumPy out= | ÷ copy | ÷ add | ÷ NT add | ÷ NT add 2 MiB | 2T ÷ 1T | alloc ÷ ndarray | alloc ÷ numr | alloc ÷ NumPy |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let s = &baselines[&((1usize << r.log2) * r.dtype.size())];
+        let one = r.opspec1;
+        println!(
+            "| {} | {} | 2^{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.dtype,
+            r.layout.name(),
+            r.log2,
+            ratio(one, Some(r.plain)),
+            ratio(one, Some(r.nd_zip)),
+            ratio(one, r.numr_into),
+            ratio(one, r.numpy_out),
+            ratio(one, Some(s.copy)),
+            ratio(one, Some(s.add)),
+            ratio(one, s.nt_add),
+            ratio(one, s.nt_add_huge),
+            ratio(r.opspec2, one),
+            ratio(Some(r.adapter), Some(r.nd_alloc)),
+            ratio(Some(r.adapter), r.numr_add),
+            ratio(Some(r.adapter), r.numpy_alloc),
+        );
+    }
+
+    println!("\n## One-core bandwidth baselines (f32 loops on their own buffers), GB/s\n");
+    println!("| bytes per array | copy | add | NT add | NT add, 2 MiB pages | AnonHugePages gained |");
+    println!("|---|---|---|---|---|---|");
+    for (bytes, s) in &baselines {
+        println!(
+            "| {} KiB | {:.1} | {:.1} | {} | {} | {} |",
+            bytes >> 10,
+            s.copy,
+            s.add,
+            gb(s.nt_add),
+            gb(s.nt_add_huge),
+            s.huge_kib.map_or("—".to_string(), |k| format!("{k} KiB")),
+        );
+    }
+
+    if sizes.contains(&24) {
+        println!("\n## Other ops, 2^24 contiguous, GB/s (a, b, c)\n");
+        println!("| op | dtype | opspec 1T | opspec 2T | plain loop | ÷ plain | 2T ÷ 1T |");
+        println!("|---|---|---|---|---|---|---|");
+        if dtypes.contains(&DType::F32) {
+            let mut v = dense::<f32>();
+            other_op(&cx, &mut v, BinaryOp::Subtract, |a, b| a - b);
+            other_op(&cx, &mut v, BinaryOp::Multiply, |a, b| a * b);
+            other_op(&cx, &mut v, BinaryOp::Divide, |a, b| a / b);
+            other_op(&cx, &mut v, BinaryOp::Maximum, f32::max);
+            other_op(&cx, &mut v, BinaryOp::Minimum, f32::min);
+        }
+        if dtypes.contains(&DType::F64) {
+            let mut v = dense::<f64>();
+            other_op(&cx, &mut v, BinaryOp::Subtract, |a, b| a - b);
+            other_op(&cx, &mut v, BinaryOp::Multiply, |a, b| a * b);
+            other_op(&cx, &mut v, BinaryOp::Divide, |a, b| a / b);
+            other_op(&cx, &mut v, BinaryOp::Maximum, f64::max);
+            other_op(&cx, &mut v, BinaryOp::Minimum, f64::min);
+        }
+    }
+    thread_split(&cx);
 }
