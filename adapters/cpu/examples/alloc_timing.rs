@@ -5,8 +5,9 @@
 //! cargo run --release -p opspec-cpu --example alloc_timing
 //! ```
 //!
-//! GB/s count a, b and c (192 MiB per call); "faults" is the minor page faults per call
-//! (`getrusage`). Best of `OPSPEC_BENCH_SAMPLES` (default 7) samples of at least 20 ms each.
+//! and the same for `fused_mul_add`. GB/s count the operands and the output (64 MiB each);
+//! "faults" is the minor page faults per call (`getrusage`). Best of `OPSPEC_BENCH_SAMPLES`
+//! (default 7) samples of at least 20 ms each, the cases taking turns.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -14,8 +15,8 @@ use std::time::Instant;
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor, TernaryOp};
 use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::{Operand, binary_into};
+use opspec_cpu::fast_fused::ternary_into;
 use opspec_cpu::output;
-use rayon::prelude::*;
 
 const N: usize = 1 << 24;
 
@@ -28,82 +29,85 @@ fn minor_faults() -> i64 {
     }
 }
 
-/// Best seconds per call, and minor faults per call.
-fn time(samples: usize, mut f: impl FnMut()) -> (f64, f64) {
-    f();
-    let start = Instant::now();
-    f();
-    let reps = ((20e-3 / start.elapsed().as_secs_f64().max(1e-9)).ceil() as usize).max(1);
-    let faults = minor_faults();
-    let mut calls = 0;
-    let best = (0..samples)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            calls += reps;
-            start.elapsed().as_secs_f64() / reps as f64
-        })
-        .fold(f64::INFINITY, f64::min);
-    (best, (minor_faults() - faults) as f64 / calls as f64)
-}
+/// A timed case: a name, the bytes one call touches, and the call.
+type Case<'a> = (&'a str, usize, Box<dyn FnMut() + Send + 'a>);
 
-/// Pre-faults `v` writable in 2 MiB pieces across rayon's threads (`MADV_POPULATE_WRITE`).
-fn populate(v: &mut [u8]) {
-    v.par_chunks_mut(2 << 20).for_each(|piece| {
-        let page = piece.as_mut_ptr().align_offset(4096).min(piece.len());
-        let len = (piece.len() - page) / 4096 * 4096;
-        if len > 0 {
-            // SAFETY: the range lies inside `piece`, borrowed mutably; populating pages
-            // changes neither contents nor validity.
-            unsafe { libc::madvise(piece.as_mut_ptr().add(page).cast(), len, libc::MADV_POPULATE_WRITE) };
+/// Runs every case `samples` times, round by round (so that a noisy stretch hits every case
+/// alike); prints GB/s from each case's best sample and its minor faults per call.
+fn run(threads: usize, samples: usize, cases: &mut [Case]) {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+    pool.install(|| {
+        let mut best = vec![f64::INFINITY; cases.len()];
+        let mut faults = vec![0; cases.len()];
+        let mut calls = vec![0; cases.len()];
+        for _ in 0..samples {
+            for (i, (_, _, f)) in cases.iter_mut().enumerate() {
+                f();
+                let before = minor_faults();
+                let start = Instant::now();
+                let mut reps = 0;
+                while reps < 3 || start.elapsed().as_secs_f64() < 20e-3 {
+                    f();
+                    reps += 1;
+                }
+                best[i] = best[i].min(start.elapsed().as_secs_f64() / reps as f64);
+                faults[i] += minor_faults() - before;
+                calls[i] += reps;
+            }
+        }
+        for (i, (name, bytes, _)) in cases.iter().enumerate() {
+            let gbs = *bytes as f64 / best[i] / 1e9;
+            println!("| {name} | {threads} | {gbs:.1} | {} |", faults[i] / calls[i] as i64);
         }
     });
 }
 
 fn main() {
     let samples = std::env::var("OPSPEC_BENCH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
-    let a: Vec<u8> = (0..N).flat_map(|i| (i as f32 * 0.25).to_le_bytes()).collect();
     let bytes = N * 4;
-    let mut owned = vec![0u8; bytes];
+    let fill = |k: f32| -> Vec<u8> { (0..N).flat_map(|i| (i as f32 * 0.25 + k).to_le_bytes()).collect() };
+    let (a, b, c) = (fill(0.0), fill(1.0), fill(2.0));
+    let tensor = |v: &Vec<u8>| Tensor::from_bytes(DType::F32, &[N], v.clone()).expect("a tensor");
+    let (x, y, z) = (tensor(&a), tensor(&b), tensor(&c));
     let add = |out: &mut [u8]| {
-        assert!(binary_into(BinaryOp::Add, DType::F32, Operand::Dense(&a), Operand::Dense(&a), N, out));
+        assert!(binary_into(BinaryOp::Add, DType::F32, Operand::Dense(&a), Operand::Dense(&b), N, out));
     };
-    type Case<'a> = (&'a str, Box<dyn FnMut() + Send + 'a>);
-    println!("f32 add, 2^24 elements, allocating form; GB/s of a, b and c; best of {samples}\n");
-    println!("| output | threads | GB/s | faults/call |");
+    let fma = |out: &mut [u8]| assert!(ternary_into(TernaryOp::FusedMulAdd, DType::F32, &a, &b, &c, out));
+    println!(
+        "f32, 2^24 elements (64 MiB per operand); GB/s of the operands and the output; best of {samples}\n"
+    );
+    println!("| call | threads | GB/s | faults/call |");
     println!("|---|---|---|---|");
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
-        let x = Tensor::from_bytes(DType::F32, &[N], a.clone()).expect("a tensor");
-        let cases: Vec<Case> = vec![
-            ("caller-owned (reused)", Box::new(|| add(black_box(&mut owned)))),
-            ("vec![0; n]", Box::new(|| add(&mut black_box(vec![0u8; bytes])))),
-            ("output::buffer", Box::new(|| add(&mut black_box(output::buffer(bytes))))),
+        let (mut owned, mut owned3) = (vec![0u8; bytes], vec![0u8; bytes]);
+        let mut cases: Vec<Case> = vec![
+            ("add, caller-owned out (reused)", 3 * bytes, Box::new(|| add(black_box(&mut owned)))),
+            ("add, vec![0; n]", 3 * bytes, Box::new(|| add(&mut black_box(vec![0u8; bytes])))),
             (
-                "output::buffer + parallel populate",
-                Box::new(|| {
-                    let mut v = output::buffer(bytes);
-                    populate(&mut v);
-                    add(&mut black_box(v));
-                }),
+                "add, output::zeroed (huge pages)",
+                3 * bytes,
+                Box::new(|| add(&mut black_box(output::zeroed(bytes)))),
             ),
             (
-                "CpuAdapter::binary",
-                Box::new(|| drop(black_box(CpuAdapter.binary(BinaryOp::Add, &x, &x).expect("add")))),
+                "add, output::buffer (huge pages, populated)",
+                3 * bytes,
+                Box::new(|| add(&mut black_box(output::buffer(bytes)))),
             ),
             (
-                "CpuAdapter::ternary fused_mul_add",
+                "add, CpuAdapter::binary",
+                3 * bytes,
+                Box::new(|| drop(black_box(CpuAdapter.binary(BinaryOp::Add, &x, &y).expect("add")))),
+            ),
+            ("fused_mul_add, caller-owned out (reused)", 4 * bytes, Box::new(|| fma(black_box(&mut owned3)))),
+            ("fused_mul_add, vec![0; n]", 4 * bytes, Box::new(|| fma(&mut black_box(vec![0u8; bytes])))),
+            (
+                "fused_mul_add, CpuAdapter::ternary",
+                4 * bytes,
                 Box::new(|| {
-                    drop(black_box(CpuAdapter.ternary(TernaryOp::FusedMulAdd, &x, &x, &x).expect("fma")))
+                    drop(black_box(CpuAdapter.ternary(TernaryOp::FusedMulAdd, &x, &y, &z).expect("fma")))
                 }),
             ),
         ];
-        for (name, mut f) in cases {
-            let (secs, faults) = pool.install(|| time(samples, &mut f));
-            let touched = if name.contains("ternary") { 4 * bytes } else { 3 * bytes };
-            println!("| {name} | {threads} | {:.1} | {faults:.0} |", touched as f64 / secs / 1e9);
-        }
+        run(threads, samples, &mut cases);
     }
 }
