@@ -2,8 +2,9 @@
 //! `fused_mul_add` (a × b + c, one rounding) and `fused_add_mul` ((a + b) × c, two roundings).
 //!
 //! With AVX2 and FMA (detected at run time) the whole 32-byte blocks go through
-//! `_mm256_fmadd_ps/pd` (or an add and a multiply); the rest, and other CPUs, take the portable
-//! loops of `fused.rs`. Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
+//! `_mm256_fmadd_ps/pd` (or an add and a multiply); the rest, and other CPUs, take a portable
+//! loop over `fused.rs`'s per-element operations (compiled with FMA where the CPU has it, so
+//! that `mul_add` is one instruction rather than a library call). Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
 //! threads, outputs of [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores,
 //! and the allocating form gets its output from [`output::buffer`].
 //!

@@ -1,14 +1,14 @@
 //! The fused element-wise operations: `fused_mul_add` (a × b + c, rounded once) and
 //! `fused_add_mul` ((a + b) × c, the sum and the product each rounded once).
 //!
-//! f32 and f64 use `mul_add` (one rounding), compiled to the CPU's FMA instruction where it has
-//! one (detected at run time; elsewhere `mul_add` is a library call). f16 and bf16 must not round an
-//! f64 or f32 fma result again (double rounding), so [`fma_round_to_odd`] computes a × b + c
-//! exactly as an unevaluated f64 sum, rounds it to odd at f32 precision, and the final
-//! round-to-nearest-even into the 16-bit format is then correct (rounding to odd with at least
-//! two extra bits makes the later rounding behave like a single one; Boldo and Melquiond,
-//! "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
-//! IEEE TC 2008).
+//! f32 and f64 use `mul_add` (one rounding); [`ternary_all`] compiles it to the CPU's FMA
+//! instruction where the CPU has one (detected at run time; elsewhere `mul_add` is a library
+//! call). f16 and bf16 must not round an f64 or f32 fma result again (double rounding), so
+//! [`fma_round_to_odd`] computes a × b + c exactly as an unevaluated f64 sum, rounds it to odd
+//! at f32 precision, and the final round-to-nearest-even into the 16-bit format is then correct
+//! (rounding to odd with at least two extra bits makes the later rounding behave like a single
+//! one; Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
+//! using rounding to odd", IEEE TC 2008).
 
 use half::{bf16, f16};
 use opspec_adapter::TernaryOp;

@@ -35,7 +35,7 @@ pub fn zeroed(bytes: usize) -> Vec<u8> {
     if bytes < HUGE_THRESHOLD {
         return vec![0; bytes];
     }
-    let mut v = vec![0u8; bytes + HUGE_PAGE];
+    let mut v = vec![0u8; bytes.saturating_add(HUGE_PAGE)];
     let head = v.as_ptr().align_offset(HUGE_PAGE).min(v.len());
     let huge = (v.len() - head) / HUGE_PAGE * HUGE_PAGE;
     advise(&mut v[head..head + huge], Advice::HugePages);
