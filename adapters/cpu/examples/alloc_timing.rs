@@ -1,11 +1,12 @@
-//! Times the allocating form of f32 add at 2^24 elements (64 MiB out) with several ways of
-//! getting the output, in one process, against a caller-owned output:
+//! Times the allocating form of f32 add at 2^24 elements (64 MiB out; `OPSPEC_ALLOC_LOG2` sets
+//! another power of two) with several ways of getting the output, in one process, against a
+//! caller-owned output:
 //!
 //! ```sh
 //! cargo run --release -p opspec-cpu --example alloc_timing
 //! ```
 //!
-//! and the same for `fused_mul_add`. GB/s count the operands and the output (64 MiB each);
+//! and the same for `fused_mul_add`. GB/s count the operands and the output;
 //! "faults" is the minor page faults per call (`getrusage`). Best of `OPSPEC_BENCH_SAMPLES`
 //! (default 7) samples of at least 20 ms each, the cases taking turns.
 
@@ -17,8 +18,6 @@ use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::{Operand, binary_into};
 use opspec_cpu::fast_fused::ternary_into;
 use opspec_cpu::output;
-
-const N: usize = 1 << 24;
 
 fn minor_faults() -> i64 {
     // SAFETY: getrusage writes one `rusage` into the zeroed value it is given.
@@ -64,18 +63,17 @@ fn run(threads: usize, samples: usize, cases: &mut [Case]) {
 
 fn main() {
     let samples = std::env::var("OPSPEC_BENCH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
-    let bytes = N * 4;
-    let fill = |k: f32| -> Vec<u8> { (0..N).flat_map(|i| (i as f32 * 0.25 + k).to_le_bytes()).collect() };
+    let log2: u32 = std::env::var("OPSPEC_ALLOC_LOG2").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
+    let (n, bytes) = (1usize << log2, 4usize << log2);
+    let fill = |k: f32| -> Vec<u8> { (0..n).flat_map(|i| (i as f32 * 0.25 + k).to_le_bytes()).collect() };
     let (a, b, c) = (fill(0.0), fill(1.0), fill(2.0));
-    let tensor = |v: &Vec<u8>| Tensor::from_bytes(DType::F32, &[N], v.clone()).expect("a tensor");
+    let tensor = |v: &Vec<u8>| Tensor::from_bytes(DType::F32, &[n], v.clone()).expect("a tensor");
     let (x, y, z) = (tensor(&a), tensor(&b), tensor(&c));
     let add = |out: &mut [u8]| {
-        assert!(binary_into(BinaryOp::Add, DType::F32, Operand::Dense(&a), Operand::Dense(&b), N, out));
+        assert!(binary_into(BinaryOp::Add, DType::F32, Operand::Dense(&a), Operand::Dense(&b), n, out));
     };
     let fma = |out: &mut [u8]| assert!(ternary_into(TernaryOp::FusedMulAdd, DType::F32, &a, &b, &c, out));
-    println!(
-        "f32, 2^24 elements (64 MiB per operand); GB/s of the operands and the output; best of {samples}\n"
-    );
+    println!("f32, 2^{log2} elements; GB/s of the operands and the output; best of {samples}\n");
     println!("| call | threads | GB/s | faults/call |");
     println!("|---|---|---|---|");
     for threads in [1, 2] {
@@ -83,16 +81,7 @@ fn main() {
         let mut cases: Vec<Case> = vec![
             ("add, caller-owned out (reused)", 3 * bytes, Box::new(|| add(black_box(&mut owned)))),
             ("add, vec![0; n]", 3 * bytes, Box::new(|| add(&mut black_box(vec![0u8; bytes])))),
-            (
-                "add, output::zeroed (huge pages)",
-                3 * bytes,
-                Box::new(|| add(&mut black_box(output::zeroed(bytes)))),
-            ),
-            (
-                "add, output::buffer (huge pages, populated)",
-                3 * bytes,
-                Box::new(|| add(&mut black_box(output::buffer(bytes)))),
-            ),
+            ("add, output::buffer", 3 * bytes, Box::new(|| add(&mut black_box(output::buffer(bytes))))),
             (
                 "add, CpuAdapter::binary",
                 3 * bytes,
