@@ -6,7 +6,7 @@
 //! cargo run --release -p opspec-cpu --example alloc_timing
 //! ```
 //!
-//! and the same for `fused_mul_add`. GB/s count the operands and the output;
+//! `add_into` (direct, and the old way: `binary` then a copy) and `fused_mul_add`. GB/s count the operands and the output;
 //! "faults" is the minor page faults per call (`getrusage`). Best of `OPSPEC_BENCH_SAMPLES`
 //! (default 7) samples of at least 20 ms each, the cases taking turns.
 
@@ -78,6 +78,7 @@ fn main() {
     println!("|---|---|---|---|");
     for threads in [1, 2] {
         let (mut owned, mut owned3) = (vec![0u8; bytes], vec![0u8; bytes]);
+        let (mut into, mut copied) = (x.clone(), x.clone());
         let mut cases: Vec<Case> = vec![
             ("add, caller-owned out (reused)", 3 * bytes, Box::new(|| add(black_box(&mut owned)))),
             ("add, vec![0; n]", 3 * bytes, Box::new(|| add(&mut black_box(vec![0u8; bytes])))),
@@ -86,6 +87,24 @@ fn main() {
                 "add, CpuAdapter::binary",
                 3 * bytes,
                 Box::new(|| drop(black_box(CpuAdapter.binary(BinaryOp::Add, &x, &y).expect("add")))),
+            ),
+            (
+                "add, CpuAdapter::binary_into (reused out)",
+                3 * bytes,
+                Box::new(|| {
+                    CpuAdapter.binary_into(BinaryOp::Add, &x, &y, black_box(&mut into)).expect("add_into")
+                }),
+            ),
+            (
+                "add, binary then a copy into out (the old binary_into)",
+                3 * bytes,
+                Box::new(|| {
+                    let r = CpuAdapter.binary(BinaryOp::Add, &x, &y).expect("add");
+                    black_box(&mut copied)
+                        .contiguous_bytes_mut()
+                        .expect("contiguous")
+                        .copy_from_slice(r.buffer());
+                }),
             ),
             ("fused_mul_add, caller-owned out (reused)", 4 * bytes, Box::new(|| fma(black_box(&mut owned3)))),
             ("fused_mul_add, vec![0; n]", 4 * bytes, Box::new(|| fma(&mut black_box(vec![0u8; bytes])))),
