@@ -1,14 +1,15 @@
 //! Times the allocating form of f32 add at 2^24 elements (64 MiB out; `OPSPEC_ALLOC_LOG2` sets
-//! another power of two) with several ways of getting the output, in one process, against a
-//! caller-owned output:
+//! another power of two) with several ways of getting the output, against a caller-owned
+//! output, and the same for `add_into` (direct, and the old way: `binary` then a copy) and
+//! `fused_mul_add`, in one process:
 //!
 //! ```sh
 //! cargo run --release -p opspec-cpu --example alloc_timing
 //! ```
 //!
-//! `add_into` (direct, and the old way: `binary` then a copy) and `fused_mul_add`. GB/s count the operands and the output;
-//! "faults" is the minor page faults per call (`getrusage`). Best of `OPSPEC_BENCH_SAMPLES`
-//! (default 7) samples of at least 20 ms each, the cases taking turns.
+//! GB/s count the operands and the output; "faults" is the minor page faults per call
+//! (`getrusage`). Best of `OPSPEC_BENCH_SAMPLES` (default 7) samples of at least 20 ms each,
+//! the cases taking turns.
 
 use std::hint::black_box;
 use std::time::Instant;
