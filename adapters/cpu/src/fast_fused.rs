@@ -15,7 +15,7 @@
 use opspec_adapter::{AdapterError, DType, Tensor, TernaryOp};
 use rayon::prelude::*;
 
-use crate::fast::{PARALLEL_THRESHOLD, STREAM_THRESHOLD};
+use crate::fast::{self, Operand, PARALLEL_THRESHOLD, STREAM_THRESHOLD};
 use crate::fused::CpuFused;
 use crate::output;
 
@@ -74,15 +74,10 @@ pub(crate) fn ternary_tensors(
 
 /// The bytes of `t`'s elements if they are dense in memory (row-major, any offset).
 fn dense(t: &Tensor) -> Option<&[u8]> {
-    let mut step = 1isize;
-    for (&n, &s) in t.shape().iter().zip(t.strides()).rev() {
-        if n != 1 && s != step {
-            return None;
-        }
-        step *= n as isize;
+    match fast::operand(t, t.numel(), 1)? {
+        Operand::Dense(bytes) => Some(bytes),
+        _ => None,
     }
-    let size = t.dtype().size();
-    t.buffer().get(t.offset() * size..(t.offset() + t.numel()) * size)
 }
 
 /// One piece of the output: a portable head up to 32-byte alignment when streaming, the AVX
