@@ -442,13 +442,13 @@ pub(crate) fn binary_tensors(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Res
     let total: usize = shape.iter().product();
     let row_len = shape.last().copied().unwrap_or(1).max(1);
     let (x, y) = (operand(a, total, row_len)?, operand(b, total, row_len)?);
-    let mut out = vec![0u8; total * dtype.size()];
+    let mut out = crate::output::buffer(total * dtype.size());
     binary_into(op, dtype, x, y, row_len, &mut out).then(|| Tensor::from_bytes(dtype, &shape, out))
 }
 
 /// The role of `t` (already known to broadcast to a shape of `total` elements in rows of
 /// `row_len`), if its elements are dense in memory.
-fn operand(t: &Tensor, total: usize, row_len: usize) -> Option<Operand<'_>> {
+pub(crate) fn operand(t: &Tensor, total: usize, row_len: usize) -> Option<Operand<'_>> {
     let size = t.dtype().size();
     let numel = t.numel();
     let mut step = 1isize;

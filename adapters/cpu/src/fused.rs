@@ -1,13 +1,14 @@
 //! The fused element-wise operations: `fused_mul_add` (a × b + c, rounded once) and
 //! `fused_add_mul` ((a + b) × c, the sum and the product each rounded once).
 //!
-//! f32 and f64 use the platform's `mul_add` (one rounding). f16 and bf16 must not round an
-//! f64 or f32 fma result again (double rounding), so [`fma_round_to_odd`] computes a × b + c
-//! exactly as an unevaluated f64 sum, rounds it to odd at f32 precision, and the final
-//! round-to-nearest-even into the 16-bit format is then correct (rounding to odd with at least
-//! two extra bits makes the later rounding behave like a single one; Boldo and Melquiond,
-//! "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
-//! IEEE TC 2008).
+//! f32 and f64 use `mul_add` (one rounding); [`ternary_all`] compiles it to the CPU's FMA
+//! instruction where the CPU has one (detected at run time; elsewhere `mul_add` is a library
+//! call). f16 and bf16 must not round an f64 or f32 fma result again (double rounding), so
+//! [`fma_round_to_odd`] computes a × b + c exactly as an unevaluated f64 sum, rounds it to odd
+//! at f32 precision, and the final round-to-nearest-even into the 16-bit format is then correct
+//! (rounding to odd with at least two extra bits makes the later rounding behave like a single
+//! one; Boldo and Melquiond, "Emulation of FMA and correctly rounded sums: proved algorithms
+//! using rounding to odd", IEEE TC 2008).
 
 use half::{bf16, f16};
 use opspec_adapter::TernaryOp;
@@ -18,7 +19,33 @@ pub trait CpuFused: Copy {
     fn ternary(op: TernaryOp, a: Self, b: Self, c: Self) -> Self;
 }
 
+/// Applies `op` to every triple `(xs[i], ys[i], zs[i])`.
+pub fn ternary_all<T: CpuFused>(op: TernaryOp, xs: &[T], ys: &[T], zs: &[T]) -> Vec<T> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA (detected above).
+        return unsafe { ternary_all_fma(op, xs, ys, zs) };
+    }
+    map_all(op, xs, ys, zs)
+}
+
+/// [`map_all`] compiled with FMA, so that `mul_add` is one instruction.
+///
+/// # Safety
+/// The CPU must have FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn ternary_all_fma<T: CpuFused>(op: TernaryOp, xs: &[T], ys: &[T], zs: &[T]) -> Vec<T> {
+    map_all(op, xs, ys, zs)
+}
+
+#[inline(always)]
+fn map_all<T: CpuFused>(op: TernaryOp, xs: &[T], ys: &[T], zs: &[T]) -> Vec<T> {
+    xs.iter().zip(ys).zip(zs).map(|((&x, &y), &z)| T::ternary(op, x, y, z)).collect()
+}
+
 impl CpuFused for f32 {
+    #[inline]
     fn ternary(op: TernaryOp, a: f32, b: f32, c: f32) -> f32 {
         match op {
             TernaryOp::FusedMulAdd => a.mul_add(b, c),
@@ -28,6 +55,7 @@ impl CpuFused for f32 {
 }
 
 impl CpuFused for f64 {
+    #[inline]
     fn ternary(op: TernaryOp, a: f64, b: f64, c: f64) -> f64 {
         match op {
             TernaryOp::FusedMulAdd => a.mul_add(b, c),

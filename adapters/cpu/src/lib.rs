@@ -11,10 +11,12 @@
 mod broadcast;
 mod double_double;
 pub mod fast;
+pub mod fast_fused;
 mod float;
 mod fused;
 mod integer;
 mod named;
+pub mod output;
 mod promote;
 pub mod scatter;
 
@@ -118,8 +120,10 @@ impl Adapter for CpuAdapter {
                 format!("{op}_into: out is not contiguous"),
             ));
         };
-        let result = self.binary(op, a, b)?.to_contiguous();
-        destination.copy_from_slice(result.buffer());
+        if !binary_into_fast(op, a, b, &shape, destination) {
+            let result = self.binary(op, a, b)?.to_contiguous();
+            destination.copy_from_slice(result.buffer());
+        }
         Ok(())
     }
 
@@ -142,6 +146,9 @@ impl Adapter for CpuAdapter {
                 ErrorKind::DTypeMismatch,
                 format!("{op} needs one dtype, got {}, {} and {}", a.dtype(), b.dtype(), c.dtype()),
             ));
+        }
+        if let Some(out) = fast_fused::ternary_tensors(op, a, b, c) {
+            return out;
         }
         match a.dtype() {
             DType::F16 => ternary_float::<f16>(op, a, b, c),
@@ -225,6 +232,20 @@ fn map_pairs<T: Element, U: Element>(
     lined.finish(out)
 }
 
+/// Computes `a op b` straight into `out` (the contiguous bytes of a `shape` tensor of their
+/// dtype) when [`fast::binary_into`] takes the operands; `false` leaves `out` untouched.
+fn binary_into_fast(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize], out: &mut [u8]) -> bool {
+    if a.names().is_some() || b.names().is_some() || !fast::supports(op, a.dtype()) {
+        return false;
+    }
+    let total: usize = shape.iter().product();
+    let row_len = shape.last().copied().unwrap_or(1).max(1);
+    match (fast::operand(a, total, row_len), fast::operand(b, total, row_len)) {
+        (Some(x), Some(y)) => fast::binary_into(op, a.dtype(), x, y, row_len, out),
+        _ => false,
+    }
+}
+
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() {
         map_pairs(op, a, b, |x: T, y| T::compare(op, x, y))
@@ -241,8 +262,7 @@ fn ternary_float<T: CpuFused + Element>(
     c: &Tensor,
 ) -> Result<Tensor, AdapterError> {
     let (xs, ys, zs) = (a.to_vec::<T>()?, b.to_vec::<T>()?, c.to_vec::<T>()?);
-    let out: Vec<T> = xs.into_iter().zip(ys).zip(zs).map(|((x, y), z)| T::ternary(op, x, y, z)).collect();
-    Tensor::from_slice(&out, a.shape())
+    Tensor::from_slice(&fused::ternary_all(op, &xs, &ys, &zs), a.shape())
 }
 
 fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
