@@ -122,6 +122,13 @@ impl Adapter for CpuAdapter {
         };
         if !binary_into_fast(op, a, b, &shape, destination) {
             let result = self.binary(op, a, b)?.to_contiguous();
+            // Comparisons give bool and integer division gives f32: neither fits `out`.
+            if result.dtype() != a.dtype() {
+                return Err(AdapterError::new(
+                    ErrorKind::DTypeMismatch,
+                    format!("{op}_into: the result is {}, out is {}", result.dtype(), a.dtype()),
+                ));
+            }
             destination.copy_from_slice(result.buffer());
         }
         Ok(())

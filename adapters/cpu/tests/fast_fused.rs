@@ -287,3 +287,19 @@ fn binary_into_errors_leave_out_untouched() {
     assert_eq!(out64.to_vec::<f64>().unwrap(), vec![9.0; 3]);
     assert_eq!(reversed.to_vec::<f32>().unwrap(), vec![9.0; 3]);
 }
+
+/// A comparison (bool result) or an integer division (f32 result) cannot be written into an
+/// `out` of the operands' dtype: an error, not a panic, and `out` keeps its values.
+#[test]
+fn binary_into_refuses_results_of_another_dtype() {
+    let x = Tensor::from_slice(&[1.0f32, 2.0, 3.0], &[3]).unwrap();
+    let mut out = Tensor::from_slice(&[9.0f32; 3], &[3]).unwrap();
+    let e = CpuAdapter.binary_into(BinaryOp::Equal, &x, &x, &mut out).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DTypeMismatch);
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![9.0; 3]);
+    let i = Tensor::from_slice(&[7i32, 8, 9], &[3]).unwrap();
+    let mut out = Tensor::from_slice(&[5i32; 3], &[3]).unwrap();
+    let e = CpuAdapter.binary_into(BinaryOp::Divide, &i, &i, &mut out).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DTypeMismatch);
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![5; 3]);
+}
