@@ -17,6 +17,7 @@ mod integer;
 mod named;
 mod promote;
 pub mod scatter;
+pub mod vector_math;
 
 use float::CpuFloat;
 use fused::CpuFused;
