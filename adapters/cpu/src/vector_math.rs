@@ -6,7 +6,7 @@
 //! `[√½, √2]`; `2^t` from a polynomial on `[-½, ½]` scaled by an integer power of two. `atan2`
 //! reduces `|y|, |x|` to `z` in `[-tan π/8, tan π/8]`, evaluates an odd polynomial and adds
 //! back `π/4`, `π/2`, `π` and the sign. The polynomials are near-minimax fits (mpmath
-//! `chebyfit`): relative errors below 1e-15 (log2, 2^r) and 5e-15 (atan), so the f32 result
+//! `chebyfit`): relative errors below 3e-14 (log2), 2e-14 (2^r) and 5e-15 (atan), so the f32 result
 //! is within 0.5 ULP plus a tiny fraction of an ULP.
 //!
 //! Only the common operands take that path (pow: `x` a positive normal finite f32, `y`
@@ -17,32 +17,32 @@
 //! scalar code. Every step of the fast path is an IEEE operation rounded once (`+ - × ÷`,
 //! fused multiply-add, conversions), the same in the scalar code and the vector kernel.
 
+use rayon::prelude::*;
+
 use crate::fast::Side;
 
 /// `2 / ln 2 · atanh(√w) / √w` on `w` in `[0, ((√2 - 1) / (√2 + 1))²]`, lowest degree first.
-const LOG2: [f64; 7] = [
-    2.885390081777927,
-    0.9617966939243335,
-    0.5770780172467822,
-    0.4121984019742357,
-    0.3206163935263423,
-    0.26144407006393944,
-    0.2429183013526297,
+const LOG2: [f64; 6] = [
+    2.8853900817778504,
+    0.9617966941123595,
+    0.5770779426302618,
+    0.41220922733052445,
+    0.3199066608891474,
+    0.28288718263073565,
 ];
 
 /// `2^r` on `r` in `[-½, ½]`, lowest degree first.
-const EXP2: [f64; 11] = [
-    1.0,
-    0.69314718055995,
-    0.24022650695910097,
-    0.05550410866444712,
-    0.009618129107606854,
-    0.0013333558230265575,
-    0.00015403530441794136,
-    1.525265719889281e-05,
-    1.3215442552522291e-06,
-    1.0208702559406536e-07,
-    7.072593027878997e-09,
+const EXP2: [f64; 10] = [
+    1.0000000000000135,
+    0.6931471805599462,
+    0.24022650695639908,
+    0.0555041086646514,
+    0.009618129194038007,
+    0.0013333558200859905,
+    0.0001540343367383866,
+    1.525267287609254e-05,
+    1.3259662936174463e-06,
+    1.0205916556573999e-07,
 ];
 
 /// `(atan √w - √w) / √w³` on `w` in `[0, tan² π/8]`, lowest degree first.
@@ -72,12 +72,47 @@ const PI_4: f64 = std::f64::consts::FRAC_PI_4;
 
 /// `x^y` in f32, as the array API's `pow` (the vector kernel's scalar twin).
 pub fn pow_f32(x: f32, y: f32) -> f32 {
-    if pow_is_common(x, y) { pow_common(x, y) } else { pow_special(x, y) }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA.
+        return unsafe { fma::pow(x, y) };
+    }
+    pow_any(x, y)
 }
 
 /// `atan2(y, x)` in f32 (the vector kernel's scalar twin).
 pub fn atan2_f32(y: f32, x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA.
+        return unsafe { fma::atan2(y, x) };
+    }
+    atan2_any(y, x)
+}
+
+#[inline(always)]
+fn pow_any(x: f32, y: f32) -> f32 {
+    if pow_is_common(x, y) { pow_common(x, y) } else { pow_special(x, y) }
+}
+
+#[inline(always)]
+fn atan2_any(y: f32, x: f32) -> f32 {
     if atan2_is_common(y, x) { atan2_common(y, x) } else { atan2_special(y, x) }
+}
+
+/// The scalar functions compiled with FMA instructions for `mul_add` (instead of libm's `fma`
+/// call); the same operations, so the same bits.
+#[cfg(target_arch = "x86_64")]
+mod fma {
+    #[target_feature(enable = "fma")]
+    pub fn pow(x: f32, y: f32) -> f32 {
+        super::pow_any(x, y)
+    }
+
+    #[target_feature(enable = "fma")]
+    pub fn atan2(y: f32, x: f32) -> f32 {
+        super::atan2_any(y, x)
+    }
 }
 
 /// `x` positive, normal and finite; `y` finite.
@@ -99,11 +134,27 @@ fn atan2_special(y: f32, x: f32) -> f32 {
     (y as f64).atan2(x as f64) as f32
 }
 
-/// Horner's rule with one fused multiply-add per coefficient.
-fn horner(w: f64, c: &[f64]) -> f64 {
-    c.iter().rev().fold(0.0, |p, &k| p.mul_add(w, k))
+/// The polynomial with coefficients `c` (lowest degree first) at `x` by Estrin's scheme: pairs
+/// `c[2i] + c[2i + 1]·x`, then pairs of those with `x²`, `x⁴`, ... (fused multiply-adds), which
+/// shortens the dependency chain against Horner's rule.
+#[inline(always)]
+fn estrin<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
+    let mut v = *c;
+    let (mut n, mut p) = (N, x);
+    while n > 1 {
+        for i in 0..n / 2 {
+            v[i] = v[2 * i + 1].mul_add(p, v[2 * i]);
+        }
+        if n % 2 == 1 {
+            v[n / 2] = v[n - 1];
+        }
+        n = n.div_ceil(2);
+        p *= p;
+    }
+    v[0]
 }
 
+#[inline(always)]
 fn pow_common(x: f32, y: f32) -> f32 {
     let bits = x.to_bits() as i32;
     let mut exponent = (bits >> 23) - 127;
@@ -114,14 +165,15 @@ fn pow_common(x: f32, y: f32) -> f32 {
     }
     let m = f32::from_bits(mantissa as u32) as f64;
     let s = (m - 1.0) / (m + 1.0);
-    let log2 = exponent as f64 + s * horner(s * s, &LOG2);
+    let log2 = exponent as f64 + s * estrin(s * s, &LOG2);
     let t = (y as f64 * log2).max(-T_LIMIT).min(T_LIMIT);
     let k = t + ROUND;
     let r = t - (k - ROUND);
-    let p = horner(r, &EXP2);
+    let p = estrin(r, &EXP2);
     f64::from_bits(p.to_bits().wrapping_add(k.to_bits() << 52)) as f32
 }
 
+#[inline(always)]
 fn atan2_common(y: f32, x: f32) -> f32 {
     let (a, b) = ((y as f64).abs(), (x as f64).abs());
     let swap = a > b;
@@ -129,7 +181,7 @@ fn atan2_common(y: f32, x: f32) -> f32 {
     let big = num > den * TAN_PI_8;
     let z = if big { (num - den) / (num + den) } else { num / den };
     let w = z * z;
-    let p = (z * w).mul_add(horner(w, &ATAN), z);
+    let p = (z * w).mul_add(estrin(w, &ATAN), z);
     let r = if big { p + PI_4 } else { p };
     let r = if swap { PI_2 - r } else { r };
     let r = if x < 0.0 { PI - r } else { r };
@@ -141,9 +193,33 @@ pub(crate) fn handles(op: opspec_adapter::BinaryOp) -> bool {
     matches!(op, opspec_adapter::BinaryOp::Pow | opspec_adapter::BinaryOp::Atan2)
 }
 
+/// Outputs of at least this many bytes are split across rayon's threads in pieces of half
+/// as many (these operations cost about 30 times an add per element, so splitting pays off at
+/// much smaller sizes than `fast::PARALLEL_THRESHOLD`).
+const PARALLEL_BYTES: usize = 32 << 10;
+
 /// `out = op(x, y)` for f32 pow or atan2 (see [`handles`]) over little-endian bytes; a slice
 /// side is as long as `out`.
 pub(crate) fn binary_f32(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+    if out.len() < PARALLEL_BYTES || rayon::current_num_threads() < 2 {
+        return serial(op, x, y, out);
+    }
+    let piece = PARALLEL_BYTES / 2;
+    out.par_chunks_mut(piece).enumerate().for_each(|(i, o)| {
+        let part = |s| window(s, i * piece, o.len());
+        serial(op, part(x), part(y), o);
+    });
+}
+
+/// Bytes `start..start + len` of a slice side; a splat as it is.
+fn window(s: Side<'_>, start: usize, len: usize) -> Side<'_> {
+    match s {
+        Side::Slice(b) => Side::Slice(&b[start..start + len]),
+        splat => splat,
+    }
+}
+
+fn serial(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &mut [u8]) {
     let pow = op == opspec_adapter::BinaryOp::Pow;
     let done = vector(pow, x, y, out);
     let f = if pow { pow_f32 } else { atan2_f32 };
@@ -175,7 +251,13 @@ fn vector(pow: bool, x: Side, y: Side, out: &mut [u8]) -> usize {
         let ((xp, xs), (yp, ys)) = (ptr(x), ptr(y));
         // SAFETY: AVX2 and FMA were detected; a slice operand holds `n` elements (checked
         // above), a splat operand one element read with step 0, and `out` holds `n` elements.
-        unsafe { avx2::blocks(pow, xp, xs, yp, ys, out.as_mut_ptr(), n) };
+        unsafe {
+            if pow {
+                avx2::blocks::<true>(xp, xs, yp, ys, out.as_mut_ptr(), n);
+            } else {
+                avx2::blocks::<false>(xp, xs, yp, ys, out.as_mut_ptr(), n);
+            }
+        }
         return n;
     }
     let _ = (pow, x, y, out);
@@ -195,8 +277,7 @@ mod avx2 {
     /// # Safety
     /// The CPU must have AVX2 and FMA; every read and write above must lie inside its buffer.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn blocks(
-        pow: bool,
+    pub unsafe fn blocks<const POW: bool>(
         x: *const u8,
         xs: usize,
         y: *const u8,
@@ -213,32 +294,69 @@ mod avx2 {
                 _mm256_loadu_ps(p.add(i * step).cast())
             }
         };
-        for i in 0..n / 8 {
-            let (a, b) = (load(x, xs, i), load(y, ys, i));
-            let (r, common) = if pow { pow8(a, b) } else { atan2_8(a, b) };
-            // SAFETY: block `i` of `out` lies inside it (caller's contract).
-            unsafe { _mm256_storeu_ps(out.add(i * 32).cast(), r) };
-            if common != 0xff {
-                let (mut av, mut bv, mut rv) = ([0f32; 8], [0f32; 8], [0f32; 8]);
-                // SAFETY: each array holds 8 f32.
-                unsafe {
-                    _mm256_storeu_ps(av.as_mut_ptr(), a);
-                    _mm256_storeu_ps(bv.as_mut_ptr(), b);
-                    _mm256_storeu_ps(rv.as_mut_ptr(), r);
-                }
-                for lane in (0..8).filter(|l| common & (1 << l) == 0) {
-                    rv[lane] =
-                        if pow { pow_special(av[lane], bv[lane]) } else { atan2_special(av[lane], bv[lane]) };
-                }
-                // SAFETY: as the store above.
-                unsafe { _mm256_storeu_ps(out.add(i * 32).cast(), _mm256_loadu_ps(rv.as_ptr())) };
+        let kernel = |a, b| if POW { pow8(a, b) } else { atan2_8(a, b) };
+        // Two blocks per step: their independent dependency chains overlap.
+        let mut i = 0;
+        while i + 2 <= n / 8 {
+            let (a0, b0, a1, b1) = (load(x, xs, i), load(y, ys, i), load(x, xs, i + 1), load(y, ys, i + 1));
+            let ((r0, c0), (r1, c1)) = (kernel(a0, b0), kernel(a1, b1));
+            // SAFETY: blocks `i` and `i + 1` of `out` lie inside it (caller's contract).
+            unsafe {
+                store::<POW>(out.add(i * 32), a0, b0, r0, c0);
+                store::<POW>(out.add(i * 32 + 32), a1, b1, r1, c1);
             }
+            i += 2;
+        }
+        if i < n / 8 {
+            let (a, b) = (load(x, xs, i), load(y, ys, i));
+            let (r, common) = kernel(a, b);
+            // SAFETY: block `i` of `out` lies inside it (caller's contract).
+            unsafe { store::<POW>(out.add(i * 32), a, b, r, common) };
         }
     }
 
+    /// Stores the 8 results `r` of operands `a`, `b` at `out`, recomputing the lanes outside
+    /// the common path (clear bits of `common`) with the scalar code.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `out` must be valid for 32 bytes of writes.
     #[target_feature(enable = "avx2,fma")]
-    fn horner4(w: __m256d, c: &[f64]) -> __m256d {
-        c.iter().rev().fold(_mm256_setzero_pd(), |p, &k| _mm256_fmadd_pd(p, w, _mm256_set1_pd(k)))
+    unsafe fn store<const POW: bool>(out: *mut u8, a: __m256, b: __m256, r: __m256, common: i32) {
+        if common == 0xff {
+            // SAFETY: `out` holds 32 bytes (caller's contract); storeu accepts any alignment.
+            unsafe { _mm256_storeu_ps(out.cast(), r) };
+            return;
+        }
+        let (mut av, mut bv, mut rv) = ([0f32; 8], [0f32; 8], [0f32; 8]);
+        // SAFETY: each array holds 8 f32.
+        unsafe {
+            _mm256_storeu_ps(av.as_mut_ptr(), a);
+            _mm256_storeu_ps(bv.as_mut_ptr(), b);
+            _mm256_storeu_ps(rv.as_mut_ptr(), r);
+        }
+        for lane in (0..8).filter(|l| common & (1 << l) == 0) {
+            rv[lane] = if POW { pow_special(av[lane], bv[lane]) } else { atan2_special(av[lane], bv[lane]) };
+        }
+        // SAFETY: as above.
+        unsafe { _mm256_storeu_ps(out.cast(), _mm256_loadu_ps(rv.as_ptr())) };
+    }
+
+    /// `super::estrin` on 4 lanes, operation for operation.
+    #[target_feature(enable = "avx2,fma")]
+    fn estrin4<const N: usize>(x: __m256d, c: &[f64; N]) -> __m256d {
+        let mut v = c.map(|k| _mm256_set1_pd(k));
+        let (mut n, mut p) = (N, x);
+        while n > 1 {
+            for i in 0..n / 2 {
+                v[i] = _mm256_fmadd_pd(v[2 * i + 1], p, v[2 * i]);
+            }
+            if n % 2 == 1 {
+                v[n / 2] = v[n - 1];
+            }
+            n = n.div_ceil(2);
+            p = _mm256_mul_pd(p, p);
+        }
+        v[0]
     }
 
     /// Applies `f` to the low and high 4 lanes widened to f64 and narrows the results.
@@ -276,13 +394,13 @@ mod avx2 {
         let r = halves(m, y, exponent, |m, y, e| {
             let one = _mm256_set1_pd(1.0);
             let s = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
-            let log2 = _mm256_add_pd(e, _mm256_mul_pd(s, horner4(_mm256_mul_pd(s, s), &LOG2)));
+            let log2 = _mm256_add_pd(e, _mm256_mul_pd(s, estrin4(_mm256_mul_pd(s, s), &LOG2)));
             let t = _mm256_mul_pd(y, log2);
             let t = _mm256_min_pd(_mm256_max_pd(t, _mm256_set1_pd(-T_LIMIT)), _mm256_set1_pd(T_LIMIT));
             let round = _mm256_set1_pd(ROUND);
             let k = _mm256_add_pd(t, round);
             let r = _mm256_sub_pd(t, _mm256_sub_pd(k, round));
-            let p = horner4(r, &EXP2);
+            let p = estrin4(r, &EXP2);
             let scale = _mm256_slli_epi64::<52>(_mm256_castpd_si256(k));
             _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(p), scale))
         });
@@ -310,7 +428,7 @@ mod avx2 {
             let d = _mm256_blendv_pd(den, _mm256_add_pd(num, den), big);
             let z = _mm256_div_pd(n, d);
             let w = _mm256_mul_pd(z, z);
-            let p = _mm256_fmadd_pd(_mm256_mul_pd(z, w), horner4(w, &ATAN), z);
+            let p = _mm256_fmadd_pd(_mm256_mul_pd(z, w), estrin4(w, &ATAN), z);
             let r = _mm256_blendv_pd(p, _mm256_add_pd(p, _mm256_set1_pd(PI_4)), big);
             let r = _mm256_blendv_pd(r, _mm256_sub_pd(_mm256_set1_pd(PI_2), r), swap);
             let negative = _mm256_cmp_pd::<_CMP_NEQ_UQ>(neg, _mm256_setzero_pd());
