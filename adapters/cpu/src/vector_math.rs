@@ -134,25 +134,54 @@ fn atan2_special(y: f32, x: f32) -> f32 {
     (y as f64).atan2(x as f64) as f32
 }
 
-/// The polynomial with coefficients `c` (lowest degree first) at `x` by Estrin's scheme: pairs
-/// `c[2i] + c[2i + 1]·x`, then pairs of those with `x²`, `x⁴`, ... (fused multiply-adds), which
-/// shortens the dependency chain against Horner's rule.
-#[inline(always)]
-fn estrin<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
-    let mut v = *c;
-    let (mut n, mut p) = (N, x);
-    while n > 1 {
-        for i in 0..n / 2 {
-            v[i] = v[2 * i + 1].mul_add(p, v[2 * i]);
+/// Polynomials with coefficients `c` (lowest degree first) at `x` by Estrin's scheme: pairs
+/// `c[2i] + c[2i + 1]·x`, then pairs of those with `x²`, `x⁴`, `x⁸` (fused multiply-adds),
+/// which shortens the dependency chain against Horner's rule. One text for f64 and for 4 lanes
+/// of f64, so both run the same operations in the same order.
+macro_rules! estrin {
+    ($(#[$attr:meta])* $t:ty, $fma:path, $mul:path, $splat:path) => {
+        $(#[$attr])*
+        fn poly6(x: $t, c: &[f64; 6]) -> $t {
+            let k = |i: usize| $splat(c[i]);
+            let x2 = $mul(x, x);
+            let x4 = $mul(x2, x2);
+            let (a0, a1, a2) = ($fma(k(1), x, k(0)), $fma(k(3), x, k(2)), $fma(k(5), x, k(4)));
+            $fma(a2, x4, $fma(a1, x2, a0))
         }
-        if n % 2 == 1 {
-            v[n / 2] = v[n - 1];
+
+        $(#[$attr])*
+        fn poly9(x: $t, c: &[f64; 9]) -> $t {
+            let k = |i: usize| $splat(c[i]);
+            let x2 = $mul(x, x);
+            let x4 = $mul(x2, x2);
+            let x8 = $mul(x4, x4);
+            let (a0, a1) = ($fma(k(1), x, k(0)), $fma(k(3), x, k(2)));
+            let (a2, a3) = ($fma(k(5), x, k(4)), $fma(k(7), x, k(6)));
+            let (b0, b1) = ($fma(a1, x2, a0), $fma(a3, x2, a2));
+            $fma(k(8), x8, $fma(b1, x4, b0))
         }
-        n = n.div_ceil(2);
-        p *= p;
-    }
-    v[0]
+
+        $(#[$attr])*
+        fn poly10(x: $t, c: &[f64; 10]) -> $t {
+            let k = |i: usize| $splat(c[i]);
+            let x2 = $mul(x, x);
+            let x4 = $mul(x2, x2);
+            let x8 = $mul(x4, x4);
+            let (a0, a1, a2) = ($fma(k(1), x, k(0)), $fma(k(3), x, k(2)), $fma(k(5), x, k(4)));
+            let (a3, a4) = ($fma(k(7), x, k(6)), $fma(k(9), x, k(8)));
+            let (b0, b1) = ($fma(a1, x2, a0), $fma(a3, x2, a2));
+            $fma(a4, x8, $fma(b1, x4, b0))
+        }
+    };
 }
+
+estrin!(
+    #[inline(always)]
+    f64,
+    f64::mul_add,
+    std::ops::Mul::mul,
+    f64::from
+);
 
 #[inline(always)]
 fn pow_common(x: f32, y: f32) -> f32 {
@@ -165,11 +194,11 @@ fn pow_common(x: f32, y: f32) -> f32 {
     }
     let m = f32::from_bits(mantissa as u32) as f64;
     let s = (m - 1.0) / (m + 1.0);
-    let log2 = exponent as f64 + s * estrin(s * s, &LOG2);
+    let log2 = exponent as f64 + s * poly6(s * s, &LOG2);
     let t = (y as f64 * log2).max(-T_LIMIT).min(T_LIMIT);
     let k = t + ROUND;
     let r = t - (k - ROUND);
-    let p = estrin(r, &EXP2);
+    let p = poly10(r, &EXP2);
     f64::from_bits(p.to_bits().wrapping_add(k.to_bits() << 52)) as f32
 }
 
@@ -181,7 +210,7 @@ fn atan2_common(y: f32, x: f32) -> f32 {
     let big = num > den * TAN_PI_8;
     let z = if big { (num - den) / (num + den) } else { num / den };
     let w = z * z;
-    let p = (z * w).mul_add(estrin(w, &ATAN), z);
+    let p = (z * w).mul_add(poly9(w, &ATAN), z);
     let r = if big { p + PI_4 } else { p };
     let r = if swap { PI_2 - r } else { r };
     let r = if x < 0.0 { PI - r } else { r };
@@ -341,23 +370,14 @@ mod avx2 {
         unsafe { _mm256_storeu_ps(out.cast(), _mm256_loadu_ps(rv.as_ptr())) };
     }
 
-    /// `super::estrin` on 4 lanes, operation for operation.
-    #[target_feature(enable = "avx2,fma")]
-    fn estrin4<const N: usize>(x: __m256d, c: &[f64; N]) -> __m256d {
-        let mut v = c.map(|k| _mm256_set1_pd(k));
-        let (mut n, mut p) = (N, x);
-        while n > 1 {
-            for i in 0..n / 2 {
-                v[i] = _mm256_fmadd_pd(v[2 * i + 1], p, v[2 * i]);
-            }
-            if n % 2 == 1 {
-                v[n / 2] = v[n - 1];
-            }
-            n = n.div_ceil(2);
-            p = _mm256_mul_pd(p, p);
-        }
-        v[0]
-    }
+    estrin!(
+        #[target_feature(enable = "avx2,fma")]
+        #[inline]
+        __m256d,
+        _mm256_fmadd_pd,
+        _mm256_mul_pd,
+        _mm256_set1_pd
+    );
 
     /// Applies `f` to the low and high 4 lanes widened to f64 and narrows the results.
     #[target_feature(enable = "avx2,fma")]
@@ -394,13 +414,13 @@ mod avx2 {
         let r = halves(m, y, exponent, |m, y, e| {
             let one = _mm256_set1_pd(1.0);
             let s = _mm256_div_pd(_mm256_sub_pd(m, one), _mm256_add_pd(m, one));
-            let log2 = _mm256_add_pd(e, _mm256_mul_pd(s, estrin4(_mm256_mul_pd(s, s), &LOG2)));
+            let log2 = _mm256_add_pd(e, _mm256_mul_pd(s, poly6(_mm256_mul_pd(s, s), &LOG2)));
             let t = _mm256_mul_pd(y, log2);
             let t = _mm256_min_pd(_mm256_max_pd(t, _mm256_set1_pd(-T_LIMIT)), _mm256_set1_pd(T_LIMIT));
             let round = _mm256_set1_pd(ROUND);
             let k = _mm256_add_pd(t, round);
             let r = _mm256_sub_pd(t, _mm256_sub_pd(k, round));
-            let p = estrin4(r, &EXP2);
+            let p = poly10(r, &EXP2);
             let scale = _mm256_slli_epi64::<52>(_mm256_castpd_si256(k));
             _mm256_castsi256_pd(_mm256_add_epi64(_mm256_castpd_si256(p), scale))
         });
@@ -428,7 +448,7 @@ mod avx2 {
             let d = _mm256_blendv_pd(den, _mm256_add_pd(num, den), big);
             let z = _mm256_div_pd(n, d);
             let w = _mm256_mul_pd(z, z);
-            let p = _mm256_fmadd_pd(_mm256_mul_pd(z, w), estrin4(w, &ATAN), z);
+            let p = _mm256_fmadd_pd(_mm256_mul_pd(z, w), poly9(w, &ATAN), z);
             let r = _mm256_blendv_pd(p, _mm256_add_pd(p, _mm256_set1_pd(PI_4)), big);
             let r = _mm256_blendv_pd(r, _mm256_sub_pd(_mm256_set1_pd(PI_2), r), swap);
             let negative = _mm256_cmp_pd::<_CMP_NEQ_UQ>(neg, _mm256_setzero_pd());
