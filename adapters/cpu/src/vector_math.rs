@@ -195,7 +195,7 @@ fn pow_common(x: f32, y: f32) -> f32 {
     let m = f32::from_bits(mantissa as u32) as f64;
     let s = (m - 1.0) / (m + 1.0);
     let log2 = exponent as f64 + s * poly6(s * s, &LOG2);
-    let t = (y as f64 * log2).max(-T_LIMIT).min(T_LIMIT);
+    let t = (y as f64 * log2).clamp(-T_LIMIT, T_LIMIT);
     let k = t + ROUND;
     let r = t - (k - ROUND);
     let p = poly10(r, &EXP2);

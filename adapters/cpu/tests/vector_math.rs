@@ -92,7 +92,7 @@ fn sweep(
             s.to_bits()
         );
         let e = ulp_error(g, exact(x as f64, y as f64));
-        if !(e <= worst.0) {
+        if e > worst.0 {
             worst = (e, x, y);
         }
     }
