@@ -223,8 +223,9 @@ pub(crate) fn handles(op: opspec_adapter::BinaryOp) -> bool {
 }
 
 /// Outputs of at least this many bytes are split across rayon's threads in pieces of half
-/// as many (these operations cost about 30 times an add per element, so splitting pays off at
-/// much smaller sizes than `fast::PARALLEL_THRESHOLD`).
+/// as many. pow and atan2 cost about 20 times an add per element, so 8192 elements are some
+/// 25 µs of work against a few µs for a split (an estimate, not tuned: the machine of
+/// docs/PERFORMANCE.md was too loaded to time the split reliably).
 const PARALLEL_BYTES: usize = 32 << 10;
 
 /// `out = op(x, y)` for f32 pow or atan2 (see [`handles`]) over little-endian bytes; a slice
