@@ -46,6 +46,7 @@ pub fn supports(op: BinaryOp, dtype: DType) -> bool {
     use BinaryOp::*;
     matches!(dtype, DType::F32 | DType::F64)
         && matches!(op, Add | Subtract | Multiply | Divide | Maximum | Minimum)
+        || dtype == DType::F32 && crate::vector_math::handles(op)
 }
 
 /// Computes `out = x op y` element by element into a caller-owned output of `dtype` elements.
@@ -102,7 +103,7 @@ fn chunk_elements(size: usize) -> usize {
 
 /// One side of a segment: a slice as long as the segment, or one element.
 #[derive(Clone, Copy)]
-enum Side<'a> {
+pub(crate) enum Side<'a> {
     Slice(&'a [u8]),
     Splat(&'a [u8]),
 }
@@ -133,6 +134,9 @@ fn run_range(
         };
         let seg = &mut out[done * size..(done + len) * size];
         match dtype {
+            DType::F32 if crate::vector_math::handles(op) => {
+                crate::vector_math::binary_f32(op, side(x), side(y), seg)
+            }
             DType::F32 => segment::<f32>(op, side(x), side(y), seg, stream),
             _ => segment::<f64>(op, side(x), side(y), seg, stream),
         }

@@ -205,7 +205,7 @@ fn signed_less(a: u64, b: u64, sign: u64) -> bool {
 }
 
 macro_rules! native_float {
-    ($t:ty, $bits:expr) => {
+    ($t:ty, $bits:expr, $pow:expr, $atan2:expr) => {
         impl CpuFloat for $t {
             fn binary(op: BinaryOp, x: $t, y: $t) -> Option<$t> {
                 if let Some(b) =
@@ -216,7 +216,7 @@ macro_rules! native_float {
                 if op == BinaryOp::Logaddexp {
                     return Some(double_double::logaddexp(x as f64, y as f64) as $t);
                 }
-                native_binary(op, x, y, <$t>::powf, <$t>::atan2, <$t>::hypot)
+                native_binary(op, x, y, $pow, $atan2, <$t>::hypot)
             }
             fn compare(op: BinaryOp, x: $t, y: $t) -> Option<bool> {
                 ieee_compare(op, x, y)
@@ -224,8 +224,8 @@ macro_rules! native_float {
         }
     };
 }
-native_float!(f32, 32);
-native_float!(f64, 64);
+native_float!(f32, 32, crate::vector_math::pow_f32, crate::vector_math::atan2_f32);
+native_float!(f64, 64, f64::powf, f64::atan2);
 
 /// f16 and bf16: bit operations on their own bits, everything else in f32 and rounded once
 /// (downward for floor division, to nearest otherwise).

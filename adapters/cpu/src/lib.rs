@@ -19,6 +19,7 @@ mod named;
 pub mod output;
 mod promote;
 pub mod scatter;
+pub mod vector_math;
 
 use float::CpuFloat;
 use fused::CpuFused;
