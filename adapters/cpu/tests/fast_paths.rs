@@ -255,7 +255,7 @@ fn contiguous(dtype: DType) {
 /// and streaming thresholds, and empty outputs.
 fn broadcasts(dtype: DType) {
     use Role::*;
-    let shapes = [(1, 1), (3, 1), (2, 7), (5, 8), (4, 9), (9, 17), (33, 3), (3, 65), (2, 300)];
+    let shapes = [(1, 1), (3, 1), (2, 7), (5, 8), (4, 9), (9, 17), (33, 3), (3, 65), (2, 300), (1000, 3)];
     let pairs =
         [(Dense, Scalar), (Scalar, Dense), (Dense, Row), (Row, Dense), (Dense, Column), (Column, Dense)];
     for &(m, n) in &shapes {
@@ -270,6 +270,11 @@ fn broadcasts(dtype: DType) {
     for roles in pairs {
         check(dtype, m, 1001, roles, 0);
     }
+    // Short rows (tiled by the fast path) above the thread and streaming thresholds, tiles
+    // straddling the parallel chunks.
+    check(dtype, PARALLEL_THRESHOLD / dtype.size() / 7 + 3, 7, (Dense, Row), 1);
+    check(dtype, PARALLEL_THRESHOLD / dtype.size() / 7 + 3, 7, (Row, Dense), 0);
+    check(dtype, STREAM_THRESHOLD / dtype.size() / 5 + 1, 5, (Row, Dense), 1);
     // Non-temporal stores on broadcast rows.
     check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Dense, Row), 1);
     check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Column, Dense), 0);

@@ -37,6 +37,10 @@ pub const STREAM_THRESHOLD: usize = 8 << 20;
 /// Segments shorter than this many bytes skip the AVX call.
 const SHORT_SEGMENT: usize = 512;
 
+/// Row operands shorter than this many bytes are repeated up to it (when no operand is a
+/// column), so that segments span several rows: fewer, longer kernel calls.
+const ROW_TILE: usize = 4 << 10;
+
 /// How one operand maps onto the output's `rows × row_len` elements (little-endian bytes).
 #[derive(Clone, Copy, Debug)]
 pub enum Operand<'a> {
@@ -94,6 +98,20 @@ pub fn binary_into(
     if !fits(&x) || !fits(&y) {
         return false;
     }
+    // Segments must end at row ends only for row and column operands. Without either, the
+    // output is one row; a short row operand without a column one is tiled so that one segment
+    // spans several rows.
+    let is = |f: fn(&Operand) -> bool| f(&x) || f(&y);
+    let (column, row) = (is(|o| matches!(o, Operand::Column(_))), is(|o| matches!(o, Operand::Row(_))));
+    let tiles = if row && !column { ROW_TILE.div_ceil(row_len * size).min(rows) } else { 1 };
+    let tile = |o| match o {
+        Operand::Row(r) if tiles > 1 => Some(r.repeat(tiles)),
+        _ => None,
+    };
+    let (x_tiled, y_tiled) = (tile(x), tile(y));
+    let x = x_tiled.as_deref().map_or(x, Operand::Row);
+    let y = y_tiled.as_deref().map_or(y, Operand::Row);
+    let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
     let work = |(index, chunk): (usize, &mut [u8])| {
         let start = index * chunk_elements(size);
