@@ -132,6 +132,8 @@ fn via<L: Lane, T: Compute<L>>(f: impl Fn(T, T) -> T) -> impl Fn(L, L) -> L {
 }
 
 fn float_portable<L: Lane, T: Compute<L>>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+    // `float.rs` writes subtraction as `x + (-y)`, which compiles to a subtraction (a NaN `y`
+    // keeps its sign; tests/fast_paths.rs checks the 16-bit formats' NaNs bit for bit).
     match op {
         BinaryOp::Add => portable(x, y, out, via::<L, T>(|a, b| a + b)),
         BinaryOp::Subtract => portable(x, y, out, via::<L, T>(|a, b| a - b)),
