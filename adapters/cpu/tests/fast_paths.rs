@@ -270,11 +270,14 @@ fn broadcasts(dtype: DType) {
     for roles in pairs {
         check(dtype, m, 1001, roles, 0);
     }
-    // Short rows (tiled by the fast path) above the thread and streaming thresholds, tiles
-    // straddling the parallel chunks.
-    check(dtype, PARALLEL_THRESHOLD / dtype.size() / 7 + 3, 7, (Dense, Row), 1);
-    check(dtype, PARALLEL_THRESHOLD / dtype.size() / 7 + 3, 7, (Row, Dense), 0);
+    // Short rows (rows tiled, columns spread by the fast path) above the thread and streaming
+    // thresholds, the groups of rows straddling the parallel chunks.
+    let m = PARALLEL_THRESHOLD / dtype.size() / 7 + 3;
+    for roles in [(Dense, Row), (Row, Dense), (Dense, Column), (Column, Dense)] {
+        check(dtype, m, 7, roles, 1);
+    }
     check(dtype, STREAM_THRESHOLD / dtype.size() / 5 + 1, 5, (Row, Dense), 1);
+    check(dtype, STREAM_THRESHOLD / dtype.size() / 5 + 1, 5, (Dense, Column), 0);
     // Non-temporal stores on broadcast rows.
     check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Dense, Row), 1);
     check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Column, Dense), 0);

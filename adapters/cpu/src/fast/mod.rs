@@ -113,9 +113,24 @@ pub fn binary_into(
     let y = y_tiled.as_deref().map_or(y, Operand::Row);
     let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
+    let run: fn(BinaryOp, Operand, Operand, usize, usize, &mut [u8], bool) = match dtype {
+        DType::F16 => run_range::<f16>,
+        DType::BF16 => run_range::<bf16>,
+        DType::F32 => run_range::<f32>,
+        DType::F64 => run_range::<f64>,
+        DType::I8 => run_range::<i8>,
+        DType::I16 => run_range::<i16>,
+        DType::I32 => run_range::<i32>,
+        DType::I64 => run_range::<i64>,
+        DType::U8 => run_range::<u8>,
+        DType::U16 => run_range::<u16>,
+        DType::U32 => run_range::<u32>,
+        DType::U64 => run_range::<u64>,
+        DType::Bool => unreachable!("supports() excludes bool"),
+    };
     let work = |(index, chunk): (usize, &mut [u8])| {
         let start = index * chunk_elements(size);
-        run_range(op, dtype, x, y, row_len, start, chunk, stream);
+        run(op, x, y, row_len, start, chunk, stream);
     };
     if out.len() >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
         out.par_chunks_mut(chunk_elements(size) * size).enumerate().for_each(work);
@@ -137,11 +152,12 @@ enum Side<'a> {
     Splat(&'a [u8]),
 }
 
-/// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time.
+/// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time;
+/// with a column operand and short rows, one segment spans several rows, the column spread
+/// into a buffer first.
 #[allow(clippy::too_many_arguments)]
-fn run_range(
+fn run_range<T: Lane>(
     op: BinaryOp,
-    dtype: DType,
     x: Operand,
     y: Operand,
     row_len: usize,
@@ -149,46 +165,66 @@ fn run_range(
     out: &mut [u8],
     stream: bool,
 ) {
-    let size = dtype.size();
+    let size = T::SIZE;
+    let column = matches!(x, Operand::Column(_)) || matches!(y, Operand::Column(_));
+    let rows_per_segment =
+        if column && row_len * size < SHORT_SEGMENT { ROW_TILE / (row_len * size) } else { 1 };
+    let span = rows_per_segment * row_len;
+    // Buffers for the grouped segments: each row operand repeated, each column spread.
+    let grouped = |o| match o {
+        Operand::Row(r) if rows_per_segment > 1 => r.repeat(rows_per_segment),
+        Operand::Column(_) if rows_per_segment > 1 => vec![0; span * size],
+        _ => Vec::new(),
+    };
+    let (mut x_buf, mut y_buf) = (grouped(x), grouped(y));
     let (mut row, mut col) = (start / row_len, start % row_len);
     let mut done = 0;
     while done < out.len() / size {
         let at = start + done;
-        let len = (row_len - col).min(out.len() / size - done);
-        let side = |o| match o {
-            Operand::Dense(s) => Side::Slice(&s[at * size..(at + len) * size]),
-            Operand::Row(s) => Side::Slice(&s[col * size..(col + len) * size]),
-            Operand::Column(s) => Side::Splat(&s[row * size..(row + 1) * size]),
-            Operand::Scalar(s) => Side::Splat(s),
+        let len = (span - col).min(out.len() / size - done);
+        if rows_per_segment > 1 {
+            for (o, buf) in [(x, &mut x_buf), (y, &mut y_buf)] {
+                if let Operand::Column(s) = o {
+                    spread::<T>(s, row, col, row_len, &mut buf[..len * size]);
+                }
+            }
+        }
+        let (xb, yb) = (&x_buf[..], &y_buf[..]);
+        let side = |o, first: bool| {
+            let buf = if first { xb } else { yb };
+            match o {
+                Operand::Dense(s) => Side::Slice(&s[at * size..(at + len) * size]),
+                Operand::Row(s) if rows_per_segment == 1 => Side::Slice(&s[col * size..(col + len) * size]),
+                Operand::Column(s) if rows_per_segment == 1 => Side::Splat(&s[row * size..(row + 1) * size]),
+                Operand::Row(_) => Side::Slice(&buf[col * size..(col + len) * size]),
+                Operand::Column(_) => Side::Slice(&buf[..len * size]),
+                Operand::Scalar(s) => Side::Splat(s),
+            }
         };
         let seg = &mut out[done * size..(done + len) * size];
-        let (x, y) = (side(x), side(y));
-        match dtype {
-            DType::F16 => segment::<f16>(op, x, y, seg, stream),
-            DType::BF16 => segment::<bf16>(op, x, y, seg, stream),
-            DType::F32 => segment::<f32>(op, x, y, seg, stream),
-            DType::F64 => segment::<f64>(op, x, y, seg, stream),
-            DType::I8 => segment::<i8>(op, x, y, seg, stream),
-            DType::I16 => segment::<i16>(op, x, y, seg, stream),
-            DType::I32 => segment::<i32>(op, x, y, seg, stream),
-            DType::I64 => segment::<i64>(op, x, y, seg, stream),
-            DType::U8 => segment::<u8>(op, x, y, seg, stream),
-            DType::U16 => segment::<u16>(op, x, y, seg, stream),
-            DType::U32 => segment::<u32>(op, x, y, seg, stream),
-            DType::U64 => segment::<u64>(op, x, y, seg, stream),
-            DType::Bool => unreachable!("supports() excludes bool"),
-        }
+        segment::<T>(op, side(x, true), side(y, false), seg, stream);
         done += len;
-        col += len;
-        if col == row_len {
-            (row, col) = (row + 1, 0);
-        }
+        (row, col) = (row + (col + len) / row_len, (col + len) % row_len);
     }
     #[cfg(target_arch = "x86_64")]
     if stream {
         // Orders this thread's non-temporal stores before whatever follows the kernel.
         // SAFETY: SSE is part of the x86_64 baseline.
         unsafe { std::arch::x86_64::_mm_sfence() };
+    }
+}
+
+/// Writes a column's values for the output elements from (`row`, `col`) on into `out`: each
+/// row's element repeated over the rest of its row.
+fn spread<T: Lane>(column: &[u8], mut row: usize, col: usize, row_len: usize, mut out: &mut [u8]) {
+    let mut n = row_len - col;
+    while !out.is_empty() {
+        let (piece, rest) = out.split_at_mut((n * T::SIZE).min(out.len()));
+        let v = T::read(&column[row * T::SIZE..(row + 1) * T::SIZE]);
+        for o in piece.chunks_exact_mut(T::SIZE) {
+            v.write(o);
+        }
+        (out, row, n) = (rest, row + 1, row_len);
     }
 }
 
