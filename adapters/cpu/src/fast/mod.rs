@@ -155,7 +155,6 @@ enum Side<'a> {
 /// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time;
 /// with a column operand and short rows, one segment spans several rows, the column spread
 /// into a buffer first.
-#[allow(clippy::too_many_arguments)]
 fn run_range<T: Lane>(
     op: BinaryOp,
     x: Operand,
