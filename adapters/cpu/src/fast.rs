@@ -1,19 +1,29 @@
-//! Fast kernels for add, subtract, multiply, divide, maximum and minimum in f32 and f64.
+//! Fast kernels for add, subtract, multiply, divide, maximum and minimum in f16, bf16, f32 and
+//! f64, and for add, subtract, multiply, maximum and minimum in the eight integer dtypes; f32
+//! pow and atan2 take the same layouts and threads with `vector_math`'s kernel.
 //!
 //! The output is viewed as rows of `row_len` elements; each operand is dense (one element per
 //! output element), a row repeated down the output, a column (one element per row), or a
 //! single element. The work is cut into segments that lie inside one row, so every segment is
-//! either slice-op-slice or slice-op-scalar. Each segment runs through AVX when the CPU has it
-//! (detected at run time) and a portable loop for the tail and on other CPUs. Outputs of
+//! either slice-op-slice or slice-op-scalar. Each segment runs through AVX/AVX2 when the CPU
+//! has it (detected at run time) and a portable loop for the tail and on other CPUs. Outputs of
 //! [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's threads, and outputs of
 //! [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores.
 //!
-//! Results are bit-identical to the scalar kernels of `float.rs`: IEEE `+ - × ÷` round each
-//! element once, and maximum/minimum propagate NaN and return `x` between equal values, exactly
-//! as the scalar code does.
+//! Results are bit-identical to the scalar kernels of `float.rs` and `integer.rs`: IEEE
+//! `+ - × ÷` round each element once (f16 and bf16 compute in f32 and round once to their
+//! format, as `float.rs` does through the `half` crate), maximum/minimum propagate NaN and
+//! return `x` between equal values, and integers wrap.
 
+#[cfg(target_arch = "x86_64")]
+mod avx;
+mod lane;
+
+use half::{bf16, f16};
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 use rayon::prelude::*;
+
+use lane::Lane;
 
 /// Outputs of at least this many bytes are split across threads. `benches/elementwise.rs`
 /// times a two-way split: on the 2-vCPU VM of docs/PERFORMANCE.md it loses below 256 KiB and is
@@ -27,6 +37,10 @@ pub const STREAM_THRESHOLD: usize = 8 << 20;
 
 /// Segments shorter than this many bytes skip the AVX call.
 const SHORT_SEGMENT: usize = 512;
+
+/// Row operands shorter than this many bytes are repeated up to it (when no operand is a
+/// column), so that segments span several rows: fewer, longer kernel calls.
+const ROW_TILE: usize = 4 << 10;
 
 /// How one operand maps onto the output's `rows × row_len` elements (little-endian bytes).
 #[derive(Clone, Copy, Debug)]
@@ -44,9 +58,12 @@ pub enum Operand<'a> {
 /// True when [`binary_into`] computes `op` in `dtype`.
 pub fn supports(op: BinaryOp, dtype: DType) -> bool {
     use BinaryOp::*;
-    matches!(dtype, DType::F32 | DType::F64)
-        && matches!(op, Add | Subtract | Multiply | Divide | Maximum | Minimum)
-        || dtype == DType::F32 && crate::vector_math::handles(op)
+    match dtype {
+        DType::Bool => false,
+        DType::F32 if crate::vector_math::handles(op) => true,
+        _ if dtype.is_float() => matches!(op, Add | Subtract | Multiply | Divide | Maximum | Minimum),
+        _ => matches!(op, Add | Subtract | Multiply | Maximum | Minimum),
+    }
 }
 
 /// Computes `out = x op y` element by element into a caller-owned output of `dtype` elements.
@@ -83,10 +100,42 @@ pub fn binary_into(
     if !fits(&x) || !fits(&y) {
         return false;
     }
+    // Segments must end at row ends only for row and column operands. Without either, the
+    // output is one row; a short row operand without a column one is tiled so that one segment
+    // spans several rows.
+    let is = |f: fn(&Operand) -> bool| f(&x) || f(&y);
+    let (column, row) = (is(|o| matches!(o, Operand::Column(_))), is(|o| matches!(o, Operand::Row(_))));
+    let tiles = if row && !column { ROW_TILE.div_ceil(row_len * size).min(rows) } else { 1 };
+    let tile = |o| match o {
+        Operand::Row(r) if tiles > 1 => Some(r.repeat(tiles)),
+        _ => None,
+    };
+    let (x_tiled, y_tiled) = (tile(x), tile(y));
+    let x = x_tiled.as_deref().map_or(x, Operand::Row);
+    let y = y_tiled.as_deref().map_or(y, Operand::Row);
+    let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
+    let (run, kernel) = match dtype {
+        DType::F16 => kernels::<f16>(),
+        DType::BF16 => kernels::<bf16>(),
+        DType::F32 if crate::vector_math::handles(op) => {
+            (run_range::<f32> as RunRange, vector_math_segment as Segment)
+        }
+        DType::F32 => kernels::<f32>(),
+        DType::F64 => kernels::<f64>(),
+        DType::I8 => kernels::<i8>(),
+        DType::I16 => kernels::<i16>(),
+        DType::I32 => kernels::<i32>(),
+        DType::I64 => kernels::<i64>(),
+        DType::U8 => kernels::<u8>(),
+        DType::U16 => kernels::<u16>(),
+        DType::U32 => kernels::<u32>(),
+        DType::U64 => kernels::<u64>(),
+        DType::Bool => unreachable!("supports() excludes bool"),
+    };
     let work = |(index, chunk): (usize, &mut [u8])| {
         let start = index * chunk_elements(size);
-        run_range(op, dtype, x, y, row_len, start, chunk, stream);
+        run(Job { op, x, y, row_len, stream, kernel }, start, chunk);
     };
     if out.len() >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
         out.par_chunks_mut(chunk_elements(size) * size).enumerate().for_each(work);
@@ -94,6 +143,34 @@ pub fn binary_into(
         out.chunks_mut(chunk_elements(size) * size).enumerate().for_each(work);
     }
     true
+}
+
+/// Computes one in-row segment: `segment::<T>`, or another kernel for the same element type.
+type Segment = fn(BinaryOp, Side, Side, &mut [u8], bool);
+
+/// [`run_range`] for one element type.
+type RunRange = fn(Job, usize, &mut [u8]);
+
+/// What every range of one call computes: `x op y` over rows of `row_len`, through `kernel`.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    op: BinaryOp,
+    x: Operand<'a>,
+    y: Operand<'a>,
+    row_len: usize,
+    /// Non-temporal stores.
+    stream: bool,
+    kernel: Segment,
+}
+
+/// The range runner and the segment kernel of the element type `T`.
+fn kernels<T: Lane>() -> (RunRange, Segment) {
+    (run_range::<T>, segment::<T>)
+}
+
+/// f32 pow and atan2: `vector_math`'s kernel (its own threads; no streaming stores).
+fn vector_math_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
+    crate::vector_math::binary_f32(op, x, y, out)
 }
 
 /// Elements per parallel work item: 256 KiB of output.
@@ -108,43 +185,51 @@ pub(crate) enum Side<'a> {
     Splat(&'a [u8]),
 }
 
-/// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time.
-#[allow(clippy::too_many_arguments)]
-fn run_range(
-    op: BinaryOp,
-    dtype: DType,
-    x: Operand,
-    y: Operand,
-    row_len: usize,
-    start: usize,
-    out: &mut [u8],
-    stream: bool,
-) {
-    let size = dtype.size();
+/// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time;
+/// with a column operand and short rows, one segment spans several rows, the column spread
+/// into a buffer first.
+fn run_range<T: Lane>(job: Job, start: usize, out: &mut [u8]) {
+    let Job { op, x, y, row_len, stream, kernel } = job;
+    let size = T::SIZE;
+    let column = matches!(x, Operand::Column(_)) || matches!(y, Operand::Column(_));
+    let rows_per_segment =
+        if column && row_len * size < SHORT_SEGMENT { ROW_TILE / (row_len * size) } else { 1 };
+    let span = rows_per_segment * row_len;
+    // Buffers for the grouped segments: each row operand repeated, each column spread.
+    let grouped = |o| match o {
+        Operand::Row(r) if rows_per_segment > 1 => r.repeat(rows_per_segment),
+        Operand::Column(_) if rows_per_segment > 1 => vec![0; span * size],
+        _ => Vec::new(),
+    };
+    let (mut x_buf, mut y_buf) = (grouped(x), grouped(y));
     let (mut row, mut col) = (start / row_len, start % row_len);
     let mut done = 0;
     while done < out.len() / size {
         let at = start + done;
-        let len = (row_len - col).min(out.len() / size - done);
-        let side = |o| match o {
-            Operand::Dense(s) => Side::Slice(&s[at * size..(at + len) * size]),
-            Operand::Row(s) => Side::Slice(&s[col * size..(col + len) * size]),
-            Operand::Column(s) => Side::Splat(&s[row * size..(row + 1) * size]),
-            Operand::Scalar(s) => Side::Splat(s),
+        let len = (span - col).min(out.len() / size - done);
+        if rows_per_segment > 1 {
+            for (o, buf) in [(x, &mut x_buf), (y, &mut y_buf)] {
+                if let Operand::Column(s) = o {
+                    spread::<T>(s, row, col, row_len, &mut buf[..len * size]);
+                }
+            }
+        }
+        let (xb, yb) = (&x_buf[..], &y_buf[..]);
+        let side = |o, first: bool| {
+            let buf = if first { xb } else { yb };
+            match o {
+                Operand::Dense(s) => Side::Slice(&s[at * size..(at + len) * size]),
+                Operand::Row(s) if rows_per_segment == 1 => Side::Slice(&s[col * size..(col + len) * size]),
+                Operand::Column(s) if rows_per_segment == 1 => Side::Splat(&s[row * size..(row + 1) * size]),
+                Operand::Row(_) => Side::Slice(&buf[col * size..(col + len) * size]),
+                Operand::Column(_) => Side::Slice(&buf[..len * size]),
+                Operand::Scalar(s) => Side::Splat(s),
+            }
         };
         let seg = &mut out[done * size..(done + len) * size];
-        match dtype {
-            DType::F32 if crate::vector_math::handles(op) => {
-                crate::vector_math::binary_f32(op, side(x), side(y), seg)
-            }
-            DType::F32 => segment::<f32>(op, side(x), side(y), seg, stream),
-            _ => segment::<f64>(op, side(x), side(y), seg, stream),
-        }
+        kernel(op, side(x, true), side(y, false), seg, stream);
         done += len;
-        col += len;
-        if col == row_len {
-            (row, col) = (row + 1, 0);
-        }
+        (row, col) = (row + (col + len) / row_len, (col + len) % row_len);
     }
     #[cfg(target_arch = "x86_64")]
     if stream {
@@ -154,76 +239,17 @@ fn run_range(
     }
 }
 
-/// A float type with fast kernels.
-trait Lane: Copy + PartialOrd + std::ops::Add<Output = Self> {
-    const SIZE: usize;
-    fn read(b: &[u8]) -> Self;
-    fn write(self, b: &mut [u8]);
-    fn is_nan(self) -> bool;
-    fn sub(self, y: Self) -> Self;
-    fn mul(self, y: Self) -> Self;
-    fn div(self, y: Self) -> Self;
-    /// Runs the whole 32-byte blocks of a segment with AVX; returns how many bytes of `out`
-    /// were written (0 without AVX).
-    /// With `stream`, `out` is 32-byte aligned and the stores bypass the cache.
-    fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize;
-}
-
-macro_rules! lane {
-    ($t:ty, $avx:ident) => {
-        impl Lane for $t {
-            const SIZE: usize = size_of::<$t>();
-            fn read(b: &[u8]) -> $t {
-                <$t>::from_le_bytes(b.try_into().expect("one element"))
-            }
-            fn write(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
-            }
-            fn is_nan(self) -> bool {
-                <$t>::is_nan(self)
-            }
-            fn sub(self, y: $t) -> $t {
-                self - y
-            }
-            fn mul(self, y: $t) -> $t {
-                self * y
-            }
-            fn div(self, y: $t) -> $t {
-                self / y
-            }
-            fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize {
-                #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("avx") {
-                    return avx::run(op, x, y, out, stream, avx::$avx);
-                }
-                let _ = (op, x, y, out, stream);
-                0
-            }
+/// Writes a column's values for the output elements from (`row`, `col`) on into `out`: each
+/// row's element repeated over the rest of its row.
+fn spread<T: Lane>(column: &[u8], mut row: usize, col: usize, row_len: usize, mut out: &mut [u8]) {
+    let mut n = row_len - col;
+    while !out.is_empty() {
+        let (piece, rest) = out.split_at_mut((n * T::SIZE).min(out.len()));
+        let v = T::read(&column[row * T::SIZE..(row + 1) * T::SIZE]);
+        for o in piece.chunks_exact_mut(T::SIZE) {
+            v.write(o);
         }
-    };
-}
-lane!(f32, f32_blocks);
-lane!(f64, f64_blocks);
-
-/// NaN-propagating maximum; `x` between equal values (as `float.rs`).
-fn maximum<T: Lane>(x: T, y: T) -> T {
-    if x.is_nan() || y < x {
-        x
-    } else if y.is_nan() || x < y {
-        y
-    } else {
-        x
-    }
-}
-
-/// NaN-propagating minimum; `x` between equal values (as `float.rs`).
-fn minimum<T: Lane>(x: T, y: T) -> T {
-    if x.is_nan() || y > x {
-        x
-    } else if y.is_nan() || x > y {
-        y
-    } else {
-        x
+        (out, row, n) = (rest, row + 1, row_len);
     }
 }
 
@@ -239,199 +265,15 @@ fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool
     // Short segments (small rows) are cheaper in the inlined portable loop than through the
     // AVX call's setup.
     if out.len() < SHORT_SEGMENT {
-        return portable_op::<T>(op, x, y, out);
+        return T::portable(op, x, y, out);
     }
     // Streaming stores need a 32-byte aligned output: a portable head gets there.
     let head = out.as_ptr().align_offset(32);
     let (stream, head) = if stream && head % T::SIZE == 0 { (true, head) } else { (false, 0) };
-    portable_op::<T>(op, x, y, &mut out[..head]);
+    T::portable(op, x, y, &mut out[..head]);
     let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);
     let done = T::avx(op, x, y, out, stream);
-    portable_op::<T>(op, skip(x, done), skip(y, done), &mut out[done..]);
-}
-
-fn portable_op<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
-    match op {
-        BinaryOp::Add => portable(x, y, out, |a: T, b| a + b),
-        BinaryOp::Subtract => portable(x, y, out, |a: T, b| a.sub(b)),
-        BinaryOp::Multiply => portable(x, y, out, |a: T, b| a.mul(b)),
-        BinaryOp::Divide => portable(x, y, out, |a: T, b| a.div(b)),
-        BinaryOp::Maximum => portable(x, y, out, maximum::<T>),
-        _ => portable(x, y, out, minimum::<T>),
-    }
-}
-
-/// The portable loop (simple enough for the compiler to vectorise).
-#[inline(always)]
-fn portable<T: Lane>(x: Side, y: Side, out: &mut [u8], f: impl Fn(T, T) -> T) {
-    let n = T::SIZE;
-    match (x, y) {
-        (Side::Slice(a), Side::Slice(b)) => {
-            for ((o, a), b) in out.chunks_exact_mut(n).zip(a.chunks_exact(n)).zip(b.chunks_exact(n)) {
-                f(T::read(a), T::read(b)).write(o);
-            }
-        }
-        (Side::Slice(a), Side::Splat(b)) => {
-            let b = T::read(b);
-            for (o, a) in out.chunks_exact_mut(n).zip(a.chunks_exact(n)) {
-                f(T::read(a), b).write(o);
-            }
-        }
-        (Side::Splat(a), Side::Slice(b)) => {
-            let a = T::read(a);
-            for (o, b) in out.chunks_exact_mut(n).zip(b.chunks_exact(n)) {
-                f(a, T::read(b)).write(o);
-            }
-        }
-        (Side::Splat(a), Side::Splat(b)) => {
-            let v = f(T::read(a), T::read(b));
-            for o in out.chunks_exact_mut(n) {
-                v.write(o);
-            }
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx {
-    use std::arch::x86_64::*;
-
-    use opspec_adapter::BinaryOp;
-
-    use super::Side;
-
-    /// A block kernel: `out[i] = x[i * x_step] op y[i * y_step]` for every whole 32-byte block
-    /// `i` of `out` (a step of 0 repeats one block).
-    /// With `stream` (and `out` 32-byte aligned) the stores are non-temporal; the caller fences.
-    pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8], bool);
-
-    /// Runs `blocks` over the whole 32-byte blocks of `out`; returns the bytes written.
-    /// The caller has checked that the CPU has AVX.
-    pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks: Blocks) -> usize {
-        assert!(!stream || out.as_ptr().align_offset(32) == 0, "streaming stores need alignment");
-        let whole = out.len() / 32 * 32;
-        if whole == 0 {
-            return 0;
-        }
-        let (mut xb, mut yb) = ([0u8; 32], [0u8; 32]);
-        let side = |s: Side<'_>, block: &mut [u8; 32]| -> (usize, *const u8) {
-            match s {
-                Side::Slice(b) => {
-                    assert!(b.len() >= whole, "operand shorter than the output");
-                    (32, b.as_ptr())
-                }
-                Side::Splat(e) => {
-                    for c in block.chunks_exact_mut(e.len()) {
-                        c.copy_from_slice(e);
-                    }
-                    (0, block.as_ptr())
-                }
-            }
-        };
-        let (xs, xp) = side(x, &mut xb);
-        let (ys, yp) = side(y, &mut yb);
-        // SAFETY: the caller detected AVX; each slice covers every block read (a slice is at
-        // least `whole` bytes long, a splat is one 32-byte block read with step 0).
-        unsafe {
-            let x = std::slice::from_raw_parts(xp, if xs == 0 { 32 } else { whole });
-            let y = std::slice::from_raw_parts(yp, if ys == 0 { 32 } else { whole });
-            blocks(op, x, xs, y, ys, &mut out[..whole], stream);
-        }
-        whole
-    }
-
-    macro_rules! blocks {
-        ($name:ident, $load:ident, $store:ident, $stream:ident, $add:ident, $sub:ident, $mul:ident, $div:ident,
-         $max:ident, $min:ident, $cmp:ident, $and:ident, $blend:ident) => {
-            /// The AVX block kernel (see [`Blocks`]). NaN and equal values follow `float.rs`:
-            /// `max(y, x)` gives `x` when either is NaN or both are equal; the blend then
-            /// takes `y` where only `y` is NaN.
-            ///
-            /// # Safety
-            /// The CPU must have AVX; `x` and `y` must hold every block read; with `stream`,
-            /// `out` must be 32-byte aligned.
-            #[target_feature(enable = "avx")]
-            pub unsafe fn $name(
-                op: BinaryOp,
-                x: &[u8],
-                xs: usize,
-                y: &[u8],
-                ys: usize,
-                out: &mut [u8],
-                stream: bool,
-            ) {
-                macro_rules! each {
-                    (|$a:ident, $b:ident| $body:expr) => {
-                        if stream {
-                            for i in 0..out.len() / 32 {
-                                // SAFETY: block `i` of x and y lies inside them, and `out` is
-                                // 32-byte aligned (caller's contract).
-                                unsafe {
-                                    let $a = $load(x.as_ptr().add(i * xs).cast());
-                                    let $b = $load(y.as_ptr().add(i * ys).cast());
-                                    $stream(out.as_mut_ptr().add(i * 32).cast(), $body);
-                                }
-                            }
-                        } else {
-                            for i in 0..out.len() / 32 {
-                                // SAFETY: block `i` of x and y lies inside them (caller's
-                                // contract); loadu/storeu accept any alignment.
-                                unsafe {
-                                    let $a = $load(x.as_ptr().add(i * xs).cast());
-                                    let $b = $load(y.as_ptr().add(i * ys).cast());
-                                    $store(out.as_mut_ptr().add(i * 32).cast(), $body);
-                                }
-                            }
-                        }
-                    };
-                }
-                match op {
-                    BinaryOp::Add => each!(|a, b| $add(a, b)),
-                    BinaryOp::Subtract => each!(|a, b| $sub(a, b)),
-                    BinaryOp::Multiply => each!(|a, b| $mul(a, b)),
-                    BinaryOp::Divide => each!(|a, b| $div(a, b)),
-                    BinaryOp::Maximum => each!(|a, b| {
-                        let only_b_nan = $and($cmp::<_CMP_ORD_Q>(a, a), $cmp::<_CMP_UNORD_Q>(b, b));
-                        $blend($max(b, a), b, only_b_nan)
-                    }),
-                    _ => each!(|a, b| {
-                        let only_b_nan = $and($cmp::<_CMP_ORD_Q>(a, a), $cmp::<_CMP_UNORD_Q>(b, b));
-                        $blend($min(b, a), b, only_b_nan)
-                    }),
-                }
-            }
-        };
-    }
-    blocks!(
-        f32_blocks,
-        _mm256_loadu_ps,
-        _mm256_storeu_ps,
-        _mm256_stream_ps,
-        _mm256_add_ps,
-        _mm256_sub_ps,
-        _mm256_mul_ps,
-        _mm256_div_ps,
-        _mm256_max_ps,
-        _mm256_min_ps,
-        _mm256_cmp_ps,
-        _mm256_and_ps,
-        _mm256_blendv_ps
-    );
-    blocks!(
-        f64_blocks,
-        _mm256_loadu_pd,
-        _mm256_storeu_pd,
-        _mm256_stream_pd,
-        _mm256_add_pd,
-        _mm256_sub_pd,
-        _mm256_mul_pd,
-        _mm256_div_pd,
-        _mm256_max_pd,
-        _mm256_min_pd,
-        _mm256_cmp_pd,
-        _mm256_and_pd,
-        _mm256_blendv_pd
-    );
+    T::portable(op, skip(x, done), skip(y, done), &mut out[done..]);
 }
 
 /// The adapter's entry: computes `a op b` through [`binary_into`] when both operands are

@@ -1,12 +1,16 @@
 //! The fast kernels (`opspec_cpu::fast`) against the scalar path, bit for bit.
 //!
 //! The reference runs the same operation through the adapter on strided (every other element)
-//! views, which the fast path declines, so it goes through the scalar kernels of `float.rs`.
-//! Every size around the SIMD width, offset (unaligned) starts, sizes above the thread
-//! threshold, and the row, column and scalar broadcasts are covered, with NaNs, signed zeros,
-//! subnormals and infinities among the values. NaN results match any NaN (the contract leaves
-//! the payload free); everything else must have identical bits.
+//! views, which the fast path declines, so it goes through the scalar kernels of `float.rs` and
+//! `integer.rs`. Every dtype the fast path takes, every size around the SIMD width, offset
+//! (unaligned) starts, sizes above the thread and streaming thresholds, and the row, column
+//! and scalar broadcasts are covered, with NaNs (both signs, quiet and signalling, with
+//! payloads), signed zeros, subnormals, infinities and the largest finite values among the
+//! floats, and MIN, MAX, 0 and -1 among the integers. f32 and f64 NaN results match any NaN
+//! (their AVX and scalar code may pick either operand's payload); everything else, f16 and
+//! bf16 NaNs included, must have identical bits.
 
+use half::{bf16, f16};
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
 use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, STREAM_THRESHOLD, binary_into};
@@ -20,9 +24,19 @@ const OPS: [BinaryOp; 6] = [
     BinaryOp::Minimum,
 ];
 
-/// Special values first (so short inputs meet them), then seeded random bits and normal values.
-fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
-    let specials: Vec<u64> = match dtype {
+/// Edge values of `dtype`'s format: NaNs of both signs, quiet and signalling, with payloads;
+/// ±0, ±1, infinities, the largest finite values and their neighbours, the smallest normal,
+/// subnormals; for integers MIN, MAX, 0, ±1 and their neighbours.
+fn specials(dtype: DType) -> Vec<u64> {
+    match dtype {
+        DType::F16 => vec![
+            0x0000, 0x8000, 0x3c00, 0xbc00, 0x7c00, 0xfc00, 0x7bff, 0xfbff, 0x7bfe, 0x0400, 0x0001, 0x8001,
+            0x03ff, 0x83ff, 0x7e00, 0xfe01, 0x7c01, 0xfd55, 0x7e3a,
+        ],
+        DType::BF16 => vec![
+            0x0000, 0x8000, 0x3f80, 0xbf80, 0x7f80, 0xff80, 0x7f7f, 0xff7f, 0x7f7e, 0x0080, 0x0001, 0x8001,
+            0x007f, 0x807f, 0x7fc0, 0xffc1, 0x7f81, 0xff95, 0x7fea,
+        ],
         DType::F32 => {
             [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN_POSITIVE]
                 .iter()
@@ -38,20 +52,50 @@ fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
                 ])
                 .collect()
         }
-        _ => [0.0f64, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE]
-            .iter()
-            .map(|v| v.to_bits())
-            .chain([
-                0x7ff8_0000_0000_0000,
-                0xfff8_0000_0000_0001,
-                0x7ff0_0000_0000_0001,
-                1,
-                0x8000_0000_0000_0001,
-                0x000f_ffff_ffff_ffff,
-                0x800f_ffff_ffff_ffff,
-            ])
-            .collect(),
-    };
+        DType::F64 => {
+            [0.0f64, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE]
+                .iter()
+                .map(|v| v.to_bits())
+                .chain([
+                    0x7ff8_0000_0000_0000,
+                    0xfff8_0000_0000_0001,
+                    0x7ff0_0000_0000_0001,
+                    1,
+                    0x8000_0000_0000_0001,
+                    0x000f_ffff_ffff_ffff,
+                    0x800f_ffff_ffff_ffff,
+                ])
+                .collect()
+        }
+        _ => {
+            let bits = 8 * dtype.size() as u32;
+            let mask = u64::MAX >> (64 - bits);
+            let signed = matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64);
+            let (min, max) = if signed { (1 << (bits - 1), mask >> 1) } else { (0, mask) };
+            [min, min + 1, max, max - 1, 0, 1, 2, mask, mask - 1].iter().map(|v| v & mask).collect()
+        }
+    }
+}
+
+/// A moderate value of `dtype` (one in three of them exact small integers).
+fn moderate(dtype: DType, r: u64) -> u64 {
+    let v = (r % 2000) as f32 / if r % 3 == 0 { 1.0 } else { 7.0 } - 140.0;
+    match dtype {
+        DType::F16 => f16::from_f32(v).to_bits() as u64,
+        DType::BF16 => bf16::from_f32(v).to_bits() as u64,
+        DType::F32 => v.to_bits() as u64,
+        DType::F64 => ((r % 2000) as f64 / 7.0 - 140.0).to_bits(),
+        _ => ((r % 2000) as i64 - 1000) as u64 & mask(dtype),
+    }
+}
+
+fn mask(dtype: DType) -> u64 {
+    u64::MAX >> (64 - 8 * dtype.size())
+}
+
+/// Special values first (so short inputs meet them), then seeded random bits and moderate values.
+fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
+    let specials = specials(dtype);
     let mut state = seed;
     (0..n)
         .map(|i| {
@@ -59,14 +103,8 @@ fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
             let r = state >> 11;
             match (i + seed as usize) % 4 {
                 0 => specials[(r % specials.len() as u64) as usize],
-                1 => match dtype {
-                    DType::F32 => (r as u32) as u64,
-                    _ => r ^ (r << 53),
-                },
-                _ => match dtype {
-                    DType::F32 => ((r % 2000) as f32 / 7.0 - 140.0).to_bits() as u64,
-                    _ => ((r % 2000) as f64 / 7.0 - 140.0).to_bits(),
-                },
+                1 => (r ^ (r << 53)) & mask(dtype),
+                _ => moderate(dtype, r),
             }
         })
         .collect()
@@ -74,9 +112,17 @@ fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
 
 fn is_nan(dtype: DType, bits: u64) -> bool {
     match dtype {
+        DType::F16 => f16::from_bits(bits as u16).is_nan(),
+        DType::BF16 => bf16::from_bits(bits as u16).is_nan(),
         DType::F32 => f32::from_bits(bits as u32).is_nan(),
-        _ => f64::from_bits(bits).is_nan(),
+        DType::F64 => f64::from_bits(bits).is_nan(),
+        _ => false,
     }
+}
+
+/// The operations the fast path computes in `dtype` (integers have no fast division).
+fn ops(dtype: DType) -> Vec<BinaryOp> {
+    OPS.into_iter().filter(|&op| dtype.is_float() || op != BinaryOp::Divide).collect()
 }
 
 /// `op` on element pairs through the scalar path (strided views).
@@ -91,7 +137,9 @@ fn reference(op: BinaryOp, dtype: DType, xs: &[u64], ys: &[u64]) -> Vec<u64> {
 fn assert_same(what: &str, dtype: DType, xs: &[u64], ys: &[u64], expected: &[u64], actual: &[u64]) {
     assert_eq!(expected.len(), actual.len(), "{what}: length");
     for (i, (&e, &a)) in expected.iter().zip(actual).enumerate() {
-        let same = e == a || is_nan(dtype, e) && is_nan(dtype, a);
+        // f32 and f64 NaNs match any NaN; the 16-bit formats and integers match bit for bit.
+        let wide = matches!(dtype, DType::F32 | DType::F64);
+        let same = e == a || wide && is_nan(dtype, e) && is_nan(dtype, a);
         assert!(same, "{what}: element {i}: {:#x} op {:#x} gave {a:#x}, expected {e:#x}", xs[i], ys[i]);
     }
 }
@@ -172,7 +220,7 @@ fn check(dtype: DType, m: usize, n: usize, roles: (Role, Role), offset: usize) {
     let x = dense(dtype, &roles.0.shape(m, n), &x_own, offset);
     let y = dense(dtype, &roles.1.shape(m, n), &y_own, offset);
     let (xb, yb) = (bytes(dtype, &x_own), bytes(dtype, &y_own));
-    for op in OPS {
+    for op in ops(dtype) {
         let what = format!("{op} {dtype} [{m}, {n}] {roles:?} offset {offset}");
         let expected = reference(op, dtype, &xs, &ys);
         let adapter = CpuAdapter.binary(op, &x, &y).unwrap();
@@ -184,50 +232,95 @@ fn check(dtype: DType, m: usize, n: usize, roles: (Role, Role), offset: usize) {
     }
 }
 
-const DTYPES: [DType; 2] = [DType::F32, DType::F64];
-
-#[test]
-fn contiguous_sizes_around_every_lane_count_and_offset() {
-    for dtype in DTYPES {
-        let lane = 32 / dtype.size();
-        let mut sizes = vec![0, 1, 2, lane - 1, lane, lane + 1, 2 * lane - 1, 2 * lane + 1, 1000, 4099];
-        // Around the thread threshold, and well above it.
-        let threshold = PARALLEL_THRESHOLD / dtype.size();
-        sizes.extend([threshold - 1, threshold, threshold + lane + 1, 3 * threshold + 5]);
-        for n in sizes {
-            for offset in [0, 1, 3] {
-                check(dtype, 1, n, (Role::Dense, Role::Dense), offset);
-            }
+/// Every size around the SIMD width (32 bytes), offset starts, and sizes around and above the
+/// thread and streaming thresholds, on one row.
+fn contiguous(dtype: DType) {
+    let lane = 32 / dtype.size();
+    let mut sizes = vec![0, 1, 2, lane - 1, lane, lane + 1, 2 * lane - 1, 2 * lane + 1, 1000, 4099];
+    // Around the thread threshold, and well above it.
+    let threshold = PARALLEL_THRESHOLD / dtype.size();
+    sizes.extend([threshold - 1, threshold, threshold + lane + 1, 3 * threshold + 5]);
+    for n in sizes {
+        for offset in [0, 1, 3] {
+            check(dtype, 1, n, (Role::Dense, Role::Dense), offset);
         }
-        // Non-temporal stores, with a head before the first aligned block.
-        for offset in [0, 1] {
-            check(dtype, 1, STREAM_THRESHOLD / dtype.size() + 3, (Role::Dense, Role::Dense), offset);
-        }
+    }
+    // Non-temporal stores, with a head before the first aligned block.
+    for offset in [0, 1] {
+        check(dtype, 1, STREAM_THRESHOLD / dtype.size() + 3, (Role::Dense, Role::Dense), offset);
     }
 }
 
-#[test]
-fn scalar_row_and_column_broadcasts() {
+/// Scalar, row and column operands on either side, small shapes and shapes above the thread
+/// and streaming thresholds, and empty outputs.
+fn broadcasts(dtype: DType) {
     use Role::*;
-    let shapes = [(1, 1), (3, 1), (2, 7), (5, 8), (4, 9), (9, 17), (33, 3)];
+    let shapes = [(1, 1), (3, 1), (2, 7), (5, 8), (4, 9), (9, 17), (33, 3), (3, 65), (2, 300), (1000, 3)];
     let pairs =
         [(Dense, Scalar), (Scalar, Dense), (Dense, Row), (Row, Dense), (Dense, Column), (Column, Dense)];
-    for dtype in DTYPES {
-        for &(m, n) in &shapes {
-            for roles in pairs {
-                for offset in [0, 1] {
-                    check(dtype, m, n, roles, offset);
-                }
+    for &(m, n) in &shapes {
+        for roles in pairs {
+            for offset in [0, 1] {
+                check(dtype, m, n, roles, offset);
             }
         }
-        // Above the thread threshold, rows straddling the parallel chunks.
-        for roles in pairs {
-            check(dtype, 601, 1001, roles, 0);
-        }
-        // Non-temporal stores on broadcast rows.
-        check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Dense, Row), 1);
-        check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Column, Dense), 0);
-        check(dtype, 0, 5, (Dense, Row), 0);
-        check(dtype, 4, 0, (Dense, Column), 0);
     }
+    // Above the thread threshold, rows straddling the parallel chunks.
+    let m = PARALLEL_THRESHOLD / dtype.size() / 1001 + 2;
+    for roles in pairs {
+        check(dtype, m, 1001, roles, 0);
+    }
+    // Short rows (rows tiled, columns spread by the fast path) above the thread and streaming
+    // thresholds, the groups of rows straddling the parallel chunks.
+    let m = PARALLEL_THRESHOLD / dtype.size() / 7 + 3;
+    for roles in [(Dense, Row), (Row, Dense), (Dense, Column), (Column, Dense)] {
+        check(dtype, m, 7, roles, 1);
+    }
+    check(dtype, STREAM_THRESHOLD / dtype.size() / 5 + 1, 5, (Row, Dense), 1);
+    check(dtype, STREAM_THRESHOLD / dtype.size() / 5 + 1, 5, (Dense, Column), 0);
+    // Non-temporal stores on broadcast rows.
+    check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Dense, Row), 1);
+    check(dtype, STREAM_THRESHOLD / dtype.size() / 1000 + 1, 1000, (Column, Dense), 0);
+    check(dtype, 0, 5, (Dense, Row), 0);
+    check(dtype, 4, 0, (Dense, Column), 0);
+}
+
+const WIDE: [DType; 2] = [DType::F32, DType::F64];
+const HALF: [DType; 2] = [DType::F16, DType::BF16];
+const SIGNED: [DType; 4] = [DType::I8, DType::I16, DType::I32, DType::I64];
+const UNSIGNED: [DType; 4] = [DType::U8, DType::U16, DType::U32, DType::U64];
+
+#[test]
+fn contiguous_f32_f64() {
+    WIDE.into_iter().for_each(contiguous);
+}
+
+#[test]
+fn contiguous_f16_bf16() {
+    HALF.into_iter().for_each(contiguous);
+}
+
+#[test]
+fn contiguous_signed_integers() {
+    SIGNED.into_iter().for_each(contiguous);
+}
+
+#[test]
+fn contiguous_unsigned_integers() {
+    UNSIGNED.into_iter().for_each(contiguous);
+}
+
+#[test]
+fn broadcasts_f32_f64() {
+    WIDE.into_iter().for_each(broadcasts);
+}
+
+#[test]
+fn broadcasts_f16_bf16() {
+    HALF.into_iter().for_each(broadcasts);
+}
+
+#[test]
+fn broadcasts_integers() {
+    SIGNED.into_iter().chain(UNSIGNED).for_each(broadcasts);
 }

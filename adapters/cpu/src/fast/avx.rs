@@ -1,0 +1,351 @@
+//! The AVX/AVX2 block kernels: 32 bytes of output per step, loaded and stored unaligned, or
+//! with non-temporal stores into an aligned output.
+//!
+//! f16 widens to f32 through F16C and narrows with round-to-nearest-even; bf16 widens by a
+//! 16-bit shift and narrows with an integer round-to-nearest-even, quieting NaNs and keeping
+//! their payload's top bits, exactly as the `half` crate does. Integers wrap; the products and
+//! 64-bit comparisons that AVX2 lacks are built from the instructions it has.
+
+use std::arch::x86_64::*;
+
+use opspec_adapter::BinaryOp;
+
+use super::Side;
+
+/// A block kernel: `out[i] = x[i * x_step] op y[i * y_step]` for every whole 32-byte block
+/// `i` of `out` (a step of 0 repeats one block).
+/// With `stream` (and `out` 32-byte aligned) the stores are non-temporal; the caller fences.
+pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8], bool);
+
+/// Runs `blocks` over the whole 32-byte blocks of `out`; returns the bytes written.
+/// The caller has checked that the CPU has the features `blocks` needs.
+pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks: Blocks) -> usize {
+    assert!(!stream || out.as_ptr().align_offset(32) == 0, "streaming stores need alignment");
+    let whole = out.len() / 32 * 32;
+    if whole == 0 {
+        return 0;
+    }
+    let (mut xb, mut yb) = ([0u8; 32], [0u8; 32]);
+    let side = |s: Side<'_>, block: &mut [u8; 32]| -> (usize, *const u8) {
+        match s {
+            Side::Slice(b) => {
+                assert!(b.len() >= whole, "operand shorter than the output");
+                (32, b.as_ptr())
+            }
+            Side::Splat(e) => {
+                for c in block.chunks_exact_mut(e.len()) {
+                    c.copy_from_slice(e);
+                }
+                (0, block.as_ptr())
+            }
+        }
+    };
+    let (xs, xp) = side(x, &mut xb);
+    let (ys, yp) = side(y, &mut yb);
+    // SAFETY: the caller detected the kernel's features; each slice covers every block read (a
+    // slice is at least `whole` bytes long, a splat is one 32-byte block read with step 0).
+    unsafe {
+        let x = std::slice::from_raw_parts(xp, if xs == 0 { 32 } else { whole });
+        let y = std::slice::from_raw_parts(yp, if ys == 0 { 32 } else { whole });
+        blocks(op, x, xs, y, ys, &mut out[..whole], stream);
+    }
+    whole
+}
+
+/// The loop of every kernel: `out`'s block `i` is `f(x's block i·xs/32, y's block i·ys/32)`.
+///
+/// # Safety
+/// The CPU must have AVX and whatever `f` uses; `x` and `y` must hold every block read; with
+/// `stream`, `out` must be 32-byte aligned.
+#[inline(always)]
+unsafe fn each(
+    x: &[u8],
+    xs: usize,
+    y: &[u8],
+    ys: usize,
+    out: &mut [u8],
+    stream: bool,
+    f: impl Fn(__m256i, __m256i) -> __m256i,
+) {
+    let (xp, yp, op) = (x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
+    if stream {
+        for i in 0..out.len() / 32 {
+            // SAFETY: block `i` of x and y lies inside them, and `out` is 32-byte aligned
+            // (caller's contract).
+            unsafe {
+                let a = _mm256_loadu_si256(xp.add(i * xs).cast());
+                let b = _mm256_loadu_si256(yp.add(i * ys).cast());
+                _mm256_stream_si256(op.add(i * 32).cast(), f(a, b));
+            }
+        }
+    } else {
+        for i in 0..out.len() / 32 {
+            // SAFETY: block `i` of x and y lies inside them (caller's contract); loadu/storeu
+            // accept any alignment.
+            unsafe {
+                let a = _mm256_loadu_si256(xp.add(i * xs).cast());
+                let b = _mm256_loadu_si256(yp.add(i * ys).cast());
+                _mm256_storeu_si256(op.add(i * 32).cast(), f(a, b));
+            }
+        }
+    }
+}
+
+/// The f32 (`ps`) and f64 (`pd`) operations under one set of names, for `float_blocks!`.
+macro_rules! float_ops {
+    ($($module:ident: $add:ident, $sub:ident, $mul:ident, $div:ident, $max:ident, $min:ident, $cmp:ident,
+       $and:ident, $blend:ident;)*) => {$(
+        mod $module {
+            pub use std::arch::x86_64::{
+                $add as add, $and as and, $blend as blend, $cmp as cmp, $div as div, $max as max,
+                $min as min, $mul as mul, $sub as sub,
+            };
+        }
+    )*};
+}
+float_ops! {
+    ps: _mm256_add_ps, _mm256_sub_ps, _mm256_mul_ps, _mm256_div_ps, _mm256_max_ps, _mm256_min_ps,
+        _mm256_cmp_ps, _mm256_and_ps, _mm256_blendv_ps;
+    pd: _mm256_add_pd, _mm256_sub_pd, _mm256_mul_pd, _mm256_div_pd, _mm256_max_pd, _mm256_min_pd,
+        _mm256_cmp_pd, _mm256_and_pd, _mm256_blendv_pd;
+}
+
+/// Defines the block kernel `$name` (see [`Blocks`]) for a float type whose 32-byte blocks
+/// `$unpack` into one or two vector pairs of its compute type (operations `$v`), computed and
+/// `$pack`ed back. NaN and equal values follow `float.rs`: `max(y, x)` gives `x` when either
+/// is NaN or both are equal, then a blend takes `y` where only `y` is NaN.
+macro_rules! float_blocks {
+    ($name:ident, $features:literal, $unpack:ident, $pack:ident, $v:ident) => {
+        /// A float block kernel (see [`Blocks`]).
+        ///
+        /// # Safety
+        /// The CPU must have the enabled features; see [`Blocks`] for the slices.
+        #[target_feature(enable = $features)]
+        pub unsafe fn $name(
+            op: BinaryOp,
+            x: &[u8],
+            xs: usize,
+            y: &[u8],
+            ys: usize,
+            out: &mut [u8],
+            stream: bool,
+        ) {
+            let only_b_nan = |a, b| $v::and($v::cmp::<_CMP_ORD_Q>(a, a), $v::cmp::<_CMP_UNORD_Q>(b, b));
+            macro_rules! go {
+                ($f:expr) => {
+                    // SAFETY: the caller's contract is `each`'s.
+                    unsafe { each(x, xs, y, ys, out, stream, |a, b| $pack($unpack(a, b), $f)) }
+                };
+            }
+            match op {
+                BinaryOp::Add => go!(|a, b| $v::add(a, b)),
+                BinaryOp::Subtract => go!(|a, b| $v::sub(a, b)),
+                BinaryOp::Multiply => go!(|a, b| $v::mul(a, b)),
+                BinaryOp::Divide => go!(|a, b| $v::div(a, b)),
+                BinaryOp::Maximum => go!(|a, b| $v::blend($v::max(b, a), b, only_b_nan(a, b))),
+                _ => go!(|a, b| $v::blend($v::min(b, a), b, only_b_nan(a, b))),
+            }
+        }
+    };
+}
+
+float_blocks!(f32_blocks, "avx", f32_unpack, f32_pack, ps);
+float_blocks!(f64_blocks, "avx", f64_unpack, f64_pack, pd);
+float_blocks!(f16_blocks, "avx,f16c", f16_unpack, f16_pack, ps);
+float_blocks!(bf16_blocks, "avx2", bf16_unpack, bf16_pack, ps);
+
+/// One 32-byte block of each operand as one vector pair.
+type Pair<V> = [(V, V); 1];
+
+#[target_feature(enable = "avx")]
+fn f32_unpack(a: __m256i, b: __m256i) -> Pair<__m256> {
+    [(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b))]
+}
+
+#[target_feature(enable = "avx")]
+fn f32_pack(v: Pair<__m256>, f: impl Fn(__m256, __m256) -> __m256) -> __m256i {
+    _mm256_castps_si256(f(v[0].0, v[0].1))
+}
+
+#[target_feature(enable = "avx")]
+fn f64_unpack(a: __m256i, b: __m256i) -> Pair<__m256d> {
+    [(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b))]
+}
+
+#[target_feature(enable = "avx")]
+fn f64_pack(v: Pair<__m256d>, f: impl Fn(__m256d, __m256d) -> __m256d) -> __m256i {
+    _mm256_castpd_si256(f(v[0].0, v[0].1))
+}
+
+/// Sixteen 16-bit floats of each operand as two f32 vector pairs (low 8, high 8 elements).
+type Halves = [(__m256, __m256); 2];
+
+#[target_feature(enable = "avx,f16c")]
+fn f16_unpack(a: __m256i, b: __m256i) -> Halves {
+    let wide = |v: __m256i| {
+        (_mm256_cvtph_ps(_mm256_castsi256_si128(v)), _mm256_cvtph_ps(_mm256_extractf128_si256::<1>(v)))
+    };
+    let ((a0, a1), (b0, b1)) = (wide(a), wide(b));
+    [(a0, b0), (a1, b1)]
+}
+
+#[target_feature(enable = "avx,f16c")]
+fn f16_pack(v: Halves, f: impl Fn(__m256, __m256) -> __m256) -> __m256i {
+    let f = |a, b| nan_first(f(a, b), a);
+    let lo = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f(v[0].0, v[0].1));
+    let hi = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f(v[1].0, v[1].1));
+    _mm256_set_m128i(hi, lo)
+}
+
+/// `r` where `a` is a number, `a` where it is NaN: the NaN that the scalar `x op y` returns
+/// when both operands are NaN (x86 returns the first operand's), whichever operand order the
+/// compiler gave the commutative `+` and `×` here. The narrowing quiets it.
+#[target_feature(enable = "avx")]
+fn nan_first(r: __m256, a: __m256) -> __m256 {
+    _mm256_blendv_ps(r, a, _mm256_cmp_ps::<_CMP_UNORD_Q>(a, a))
+}
+
+/// bf16 to f32 is a 16-bit shift. Interleaving with zeros widens elements 0-3 and 8-11 (low)
+/// and 4-7 and 12-15 (high) within each 128-bit lane; `bf16_pack`'s in-lane pack undoes it.
+#[target_feature(enable = "avx2")]
+fn bf16_unpack(a: __m256i, b: __m256i) -> Halves {
+    let z = _mm256_setzero_si256();
+    let lo = |v| _mm256_castsi256_ps(_mm256_unpacklo_epi16(z, v));
+    let hi = |v| _mm256_castsi256_ps(_mm256_unpackhi_epi16(z, v));
+    [(lo(a), lo(b)), (hi(a), hi(b))]
+}
+
+#[target_feature(enable = "avx2")]
+fn bf16_pack(v: Halves, f: impl Fn(__m256, __m256) -> __m256) -> __m256i {
+    let f = |a, b| nan_first(f(a, b), a);
+    _mm256_packus_epi32(bf16_round(f(v[0].0, v[0].1)), bf16_round(f(v[1].0, v[1].1)))
+}
+
+/// `half::bf16::from_f32` in each 32-bit lane (the result in its low 16 bits): a NaN keeps
+/// its top bits and gets the quiet bit; anything else rounds to nearest, ties to even.
+#[target_feature(enable = "avx2")]
+fn bf16_round(v: __m256) -> __m256i {
+    let bits = _mm256_castps_si256(v);
+    let lsb = _mm256_and_si256(_mm256_srli_epi32::<16>(bits), _mm256_set1_epi32(1));
+    let biased = _mm256_add_epi32(_mm256_add_epi32(bits, _mm256_set1_epi32(0x7fff)), lsb);
+    let rounded = _mm256_srli_epi32::<16>(biased);
+    let quiet = _mm256_or_si256(_mm256_srli_epi32::<16>(bits), _mm256_set1_epi32(0x40));
+    let nan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(v, v));
+    _mm256_blendv_epi8(rounded, quiet, nan)
+}
+
+/// Defines the integer block kernel `$name` (see [`Blocks`]) from its five operations.
+macro_rules! int_blocks {
+    ($name:ident, $add:expr, $sub:expr, $mul:expr, $max:expr, $min:expr) => {
+        /// An integer block kernel (see [`Blocks`]): wrapping add, subtract and multiply,
+        /// maximum and minimum.
+        ///
+        /// # Safety
+        /// The CPU must have AVX2; see [`Blocks`] for the slices.
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn $name(
+            op: BinaryOp,
+            x: &[u8],
+            xs: usize,
+            y: &[u8],
+            ys: usize,
+            out: &mut [u8],
+            stream: bool,
+        ) {
+            // SAFETY (every arm): the caller's contract is `each`'s.
+            match op {
+                BinaryOp::Add => unsafe { each(x, xs, y, ys, out, stream, |a, b| $add(a, b)) },
+                BinaryOp::Subtract => unsafe { each(x, xs, y, ys, out, stream, |a, b| $sub(a, b)) },
+                BinaryOp::Multiply => unsafe { each(x, xs, y, ys, out, stream, |a, b| $mul(a, b)) },
+                BinaryOp::Maximum => unsafe { each(x, xs, y, ys, out, stream, |a, b| $max(a, b)) },
+                _ => unsafe { each(x, xs, y, ys, out, stream, |a, b| $min(a, b)) },
+            }
+        }
+    };
+}
+
+int_blocks!(i8_blocks, _mm256_add_epi8, _mm256_sub_epi8, mullo_epi8, _mm256_max_epi8, _mm256_min_epi8);
+int_blocks!(u8_blocks, _mm256_add_epi8, _mm256_sub_epi8, mullo_epi8, _mm256_max_epu8, _mm256_min_epu8);
+int_blocks!(
+    i16_blocks,
+    _mm256_add_epi16,
+    _mm256_sub_epi16,
+    _mm256_mullo_epi16,
+    _mm256_max_epi16,
+    _mm256_min_epi16
+);
+int_blocks!(
+    u16_blocks,
+    _mm256_add_epi16,
+    _mm256_sub_epi16,
+    _mm256_mullo_epi16,
+    _mm256_max_epu16,
+    _mm256_min_epu16
+);
+int_blocks!(
+    i32_blocks,
+    _mm256_add_epi32,
+    _mm256_sub_epi32,
+    _mm256_mullo_epi32,
+    _mm256_max_epi32,
+    _mm256_min_epi32
+);
+int_blocks!(
+    u32_blocks,
+    _mm256_add_epi32,
+    _mm256_sub_epi32,
+    _mm256_mullo_epi32,
+    _mm256_max_epu32,
+    _mm256_min_epu32
+);
+int_blocks!(i64_blocks, _mm256_add_epi64, _mm256_sub_epi64, mullo_epi64, max_epi64, min_epi64);
+int_blocks!(u64_blocks, _mm256_add_epi64, _mm256_sub_epi64, mullo_epi64, max_epu64, min_epu64);
+
+/// The low 8 bits of each byte product: 16-bit products of the even bytes and of the odd
+/// bytes, recombined.
+#[target_feature(enable = "avx2")]
+fn mullo_epi8(a: __m256i, b: __m256i) -> __m256i {
+    let low = _mm256_set1_epi16(0xff);
+    let even = _mm256_and_si256(_mm256_mullo_epi16(a, b), low);
+    let odd = _mm256_mullo_epi16(_mm256_srli_epi16::<8>(a), _mm256_srli_epi16::<8>(b));
+    _mm256_or_si256(even, _mm256_slli_epi16::<8>(odd))
+}
+
+/// The low 64 bits of each product: `lo·lo + (hi·lo + lo·hi) << 32`, with 32×32→64-bit
+/// multiplies.
+#[target_feature(enable = "avx2")]
+fn mullo_epi64(a: __m256i, b: __m256i) -> __m256i {
+    let low = _mm256_mul_epu32(a, b);
+    let cross = _mm256_add_epi64(
+        _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), b),
+        _mm256_mul_epu32(a, _mm256_srli_epi64::<32>(b)),
+    );
+    _mm256_add_epi64(low, _mm256_slli_epi64::<32>(cross))
+}
+
+#[target_feature(enable = "avx2")]
+fn max_epi64(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi64(a, b))
+}
+
+#[target_feature(enable = "avx2")]
+fn min_epi64(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_blendv_epi8(a, b, _mm256_cmpgt_epi64(a, b))
+}
+
+/// Unsigned `a > b`: the signed comparison with both sign bits flipped.
+#[target_feature(enable = "avx2")]
+fn gt_epu64(a: __m256i, b: __m256i) -> __m256i {
+    let flip = _mm256_set1_epi64x(i64::MIN);
+    _mm256_cmpgt_epi64(_mm256_xor_si256(a, flip), _mm256_xor_si256(b, flip))
+}
+
+#[target_feature(enable = "avx2")]
+fn max_epu64(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_blendv_epi8(b, a, gt_epu64(a, b))
+}
+
+#[target_feature(enable = "avx2")]
+fn min_epu64(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_blendv_epi8(a, b, gt_epu64(a, b))
+}
