@@ -30,6 +30,10 @@ use crate::spec::Catalog;
 
 /// Runs `checks` in parallel, printing one progress line every `progress_every` checks to
 /// stderr (0 for silence). Results keep the order of `checks`.
+///
+/// The checks run on a thread pool of their own, not on rayon's global pool: a worker that
+/// runs a check waits for the adapter call, and an adapter that hands work to the global pool
+/// (as opspec-cpu's kernels do) would wait forever for workers that all wait for it.
 pub fn run_all(
     catalog: &Catalog,
     checks: &[Check],
@@ -39,28 +43,30 @@ pub fn run_all(
 ) -> Vec<CheckResult> {
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
-    checks
-        .par_iter()
-        .map(|check| {
-            let adapter = check
-                .adapter
-                .as_ref()
-                .and_then(|name| adapters.iter().find(|(n, _)| n == name).map(|(_, a)| a));
-            let result = run_check(catalog, check, adapter, options);
-            if result.status == Status::Fail {
-                failed.fetch_add(1, Ordering::Relaxed);
-            }
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if progress_every > 0 && (n % progress_every == 0 || n == checks.len()) {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(
-                    err,
-                    "  {n}/{} checks done, {} failed",
-                    checks.len(),
-                    failed.load(Ordering::Relaxed)
-                );
-            }
-            result
-        })
-        .collect()
+    let one = |check: &Check| {
+        let adapter =
+            check.adapter.as_ref().and_then(|name| adapters.iter().find(|(n, _)| n == name).map(|(_, a)| a));
+        let result = run_check(catalog, check, adapter, options);
+        if result.status == Status::Fail {
+            failed.fetch_add(1, Ordering::Relaxed);
+        }
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if progress_every > 0 && (n % progress_every == 0 || n == checks.len()) {
+            let mut err = std::io::stderr().lock();
+            let _ = writeln!(
+                err,
+                "  {n}/{} checks done, {} failed",
+                checks.len(),
+                failed.load(Ordering::Relaxed)
+            );
+        }
+        result
+    };
+    match rayon::ThreadPoolBuilder::new().thread_name(|i| format!("opspec-check-{i}")).build() {
+        Ok(pool) => pool.install(|| checks.par_iter().map(one).collect()),
+        Err(e) => {
+            eprintln!("warning: cannot start the checks' threads ({e}); running them one at a time");
+            checks.iter().map(one).collect()
+        }
+    }
 }
