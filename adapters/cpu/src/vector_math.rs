@@ -457,3 +457,31 @@ mod avx2 {
         (r, _mm256_movemask_ps(_mm256_castsi256_ps(common)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The portable scalar path (whose `mul_add` is libm's `fma` in a default build) and the
+    /// FMA-compiled one must give the same bits: CPUs without FMA take the first.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn portable_path_matches_the_fma_path() {
+        if !std::arch::is_x86_feature_detected!("fma") {
+            return;
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            f32::from_bits(state as u32)
+        };
+        for i in 0..200_000 {
+            // Half the pairs from random bits, half from ordinary magnitudes.
+            let (x, y) = if i % 2 == 0 { (next(), next()) } else { (next().abs() % 100.0, next() % 8.0) };
+            // SAFETY: the CPU has FMA (checked above).
+            let (pow, atan2) = unsafe { (super::fma::pow(x, y), super::fma::atan2(y, x)) };
+            assert_eq!(super::pow_any(x, y).to_bits(), pow.to_bits(), "pow({x:e}, {y:e})");
+            assert_eq!(super::atan2_any(y, x).to_bits(), atan2.to_bits(), "atan2({y:e}, {x:e})");
+        }
+    }
+}
