@@ -25,10 +25,12 @@
 mod numpy;
 #[path = "common/stream.rs"]
 mod stream;
+#[path = "common/timing.rs"]
+mod timing;
 
 use std::collections::HashMap;
 use std::hint::black_box;
-use std::time::Instant;
+use timing::{pool, time};
 
 use half::{bf16, f16};
 use ndarray::{ArrayView2, ArrayViewMut2, Zip};
@@ -140,30 +142,6 @@ fn bytes_mut<T: Elem>(v: &mut [T]) -> &mut [u8] {
     // SAFETY: as in `bytes`; every byte pattern is a valid `Elem`, so writes through the bytes
     // leave valid values, and the `&mut` borrow is moved into the result.
     unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), size_of_val(v)) }
-}
-
-/// Seconds per call: the best of `samples` samples (3 at most when one call takes over 50 ms),
-/// each repeating the call for at least 2 ms.
-fn time(samples: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let start = Instant::now();
-    f();
-    let once = start.elapsed().as_secs_f64().max(1e-9);
-    let reps = ((2e-3 / once).ceil() as usize).max(1);
-    let samples = if once > 0.05 { samples.min(3) } else { samples };
-    (0..samples.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            start.elapsed().as_secs_f64() / reps as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool")
 }
 
 /// The plain loop a user would write, with the same loop shape per layout.

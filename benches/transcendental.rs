@@ -11,36 +11,15 @@
 //! `cargo bench --bench transcendental` (environment: `OPSPEC_BENCH_SAMPLES`, default 7;
 //! `OPSPEC_BENCH_PYTHON`, default `python3`).
 
-use std::collections::HashMap;
+#[path = "common/timing.rs"]
+mod timing;
+
 use std::hint::black_box;
-use std::process::Command;
-use std::time::Instant;
 
 use opspec_adapter::{BinaryOp, DType};
 use opspec_cpu::fast::{Operand, binary_into};
 use opspec_cpu::vector_math::{atan2_f32, pow_f32};
-
-/// Seconds per call: the best of `samples` samples, each long enough (≥ 2 ms) to time.
-fn time(samples: usize, mut f: impl FnMut()) -> f64 {
-    f();
-    let start = Instant::now();
-    f();
-    let once = start.elapsed().as_secs_f64().max(1e-9);
-    let reps = ((2e-3 / once).ceil() as usize).max(1);
-    (0..samples)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..reps {
-                f();
-            }
-            start.elapsed().as_secs_f64() / reps as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool")
-}
+use timing::{pool, python_seconds, time};
 
 /// The operands of element `i` (the NumPy script computes the same values).
 fn inputs(op: BinaryOp, i: usize) -> (f32, f32) {
@@ -58,11 +37,12 @@ fn scalar_loop(f: fn(f32, f32) -> f32, a: &[f32], b: &[f32], c: &mut [f32]) {
     }
 }
 
-/// Times NumPy in a subprocess: seconds per call for every `"op log2"` key.
-fn numpy_times(python: &str, samples: usize) -> HashMap<String, f64> {
-    let script = format!(
-        r#"
-import timeit, numpy as np
+/// NumPy's `np.power`/`np.arctan2` with `out=` on the same values: seconds per call for every
+/// `"op log2"` key.
+const NUMPY_SCRIPT: &str = r#"
+import sys, timeit, numpy as np
+samples = int(sys.argv[1])
+print("NumPy", np.__version__, file=sys.stderr)
 for op in ("pow", "atan2"):
     for log2 in (16, 24):
         i = np.arange(1 << log2, dtype=np.int64)
@@ -76,30 +56,13 @@ for op in ("pow", "atan2"):
         g()
         once = timeit.timeit(g, number=1)
         reps = max(1, int(2e-3 / max(once, 1e-9)) + 1)
-        print(op, log2, min(timeit.repeat(g, number=reps, repeat={samples})) / reps)
-"#
-    );
-    let mut times = HashMap::new();
-    match Command::new(python).arg("-c").arg(script).output() {
-        Ok(o) if o.status.success() => {
-            for line in String::from_utf8_lossy(&o.stdout).lines() {
-                if let Some((key, secs)) = line.rsplit_once(' ')
-                    && let Ok(secs) = secs.parse::<f64>()
-                {
-                    times.insert(key.to_string(), secs);
-                }
-            }
-        }
-        Ok(o) => eprintln!("NumPy skipped: {}", String::from_utf8_lossy(&o.stderr).trim()),
-        Err(e) => eprintln!("NumPy skipped: cannot run {python}: {e}"),
-    }
-    times
-}
+        print(op, log2, min(timeit.repeat(g, number=reps, repeat=samples)) / reps)
+"#;
 
 fn main() {
     let samples = std::env::var("OPSPEC_BENCH_SAMPLES").ok().and_then(|s| s.parse().ok()).unwrap_or(7);
     let python = std::env::var("OPSPEC_BENCH_PYTHON").unwrap_or_else(|_| "python3".into());
-    let numpy = numpy_times(&python, samples);
+    let numpy = python_seconds(&python, NUMPY_SCRIPT, &[samples.to_string()]);
     let ratio = |x: f64, y: Option<f64>| y.map_or("-".to_string(), |y| format!("{:.2}", x / y));
     println!("Elements/s (1e6), best of {samples} samples; ratios are opspec 1-thread / peer.\n");
     println!(

@@ -2,7 +2,6 @@
 //! `timeit` on buffers NumPy allocates itself (same shapes and values as the Rust side).
 
 use std::collections::HashMap;
-use std::process::Command;
 
 const SCRIPT: &str = r#"
 import sys, timeit
@@ -48,32 +47,12 @@ pub fn times(
     row_len: (usize, usize),
 ) -> HashMap<String, f64> {
     let sizes: Vec<String> = sizes.iter().map(u32::to_string).collect();
-    eprintln!("timing NumPy ({python})...");
-    let output = Command::new(python)
-        .arg("-c")
-        .arg(SCRIPT)
-        .arg(samples.to_string())
-        .arg(dtypes.join(","))
-        .arg(sizes.join(","))
-        .arg(row_len.0.to_string())
-        .arg(row_len.1.to_string())
-        .output();
-    let mut times = HashMap::new();
-    match output {
-        Ok(o) => {
-            eprint!("{}", String::from_utf8_lossy(&o.stderr));
-            if !o.status.success() {
-                eprintln!("NumPy failed ({}); its columns show —", o.status);
-            }
-            for line in String::from_utf8_lossy(&o.stdout).lines() {
-                if let Some((key, secs)) = line.rsplit_once(' ')
-                    && let Ok(secs) = secs.parse::<f64>()
-                {
-                    times.insert(key.to_string(), secs);
-                }
-            }
-        }
-        Err(e) => eprintln!("NumPy skipped: cannot run {python}: {e}"),
-    }
-    times
+    let args = [
+        samples.to_string(),
+        dtypes.join(","),
+        sizes.join(","),
+        row_len.0.to_string(),
+        row_len.1.to_string(),
+    ];
+    crate::timing::python_seconds(python, SCRIPT, &args)
 }

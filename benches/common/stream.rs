@@ -125,17 +125,17 @@ pub fn measure(bytes: usize, samples: usize) -> Baselines {
     let gbs = |arrays: usize, secs: f64| (arrays * bytes) as f64 / secs / 1e9;
     let (a, b, mut c) =
         (Buffer::new(len, false, 0.25), Buffer::new(len, false, 1.5), Buffer::new(len, false, 0.0));
-    let copy = crate::time(samples, || black_box(c.as_mut()).copy_from_slice(a.as_ref()));
-    let plain = crate::time(samples, || add(a.as_ref(), b.as_ref(), black_box(c.as_mut())));
+    let copy = crate::timing::time(samples, || black_box(c.as_mut()).copy_from_slice(a.as_ref()));
+    let plain = crate::timing::time(samples, || add(a.as_ref(), b.as_ref(), black_box(c.as_mut())));
     let nt = nt_add(a.as_ref(), b.as_ref(), c.as_mut())
-        .map(|()| crate::time(samples, || _ = nt_add(a.as_ref(), b.as_ref(), black_box(c.as_mut()))));
+        .map(|()| crate::timing::time(samples, || _ = nt_add(a.as_ref(), b.as_ref(), black_box(c.as_mut()))));
     drop((a, b, c));
     let before = anon_huge_kib();
     let (a, b, mut c) =
         (Buffer::new(len, true, 0.25), Buffer::new(len, true, 1.5), Buffer::new(len, true, 0.0));
     let huge_kib = anon_huge_kib().zip(before).map(|(after, before)| after.saturating_sub(before));
-    let nt_huge =
-        nt.map(|_| crate::time(samples, || _ = nt_add(a.as_ref(), b.as_ref(), black_box(c.as_mut()))));
+    let nt_huge = nt
+        .map(|_| crate::timing::time(samples, || _ = nt_add(a.as_ref(), b.as_ref(), black_box(c.as_mut()))));
     Baselines {
         copy: gbs(2, copy),
         add: gbs(3, plain),
