@@ -11,58 +11,11 @@ use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::{PARALLEL_THRESHOLD, STREAM_THRESHOLD};
 use opspec_cpu::fast_fused::ternary_into;
 
+mod common;
+use common::{is_nan, values};
+
 const DTYPES: [DType; 2] = [DType::F32, DType::F64];
 const OPS: [TernaryOp; 2] = [TernaryOp::FusedMulAdd, TernaryOp::FusedAddMul];
-
-/// Edge values first (so short inputs meet them), then seeded random bits and ordinary values.
-fn values(dtype: DType, n: usize, seed: u64) -> Vec<u64> {
-    let specials: Vec<u64> = match dtype {
-        DType::F32 => {
-            [0.0f32, -0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::MAX, f32::MIN_POSITIVE]
-                .iter()
-                .map(|v| v.to_bits() as u64)
-                .chain([0x7fc0_0000, 0xffc0_0001, 0x7f80_0001, 0x1, 0x8000_0001, 0x007f_ffff, 0x3f80_0800])
-                .collect()
-        }
-        _ => [0.0f64, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, f64::MIN_POSITIVE]
-            .iter()
-            .map(|v| v.to_bits())
-            .chain([
-                0x7ff8_0000_0000_0000,
-                0xfff8_0000_0000_0001,
-                0x7ff0_0000_0000_0001,
-                1,
-                0x8000_0000_0000_0001,
-            ])
-            .chain([0x000f_ffff_ffff_ffff, 0x3ff0_0000_0200_0000])
-            .collect(),
-    };
-    let mut state = seed;
-    (0..n)
-        .map(|i| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let r = state >> 11;
-            match (i + seed as usize) % 4 {
-                0 => specials[(r % specials.len() as u64) as usize],
-                1 => match dtype {
-                    DType::F32 => (r as u32) as u64,
-                    _ => r ^ (r << 53),
-                },
-                _ => match dtype {
-                    DType::F32 => ((r % 2000) as f32 / 7.0 - 140.0).to_bits() as u64,
-                    _ => ((r % 2000) as f64 / 7.0 - 140.0).to_bits(),
-                },
-            }
-        })
-        .collect()
-}
-
-fn is_nan(dtype: DType, bits: u64) -> bool {
-    match dtype {
-        DType::F32 => f32::from_bits(bits as u32).is_nan(),
-        _ => f64::from_bits(bits).is_nan(),
-    }
-}
 
 /// `op` on one triple of bits, from the standard library.
 fn std_ternary(op: TernaryOp, dtype: DType, a: u64, b: u64, c: u64) -> u64 {
