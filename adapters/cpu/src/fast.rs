@@ -121,12 +121,11 @@ pub fn binary_into(
     let y = y_tiled.as_deref().map_or(y, Operand::Row);
     let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
+    let transcendental = dtype == DType::F32 && crate::vector_math::handles(op);
     let (run, kernel) = match dtype {
         DType::F16 => kernels::<f16>(),
         DType::BF16 => kernels::<bf16>(),
-        DType::F32 if crate::vector_math::handles(op) => {
-            (run_range::<f32> as RunRange, vector_math_segment as Segment)
-        }
+        DType::F32 if transcendental => (run_range::<f32> as RunRange, vector_math_segment as Segment),
         DType::F32 => kernels::<f32>(),
         DType::F64 => kernels::<f64>(),
         DType::I8 => kernels::<i8>(),
@@ -139,14 +138,19 @@ pub fn binary_into(
         DType::U64 => kernels::<u64>(),
         DType::Bool => unreachable!("supports() excludes bool"),
     };
-    let work = |(index, chunk): (usize, &mut [u8])| {
-        let start = index * chunk_elements(size);
-        run(Job { op, x, y, row_len, stream, kernel }, start, chunk);
-    };
-    if out.len() >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
-        out.par_chunks_mut(chunk_elements(size) * size).enumerate().for_each(work);
+    // pow and atan2 cost some 20 adds per element, so they gain from threads on smaller outputs.
+    let (parallel_from, piece) = if transcendental {
+        (crate::vector_math::PARALLEL_THRESHOLD, crate::vector_math::PARALLEL_THRESHOLD / 2)
     } else {
-        out.chunks_mut(chunk_elements(size) * size).enumerate().for_each(work);
+        (PARALLEL_THRESHOLD, PIECE)
+    };
+    let work = |(index, chunk): (usize, &mut [u8])| {
+        run(Job { op, x, y, row_len, stream, kernel }, index * piece / size, chunk);
+    };
+    if out.len() >= parallel_from && rayon::current_num_threads() > 1 {
+        out.par_chunks_mut(piece).enumerate().for_each(work);
+    } else {
+        out.chunks_mut(piece).enumerate().for_each(work);
     }
     true
 }
@@ -174,15 +178,13 @@ fn kernels<T: Lane>() -> (RunRange, Segment) {
     (run_range::<T>, segment::<T>)
 }
 
-/// f32 pow and atan2: `vector_math`'s kernel (its own threads; no streaming stores).
+/// f32 pow and atan2: `vector_math`'s kernel (no streaming stores).
 fn vector_math_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
     crate::vector_math::binary_f32(op, x, y, out)
 }
 
-/// Elements per parallel work item: 256 KiB of output.
-fn chunk_elements(size: usize) -> usize {
-    (256 << 10) / size
-}
+/// Bytes of output per work item (a multiple of every element size).
+const PIECE: usize = 256 << 10;
 
 /// One side of a segment: a slice as long as the segment, or one element.
 #[derive(Clone, Copy)]

@@ -19,8 +19,6 @@
 //! scalar code. Every step of the fast path is an IEEE operation rounded once (`+ - × ÷`,
 //! fused multiply-add, conversions), the same in the scalar code and the vector kernel.
 
-use rayon::prelude::*;
-
 use crate::fast::Side;
 
 /// `2 / ln 2 · atanh(√w) / √w` on `w` in `[0, ((√2 - 1) / (√2 + 1))²]`, lowest degree first.
@@ -220,34 +218,15 @@ pub(crate) fn handles(op: opspec_adapter::BinaryOp) -> bool {
     matches!(op, opspec_adapter::BinaryOp::Pow | opspec_adapter::BinaryOp::Atan2)
 }
 
-/// Outputs of at least this many bytes are split across rayon's threads in pieces of half
-/// as many. pow and atan2 cost about 20 times an add per element, so 8192 elements are some
-/// 25 µs of work against a few µs for a split (an estimate, not tuned: the machine of
-/// docs/PERFORMANCE.md was too loaded to time the split reliably).
-const PARALLEL_BYTES: usize = 32 << 10;
+/// Outputs of at least this many bytes are split across rayon's threads (by `fast.rs`) in
+/// pieces of half as many. pow and atan2 cost about 20 times an add per element, so 8192
+/// elements are some 25 µs of work against a few µs for a split (an estimate, not tuned: the
+/// machine of docs/PERFORMANCE.md was too loaded to time the split reliably).
+pub(crate) const PARALLEL_THRESHOLD: usize = 32 << 10;
 
 /// `out = op(x, y)` for f32 pow or atan2 (see [`handles`]) over little-endian bytes; a slice
 /// side is as long as `out`.
 pub(crate) fn binary_f32(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &mut [u8]) {
-    if out.len() < PARALLEL_BYTES || rayon::current_num_threads() < 2 {
-        return serial(op, x, y, out);
-    }
-    let piece = PARALLEL_BYTES / 2;
-    out.par_chunks_mut(piece).enumerate().for_each(|(i, o)| {
-        let part = |s| window(s, i * piece, o.len());
-        serial(op, part(x), part(y), o);
-    });
-}
-
-/// Bytes `start..start + len` of a slice side; a splat as it is.
-fn window(s: Side<'_>, start: usize, len: usize) -> Side<'_> {
-    match s {
-        Side::Slice(b) => Side::Slice(&b[start..start + len]),
-        splat => splat,
-    }
-}
-
-fn serial(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &mut [u8]) {
     let pow = op == opspec_adapter::BinaryOp::Pow;
     let done = vector(pow, x, y, out);
     let f = if pow { pow_f32 } else { atan2_f32 };
