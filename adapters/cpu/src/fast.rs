@@ -144,15 +144,25 @@ pub fn binary_into(
     } else {
         (PARALLEL_THRESHOLD, PIECE)
     };
-    let work = |(index, chunk): (usize, &mut [u8])| {
+    for_each_piece(out, piece, parallel_from, |index, chunk| {
         run(Job { op, x, y, row_len, stream, kernel }, index * piece / size, chunk);
-    };
-    if out.len() >= parallel_from && rayon::current_num_threads() > 1 {
-        out.par_chunks_mut(piece).enumerate().for_each(work);
-    } else {
-        out.chunks_mut(piece).enumerate().for_each(work);
-    }
+    });
     true
+}
+
+/// Calls `work(index, piece)` for each `piece_bytes` piece of `out`: on rayon's threads when
+/// `out` holds `parallel_from` bytes or more, in order on this thread otherwise.
+pub(crate) fn for_each_piece(
+    out: &mut [u8],
+    piece_bytes: usize,
+    parallel_from: usize,
+    work: impl Fn(usize, &mut [u8]) + Sync,
+) {
+    if out.len() >= parallel_from && rayon::current_num_threads() > 1 {
+        out.par_chunks_mut(piece_bytes).enumerate().for_each(|(i, piece)| work(i, piece));
+    } else {
+        out.chunks_mut(piece_bytes).enumerate().for_each(|(i, piece)| work(i, piece));
+    }
 }
 
 /// Computes one in-row segment: `segment::<T>`, or another kernel for the same element type.
@@ -184,7 +194,7 @@ fn vector_math_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: 
 }
 
 /// Bytes of output per work item (a multiple of every element size).
-const PIECE: usize = 256 << 10;
+pub(crate) const PIECE: usize = 256 << 10;
 
 /// One side of a segment: a slice as long as the segment, or one element.
 #[derive(Clone, Copy)]

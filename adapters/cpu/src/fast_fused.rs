@@ -4,7 +4,8 @@
 //! With AVX2 and FMA (detected at run time) the whole 32-byte blocks go through
 //! `_mm256_fmadd_ps/pd` (or an add and a multiply); the rest, and other CPUs, take a portable
 //! loop over `fused.rs`'s per-element operations (compiled with FMA where the CPU has it, so
-//! that `mul_add` is one instruction rather than a library call). Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
+//! that `mul_add` is one instruction rather than a library call).
+//! Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
 //! threads, outputs of [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores,
 //! and the allocating form gets its output from [`output::buffer`].
 //!
@@ -13,14 +14,10 @@
 //! `fused_add_mul` are each IEEE operations rounded once.
 
 use opspec_adapter::{AdapterError, DType, Tensor, TernaryOp};
-use rayon::prelude::*;
 
-use crate::fast::{self, Operand, PARALLEL_THRESHOLD, STREAM_THRESHOLD};
+use crate::fast::{self, Operand, PARALLEL_THRESHOLD, PIECE, STREAM_THRESHOLD};
 use crate::fused::CpuFused;
 use crate::output;
-
-/// Bytes of output per parallel work item.
-const CHUNK: usize = 256 << 10;
 
 /// True when [`ternary_into`] computes `op` in `dtype`.
 pub fn supports(op: TernaryOp, dtype: DType) -> bool {
@@ -38,19 +35,14 @@ pub fn ternary_into(op: TernaryOp, dtype: DType, a: &[u8], b: &[u8], c: &[u8], o
         return false;
     }
     let stream = n >= STREAM_THRESHOLD;
-    let work = |(index, piece): (usize, &mut [u8])| {
-        let at = index * CHUNK..index * CHUNK + piece.len();
+    fast::for_each_piece(out, PIECE, PARALLEL_THRESHOLD, |index, piece| {
+        let at = index * PIECE..index * PIECE + piece.len();
         let (a, b, c) = (&a[at.clone()], &b[at.clone()], &c[at]);
         match dtype {
             DType::F32 => segment::<f32>(op, a, b, c, piece, stream),
             _ => segment::<f64>(op, a, b, c, piece, stream),
         }
-    };
-    if n >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1 {
-        out.par_chunks_mut(CHUNK).enumerate().for_each(work);
-    } else {
-        out.chunks_mut(CHUNK).enumerate().for_each(work);
-    }
+    });
     true
 }
 
