@@ -298,16 +298,28 @@ fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool
 /// unnamed, share a supported dtype, and each is dense (row-major, any offset) in one of the
 /// [`Operand`] roles against the broadcast shape; `None` sends the caller to the general path.
 pub(crate) fn binary_tensors(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Result<Tensor, AdapterError>> {
+    let shape = crate::broadcast::broadcast_shapes(a.shape(), b.shape()).ok()?;
+    let (x, y, row_len) = roles(op, a, b, &shape)?;
+    let dtype = a.dtype();
+    let mut out = crate::output::buffer(shape.iter().product::<usize>() * dtype.size());
+    binary_into(op, dtype, x, y, row_len, &mut out).then(|| Tensor::from_bytes(dtype, &shape, out))
+}
+
+/// The roles of `a` and `b` against their broadcast `shape`, and its row length, when the fast
+/// path takes them: unnamed, one supported dtype, each dense in one of the [`Operand`] roles.
+pub(crate) fn roles<'a>(
+    op: BinaryOp,
+    a: &'a Tensor,
+    b: &'a Tensor,
+    shape: &[usize],
+) -> Option<(Operand<'a>, Operand<'a>, usize)> {
     let dtype = a.dtype();
     if b.dtype() != dtype || !supports(op, dtype) || a.names().is_some() || b.names().is_some() {
         return None;
     }
-    let shape = crate::broadcast::broadcast_shapes(a.shape(), b.shape()).ok()?;
     let total: usize = shape.iter().product();
     let row_len = shape.last().copied().unwrap_or(1).max(1);
-    let (x, y) = (operand(a, total, row_len)?, operand(b, total, row_len)?);
-    let mut out = crate::output::buffer(total * dtype.size());
-    binary_into(op, dtype, x, y, row_len, &mut out).then(|| Tensor::from_bytes(dtype, &shape, out))
+    Some((operand(a, total, row_len)?, operand(b, total, row_len)?, row_len))
 }
 
 /// The role of `t` (already known to broadcast to a shape of `total` elements in rows of

@@ -121,7 +121,9 @@ impl Adapter for CpuAdapter {
                 format!("{op}_into: out is not contiguous"),
             ));
         };
-        if !binary_into_fast(op, a, b, &shape, destination) {
+        let direct = fast::roles(op, a, b, &shape)
+            .is_some_and(|(x, y, row_len)| fast::binary_into(op, a.dtype(), x, y, row_len, destination));
+        if !direct {
             let result = self.binary(op, a, b)?.to_contiguous();
             // Comparisons give bool and integer division gives f32: neither fits `out`.
             if result.dtype() != a.dtype() {
@@ -238,20 +240,6 @@ fn map_pairs<T: Element, U: Element>(
     let out: Option<Vec<U>> = xs.into_iter().zip(ys).map(|(x, y)| f(x, y)).collect();
     let out = Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &lined.shape)?;
     lined.finish(out)
-}
-
-/// Computes `a op b` straight into `out` (the contiguous bytes of a `shape` tensor of their
-/// dtype) when [`fast::binary_into`] takes the operands; `false` leaves `out` untouched.
-fn binary_into_fast(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize], out: &mut [u8]) -> bool {
-    if a.names().is_some() || b.names().is_some() || !fast::supports(op, a.dtype()) {
-        return false;
-    }
-    let total: usize = shape.iter().product();
-    let row_len = shape.last().copied().unwrap_or(1).max(1);
-    match (fast::operand(a, total, row_len), fast::operand(b, total, row_len)) {
-        (Some(x), Some(y)) => fast::binary_into(op, a.dtype(), x, y, row_len, out),
-        _ => false,
-    }
 }
 
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
