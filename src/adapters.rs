@@ -24,3 +24,8 @@ pub fn builtin(name: &str) -> Result<Arc<dyn Adapter>, String> {
         other => Err(format!("unknown adapter `{other}` (built in: {})", BUILTIN.join(", "))),
     }
 }
+
+/// The adapter named `name` among `adapters`.
+pub fn find_adapter<'a>(adapters: &'a [NamedAdapter], name: &str) -> Option<&'a NamedAdapter> {
+    adapters.iter().find(|(n, _)| n == name)
+}

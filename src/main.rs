@@ -5,16 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use opspec::adapters::{self, NamedAdapter};
-use opspec::check::ulp_distance;
-use opspec::expect::{Context, reference};
-use opspec::format::Format;
 use opspec::report::{self, Report, RunInfo, Tally};
-use opspec::run::{Check, RunOptions, Status, adapter_checks, run_all, table_checks};
+use opspec::run::select::Selection;
+use opspec::run::{RunOptions, Status, eval::eval, run_all};
 use opspec::spec::Catalog;
-use opspec::value::Domain;
-use opspec_adapter::{DType, OpKind, Tensor};
 
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
@@ -26,43 +22,64 @@ struct Cli {
     command: Command,
 }
 
+/// Which checks a command takes; check ids are `suite:adapter:op:dtype:case` or
+/// `table:op:dtype:case`.
+#[derive(Args)]
+struct Select {
+    /// Suites to run (default: all).
+    #[arg(long = "suite")]
+    suites: Vec<String>,
+    /// Adapters to run (default: cpu).
+    #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
+    adapters: Vec<String>,
+    /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
+    /// that match a pattern with `*` and `{a,b}` (`*:cpu:{add,multiply}:f16:*`).
+    #[arg(long)]
+    filter: Option<String>,
+    /// Exactly the check with this id (its suite and adapter come from the id).
+    #[arg(long, conflicts_with_all = ["suites", "filter"])]
+    exact: Option<String>,
+    /// Leave out the table self-checks.
+    #[arg(long)]
+    no_tables: bool,
+}
+
+impl Select {
+    fn selection(self) -> Selection {
+        Selection {
+            suites: self.suites,
+            adapters: self.adapters,
+            filter: self.filter,
+            exact: self.exact,
+            tables: !self.no_tables,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run suites against adapters and write results.json and index.html.
     Run {
-        /// Suites to run (default: all).
-        #[arg(long = "suite")]
-        suites: Vec<String>,
-        /// Adapters to run (default: cpu).
-        #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
-        adapters: Vec<String>,
-        /// Only checks whose id contains this text.
-        #[arg(long)]
-        filter: Option<String>,
+        #[command(flatten)]
+        select: Select,
         /// Where to write the report.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
-        /// Leave out the table self-checks.
-        #[arg(long)]
-        no_tables: bool,
         /// Seconds one adapter call may take before its check fails as hung.
-        #[arg(long, default_value_t = 120.0, value_parser = parse_timeout)]
+        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout)]
         timeout: f64,
     },
     /// List check ids.
     List {
-        #[arg(long = "suite")]
-        suites: Vec<String>,
-        #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
-        adapters: Vec<String>,
-        #[arg(long)]
-        filter: Option<String>,
+        #[command(flatten)]
+        select: Select,
     },
-    /// Evaluate one case: `opspec eval array-api:cpu:add:f32 0x80000000 0x80000000`
-    /// (or `table:add:f32 ...` for the oracle alone).
+    /// Evaluate one input of a check in detail, calling the adapter as the check does:
+    /// `opspec eval array-api:cpu:add:f32:edges 0x80000000 0x80000000`
+    /// (`table:…` ids evaluate the oracle alone).
     Eval {
-        /// `suite:adapter:op:dtype` or `table:op:dtype`.
-        target: String,
+        /// The check's id (as `list` and `run` print it).
+        id: String,
         /// Operand bits, in hex (`0x3c00`).
         bits: Vec<String>,
     },
@@ -84,12 +101,12 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Run { suites, adapters, filter, out, no_tables, timeout } => {
+        Command::Run { select, out, timeout } => {
             let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
-            run(&catalog, &suites, &adapters, filter.as_deref(), &out, no_tables, &options)
+            run(&catalog, select.selection(), &out, &options)
         }
-        Command::List { suites, adapters, filter } => list(&catalog, &suites, &adapters, filter.as_deref()),
-        Command::Eval { target, bits } => eval(&catalog, &target, &bits),
+        Command::List { select } => list(&catalog, select.selection()),
+        Command::Eval { id, bits } => evaluate(&catalog, &id, &bits),
         Command::Validate => {
             let tables = catalog.tables.len()
                 + catalog.promotions.len()
@@ -117,44 +134,24 @@ fn parse_timeout(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The checks selected by suite names, adapter names and an id filter.
-fn select(
-    catalog: &Catalog,
-    suites: &[String],
-    adapters: &[String],
-    filter: Option<&str>,
-    tables: bool,
-) -> Result<Vec<Check>, String> {
-    for s in suites {
-        if catalog.suite(s).is_none() {
-            let known: Vec<&str> = catalog.suites.iter().map(|s| s.suite.name.as_str()).collect();
-            return Err(format!("unknown suite `{s}` (known: {})", known.join(", ")));
-        }
-    }
-    let mut checks = if tables { table_checks(catalog) } else { Vec::new() };
-    checks.extend(adapter_checks(catalog, adapters).into_iter().filter(|c| {
-        suites.is_empty() || c.suite.is_some_and(|s| suites.contains(&catalog.suites[s].suite.name))
-    }));
-    checks.retain(|c| filter.is_none_or(|f| c.id.contains(f)));
-    Ok(checks)
-}
-
-fn load_adapters(names: &[String]) -> Result<Vec<NamedAdapter>, String> {
-    names.iter().map(|n| adapters::builtin(n).map(|a| (n.clone(), a))).collect()
+/// The built-in adapters the checks run against.
+fn load_adapters(checks: &[opspec::run::Check]) -> Result<Vec<NamedAdapter>, String> {
+    let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
+    names.sort();
+    names.dedup();
+    names.into_iter().map(|n| adapters::builtin(n).map(|a| (n.to_string(), a))).collect()
 }
 
 fn run(
     catalog: &Catalog,
-    suites: &[String],
-    adapter_names: &[String],
-    filter: Option<&str>,
+    selection: Selection,
     out: &std::path::Path,
-    no_tables: bool,
     options: &RunOptions,
 ) -> Result<bool, String> {
-    let adapters = load_adapters(adapter_names)?;
-    let checks = select(catalog, suites, adapter_names, filter, !no_tables)?;
-    eprintln!("running {} checks against {} ...", checks.len(), adapter_names.join(", "));
+    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
+    let adapters = load_adapters(&checks)?;
+    let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
+    eprintln!("running {} checks against {} ...", checks.len(), names.join(", "));
     let started = Instant::now();
     let results = run_all(catalog, &checks, &adapters, options, (checks.len() / 20).max(1));
     let seconds = started.elapsed().as_secs_f64();
@@ -196,7 +193,8 @@ fn run(
 fn print_summary(results: &[opspec::run::CheckResult]) {
     let mut groups: BTreeMap<(&str, &str, &str, &str), (Tally, f64)> = BTreeMap::new();
     for r in results {
-        let entry = groups.entry((&r.suite, &r.adapter, &r.op, &r.dtype)).or_default();
+        let key = (r.id.suite_label(), r.id.adapter_label(), r.id.op.as_str(), r.id.dtype.as_str());
+        let entry = groups.entry(key).or_default();
         entry.0.add(r);
         entry.1 += r.seconds;
     }
@@ -218,81 +216,29 @@ fn print_summary(results: &[opspec::run::CheckResult]) {
     }
 }
 
-fn list(
-    catalog: &Catalog,
-    suites: &[String],
-    adapters: &[String],
-    filter: Option<&str>,
-) -> Result<bool, String> {
-    for check in select(catalog, suites, adapters, filter, true)? {
+fn list(catalog: &Catalog, selection: Selection) -> Result<bool, String> {
+    for check in selection.checks(catalog, &adapters::BUILTIN)? {
         println!("{}", check.id);
     }
     Ok(true)
 }
 
-/// Evaluates one case against the table, the oracle and (for a suite target) an adapter.
-fn eval(catalog: &Catalog, target: &str, bits: &[String]) -> Result<bool, String> {
-    let parts: Vec<&str> = target.split(':').collect();
-    let (suite, adapter, op, dtype) = match parts.as_slice() {
-        ["table", op, dtype] => (None, None, *op, *dtype),
-        [suite, adapter, op, dtype] => (Some(*suite), Some(*adapter), *op, *dtype),
-        _ => return Err(format!("`{target}` is neither suite:adapter:op:dtype nor table:op:dtype")),
-    };
-    let dtype: DType = dtype.parse()?;
-    let f = Format::of(dtype).ok_or_else(|| format!("{dtype} is not a float dtype"))?;
-    let loaded_suite =
-        suite.map(|s| catalog.suite(s).ok_or_else(|| format!("unknown suite `{s}`"))).transpose()?;
-    let table = catalog
-        .tables
+/// Evaluates one input of a check against the built-in adapter its id names.
+fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String> {
+    let operands = bits
         .iter()
-        .filter(|t| {
-            loaded_suite.is_none_or(|s| s.tables.iter().any(|&i| std::ptr::eq(&catalog.tables[i], *t)))
+        .map(|b| {
+            let digits = b
+                .strip_prefix("0x")
+                .ok_or_else(|| format!("`{b}`: operand bits are written in hex, as 0x…"))?;
+            u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
-        .find(|t| t.table.op == op)
-        .ok_or_else(|| format!("no table for `{op}`"))?;
-    if bits.len() != table.table.operands.len() {
-        return Err(format!("`{op}` takes {} operands, {} given", table.table.operands.len(), bits.len()));
-    }
-    let inputs = bits
-        .iter()
-        .map(|b| u64::from_str_radix(b.trim_start_matches("0x"), 16).map_err(|e| format!("`{b}`: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
-    for (i, &x) in inputs.iter().enumerate() {
-        if x & !f.all_mask() != 0 {
-            return Err(format!("operand {} (0x{x:x}) has more than {} bits", i + 1, f.bits));
-        }
-        println!("x{} = {}", i + 1, f.describe(x));
+    let check = opspec::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
+    let adapters = load_adapters(std::slice::from_ref(&check))?;
+    let evaluation = eval(catalog, &adapters, id, &operands, &RunOptions::default())?;
+    for line in &evaluation.lines {
+        println!("{line}");
     }
-    let ctx = Context::new(table, loaded_suite.map(|s| &s.suite), f);
-    let output = ctx.output;
-    let expected = ctx.expectation(&inputs)?;
-    println!("expected: {}", expected.describe(output));
-    if let Ok(r) = reference(table.op, f, &inputs) {
-        println!("oracle:   {}", output.describe(r));
-    }
-    let Some(adapter_name) = adapter else { return Ok(true) };
-    let adapter = adapters::builtin(adapter_name)?;
-    let tensors = inputs
-        .iter()
-        .map(|&x| Tensor::from_bits(dtype, &[1], &[x]).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let returned = match table.op {
-        OpKind::Binary(b) => adapter.binary(b, &tensors[0], &tensors[1]),
-        OpKind::Ternary(t) => adapter.ternary(t, &tensors[0], &tensors[1], &tensors[2]),
-        OpKind::BinaryInto(b) => Tensor::zeros(dtype, &[1])
-            .and_then(|mut out| adapter.binary_into(b, &tensors[0], &tensors[1], &mut out).map(|()| out)),
-        other => return Err(format!("{other} cannot be evaluated element by element")),
-    }
-    .map_err(|e| format!("the adapter returned an error: {e}"))?;
-    let actual = *returned.to_bits().first().ok_or("the adapter returned no element")?;
-    let nan = loaded_suite.map(|s| s.suite.nan).unwrap_or_default();
-    let ok = expected.accepts(output, actual, nan);
-    println!("actual:   {}", output.describe(actual));
-    if let Some(c) =
-        expected.centre().filter(|&c| output == Domain::Float(f) && !f.is_nan(c) && !f.is_nan(actual))
-    {
-        println!("distance: {} ulp", ulp_distance(f, actual, c));
-    }
-    println!("verdict:  {}", if ok { "pass" } else { "FAIL" });
-    Ok(ok)
+    Ok(evaluation.pass)
 }

@@ -1,12 +1,13 @@
 //! `cargo test` entry point: every suite against every built-in adapter, plus the table
-//! self-checks, one libtest trial per check (`array-api:cpu:add:f32:pinf-plus-ninf`), so the
-//! usual filters (`cargo test -- add:f16`), `--exact`, `--list` and nextest all work.
+//! self-checks, one libtest trial per check named with its id
+//! (`array-api:cpu:add:f32:nzero-plus-nzero`), so libtest's own filters (a substring:
+//! `cargo test -- add:f16`), `--exact`, `--list` and nextest all work.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use opspec::adapters;
+use opspec::adapters::{self, NamedAdapter, find_adapter};
 use opspec::run::{RunOptions, Status, adapter_checks, run_check, skip_reason, table_checks};
 use opspec::spec::Catalog;
 
@@ -19,39 +20,33 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut available = Vec::new();
-    let mut unavailable = Vec::new();
-    for name in adapters::BUILTIN {
-        match adapters::builtin(name) {
-            Ok(a) => available.push((name.to_string(), a)),
-            Err(reason) => unavailable.push((name.to_string(), reason)),
+    let adapters: Vec<NamedAdapter> = match adapters::BUILTIN
+        .iter()
+        .map(|&name| adapters::builtin(name).map(|a| (name.to_string(), a)))
+        .collect()
+    {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("cannot start the built-in adapters: {e}");
+            return ExitCode::FAILURE;
         }
-    }
+    };
     let names: Vec<String> = adapters::BUILTIN.iter().map(|s| s.to_string()).collect();
     let options = Arc::new(RunOptions::default());
     let mut trials = Vec::new();
     for check in table_checks(&catalog).into_iter().chain(adapter_checks(&catalog, &names)) {
-        let adapter = check
-            .adapter
-            .as_ref()
-            .and_then(|n| available.iter().find(|(a, _)| a == n))
-            .map(|(_, a)| a.clone());
-        let skip_reason = match (&check.adapter, &adapter) {
-            (Some(name), None) => unavailable.iter().find(|(n, _)| n == name).map(|(_, r)| r.clone()),
-            (Some(_), Some(a)) => skip_reason(&catalog, &check, a.as_ref()),
-            (None, _) => None,
-        };
-        if let Some(reason) = skip_reason {
+        let id = check.id.to_string();
+        let adapter =
+            check.id.adapter_name().and_then(|n| find_adapter(&adapters, n)).map(|(_, a)| a.clone());
+        if let Some(reason) = adapter.as_ref().and_then(|a| skip_reason(&catalog, &check, a.as_ref())) {
             trials.push(
-                Trial::test(check.id.clone(), || Ok(()))
-                    .with_ignored_flag(true)
-                    .with_kind(format!("skipped: {reason}")),
+                Trial::test(id, || Ok(())).with_ignored_flag(true).with_kind(format!("skipped: {reason}")),
             );
             continue;
         }
-        let known = catalog.expectations.listed(&check.id).is_some();
+        let known = catalog.expectations.listed(&id).is_some();
         let (catalog, options) = (Arc::clone(&catalog), Arc::clone(&options));
-        let trial = Trial::test(check.id.clone(), move || {
+        let trial = Trial::test(id, move || {
             let result = run_check(&catalog, &check, adapter.as_ref(), &options);
             match result.status {
                 // A known deviation (listed in expectations/): reported, not failing.

@@ -222,11 +222,11 @@ fn failures(adapter: Arc<dyn Adapter>) -> (BTreeSet<String>, Vec<CheckResult>) {
     let name = adapter.name().to_string();
     let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
         .into_iter()
-        .filter(|c| catalog.suites[c.suite.unwrap()].suite.name == "mindspore")
+        .filter(|c| c.id.suite() == Some("mindspore"))
         .collect();
     assert!(checks.len() > 200, "only {} checks", checks.len());
     let results = run_all(&catalog, &checks, &[(name, adapter)], &RunOptions::default(), 0);
-    let failed = results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.clone()).collect();
+    let failed = results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.to_string()).collect();
     (failed, results)
 }
 
@@ -326,8 +326,11 @@ fn raising_on_out_of_range_in_ignore_mode() {
     let (failed, results) = failures(variant("raises", raises_out_of_range));
     assert_caught(&failed, "raises", &ALL, &["out-of-bound-skipped", "out-of-range"]);
     assert_only(&failed, &OUT_OF_RANGE_CHECKS);
-    let report =
-        results.iter().find(|r| r.id == id("raises", "i32", "out-of-bound-skipped")).unwrap().report();
+    let report = results
+        .iter()
+        .find(|r| r.id.to_string() == id("raises", "i32", "out-of-bound-skipped"))
+        .unwrap()
+        .report();
     for part in [
         "tensor_scatter_add/out-of-bound-skipped",
         "instead of raising an index error, the corresponding updates will not be updated",
@@ -335,7 +338,7 @@ fn raising_on_out_of_range_in_ignore_mode() {
         "indices = [[0, 1], [2, 0], [1, 3], [-1, 0], [1, 2]]",
         "expected: a result",
         "actual:   error out_of_range",
-        "reproduce: cargo test --release --test conformance -- --exact mindspore:raises:tensor_scatter_add:i32:out-of-bound-skipped",
+        "reproduce: cargo run --release -- run --exact mindspore:raises:tensor_scatter_add:i32:out-of-bound-skipped",
     ] {
         assert!(report.contains(part), "{part:?} missing from:\n{report}");
     }
@@ -365,8 +368,11 @@ fn duplicate_sums_outside_the_bound() {
         &failed,
         &["example-duplicate-index", "random", "heavy-duplicates", "empty", "deterministic"],
     );
-    let report =
-        results.iter().find(|r| r.id == id("low-bits", "f32", "example-duplicate-index")).unwrap().report();
+    let report = results
+        .iter()
+        .find(|r| r.id.to_string() == id("low-bits", "f32", "example-duplicate-index"))
+        .unwrap()
+        .report();
     for part in [
         "tensor_scatter_add/example-duplicate-index",
         "MindSpore mindspore.ops.TensorScatterAdd documentation, Examples",
@@ -376,7 +382,7 @@ fn duplicate_sums_outside_the_bound() {
         "within γ(2)·Σ|x| = ",
         "of the exact sum 3.10000004619359970e0",
         "|r - S| is 1985.814× the bound",
-        "reproduce: cargo test --release --test conformance -- --exact mindspore:low-bits:tensor_scatter_add:f32:example-duplicate-index",
+        "reproduce: cargo run --release -- run --exact mindspore:low-bits:tensor_scatter_add:f32:example-duplicate-index",
     ] {
         assert!(report.contains(part), "{part:?} missing from:\n{report}");
     }
@@ -405,7 +411,8 @@ fn nondeterminism_is_caught() {
     // Integer sums wrap, so their order cannot show; every float dtype must be caught.
     assert_caught(&failed, "flaky", &FLOATS, &["deterministic"]);
     assert_only(&failed, &["deterministic"]);
-    let report = results.iter().find(|r| r.id == id("flaky", "f32", "deterministic")).unwrap().report();
+    let report =
+        results.iter().find(|r| r.id.to_string() == id("flaky", "f32", "deterministic")).unwrap().report();
     assert!(report.contains("identical bits on every run") && report.contains("run 1 gave"), "{report}");
 }
 

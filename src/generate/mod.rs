@@ -2,10 +2,12 @@
 //! check. Every generator is seeded, so the same check id always gets the same inputs.
 
 mod classes;
+mod scatter;
 
 pub use classes::{any_value, class_strategy, edge_values};
+pub use scatter::scatter_problems;
 
-use proptest::prelude::{Just, prop_oneof};
+use proptest::prelude::{Just, Rng, prop_oneof};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
@@ -37,6 +39,32 @@ impl Generator {
     /// Draws one value.
     pub fn draw<S: Strategy>(&mut self, strategy: &S) -> Result<S::Value, String> {
         strategy.new_tree(&mut self.runner).map(|tree| tree.current()).map_err(|e| e.to_string())
+    }
+
+    /// 64 random bits.
+    pub fn bits(&mut self) -> u64 {
+        self.runner.rng().next_u64()
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0; the modulo bias is below 2^-40 for the small `n`
+    /// used here).
+    pub fn below(&mut self, n: usize) -> usize {
+        if n == 0 { 0 } else { (self.bits() % n as u64) as usize }
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.bits() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn between(&mut self, [lo, hi]: [f64; 2]) -> f64 {
+        lo + (hi - lo) * self.unit()
     }
 }
 

@@ -44,7 +44,7 @@ pub fn render(report: &Report) -> String {
     page += &run_info(report);
     let mut groups: BTreeMap<(String, String), Vec<&CheckResult>> = BTreeMap::new();
     for r in &report.results {
-        groups.entry((r.suite.clone(), r.adapter.clone())).or_default().push(r);
+        groups.entry((r.id.suite_label().to_string(), r.id.adapter_label().to_string())).or_default().push(r);
     }
     for ((suite, adapter), results) in &groups {
         page += &summary_table(suite, adapter, results);
@@ -88,10 +88,10 @@ fn column(dtype: &str) -> &str {
 /// Operation × dtype table of check counts for one suite and adapter: passed of run, with
 /// failures and skips spelt out, and the measured maximum ULP error where there is one.
 fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String {
-    let mut columns: Vec<&str> = results.iter().map(|r| column(&r.dtype)).collect();
+    let mut columns: Vec<&str> = results.iter().map(|r| column(&r.id.dtype)).collect();
     columns.sort_by_key(|d| dtype_rank(d));
     columns.dedup();
-    let mut ops: Vec<&str> = results.iter().map(|r| r.op.as_str()).collect();
+    let mut ops: Vec<&str> = results.iter().map(|r| r.id.op.as_str()).collect();
     ops.sort();
     ops.dedup();
     let title = if suite == "table" {
@@ -107,7 +107,7 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
     for op in ops {
         let _ = write!(out, "<tr><td>{}</td>", escape(op));
         for d in &columns {
-            let t = Tally::of(results.iter().copied().filter(|r| r.op == op && column(&r.dtype) == *d));
+            let t = Tally::of(results.iter().copied().filter(|r| r.id.op == op && column(&r.id.dtype) == *d));
             let run = t.pass + t.fail;
             if run + t.skip == 0 {
                 out += "<td></td>";
@@ -164,7 +164,7 @@ fn listing(results: &[CheckResult], status: Status, heading: &str) -> String {
         let _ = write!(
             out,
             "<h3 id=\"{0}\"><code>{0}</code></h3><pre>{1}</pre>",
-            escape(&r.id),
+            escape(&r.id.to_string()),
             escape(&r.report())
         );
     }

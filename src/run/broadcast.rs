@@ -22,11 +22,12 @@ use opspec_adapter::{
 };
 use proptest::strategy::{Just, Strategy};
 
-use super::RunOptions;
-use super::call::guarded;
-use super::plan::{Check, Target};
-use super::result::{CaseFailure, CheckResult, Citation, Status};
-use crate::check::{Expect, ulp_distance};
+use super::batch::steps_from;
+use super::call::{apply_guarded, guarded};
+use super::check::{BroadcastTarget, Check, CheckId, NO_DTYPE, RunOptions, Target, ValueCases};
+use super::record::{Failure, Recorder, Repro, citation};
+use super::result::{CheckResult, Citation};
+use crate::check::Expect;
 use crate::expect::Context;
 use crate::format::Format;
 use crate::generate::{Generator, any_value};
@@ -36,68 +37,10 @@ use crate::spec::schema::Accuracy;
 use crate::spec::{Catalog, LoadedSuite};
 use crate::value::Domain;
 
-/// A broadcasting check.
-#[derive(Clone, Debug)]
-pub enum BroadcastTarget {
-    /// One vector of a broadcasting table.
-    Vector {
-        /// Index into [`Catalog::broadcasting`].
-        table: usize,
-        /// Index into the table's vectors.
-        vector: usize,
-    },
-    /// The table's coverage of its rules, decisions and codes.
-    Coverage {
-        /// Index into [`Catalog::broadcasting`].
-        table: usize,
-    },
-    /// Values of an element-wise operation under broadcasting.
-    Values {
-        /// Index into [`Catalog::tables`] (an element-wise binary table).
-        table: usize,
-        /// The operands' dtype.
-        dtype: DType,
-        /// Which operands are generated.
-        cases: ValueCases,
-    },
-}
-
-/// Which broadcast operands a value check generates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueCases {
-    /// Seeded NumPy shape pairs (ranks 0-5, size-1 axes, rows, columns), contiguous operands.
-    Random,
-    /// The same kinds of shape pairs on strided views: permuted, sliced with steps, reversed.
-    Strided,
-    /// Every element-wise vector of the suite's named tables, on named tensors.
-    NamedVectors,
-    /// By name, the superset operand's axes in several orders: the result follows the rule.
-    NamedPermutation,
-    /// Both operand orders: only the order rule's outcome may change.
-    NamedSwap,
-}
-
-impl ValueCases {
-    /// The case name in check ids.
-    pub fn name(self) -> &'static str {
-        match self {
-            ValueCases::Random => "broadcast-random",
-            ValueCases::Strided => "broadcast-strided",
-            ValueCases::NamedVectors => "named-vectors",
-            ValueCases::NamedPermutation => "named-permutation",
-            ValueCases::NamedSwap => "named-swap",
-        }
-    }
-}
-
 /// Default number of generated shape pairs per value check.
 const DEFAULT_SHAPES: usize = 16;
-/// The dtype slot of ids of checks that are not about one dtype.
-const NO_DTYPE: &str = "-";
-
-/// The broadcasting checks of suite `s` against `adapter`.
-pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
-    let suite = &catalog.suites[s];
+/// The broadcasting checks of `suite` against `adapter`.
+pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let name = &suite.suite.name;
     let mut checks = Vec::new();
     let mut cases = Vec::new();
@@ -105,12 +48,7 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
         let table = &catalog.broadcasting[b];
         for (v, vector) in table.table.vectors.iter().enumerate() {
             checks.push(Check {
-                id: format!("{name}:{adapter}:{}:{NO_DTYPE}:{}", table.name, vector.id.value),
-                suite: Some(s),
-                adapter: Some(adapter.to_string()),
-                op: table.name.clone(),
-                dtype: NO_DTYPE.to_string(),
-                case: vector.id.value.clone(),
+                id: CheckId::adapter(name, adapter, &table.name, NO_DTYPE, &vector.id.value),
                 needs: None,
                 target: Target::Broadcast(BroadcastTarget::Vector { table: b, vector: v }),
             });
@@ -129,12 +67,7 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
         let table = &catalog.tables[t];
         for &c in &cases {
             checks.push(Check {
-                id: format!("{name}:{adapter}:{}:{dtype}:{}", table.table.op, c.name()),
-                suite: Some(s),
-                adapter: Some(adapter.to_string()),
-                op: table.table.op.clone(),
-                dtype: dtype.name().to_string(),
-                case: c.name().to_string(),
+                id: CheckId::adapter(name, adapter, &table.table.op, dtype.name(), c.name()),
                 needs: Some((table.op, dtype)),
                 target: Target::Broadcast(BroadcastTarget::Values { table: t, dtype, cases: c }),
             });
@@ -174,12 +107,7 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
             .chain([("coverage".to_string(), BroadcastTarget::Coverage { table: b })]);
         for (case, target) in targets {
             checks.push(Check {
-                id: format!("table:{}:{NO_DTYPE}:{case}", table.name),
-                suite: None,
-                adapter: None,
-                op: table.name.clone(),
-                dtype: NO_DTYPE.to_string(),
-                case,
+                id: CheckId::table(&table.name, NO_DTYPE, &case),
                 needs: None,
                 target: Target::Broadcast(target),
             });
@@ -197,43 +125,48 @@ pub fn run(
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let mut findings = Findings { check, options, result };
+    let mut rec = Recorder::new(result, options);
     match (target, adapter) {
         (BroadcastTarget::Vector { table, vector }, None) => {
             let table = &catalog.broadcasting[*table];
-            findings.result.citation = Some(vector_citation(table, *vector));
-            vector_against_oracle(table, *vector, &mut findings);
+            rec.result.citation = Some(vector_citation(table, *vector));
+            vector_against_oracle(table, *vector, &mut rec);
             Ok(())
         }
         (BroadcastTarget::Vector { table, vector }, Some(adapter)) => {
             let table = &catalog.broadcasting[*table];
-            findings.result.citation = Some(vector_citation(table, *vector));
+            rec.result.citation = Some(vector_citation(table, *vector));
             match &table.cases[*vector] {
                 Case::Numpy { x, y, expect } => {
-                    numpy_vector(catalog, x, y, expect.as_deref(), adapter, &mut findings)
+                    numpy_vector(catalog, check, x, y, expect.as_deref(), adapter, options, &mut rec)
                 }
                 Case::Named { op, operands, expect } => {
-                    named_vector(*op, operands, expect, adapter, &mut findings)
+                    named_vector(*op, operands, expect, adapter, options, &mut rec)
                 }
             }
         }
         (BroadcastTarget::Coverage { table }, _) => {
             let table = &catalog.broadcasting[*table];
             let gaps = coverage_gaps(table);
-            findings.result.inputs = table.table.vectors.len();
+            rec.checked(table.table.vectors.len());
             if !gaps.is_empty() {
-                findings.result.status = Status::Fail;
-                findings.result.failed_inputs = gaps.len();
-                findings.result.message = format!("{}: {}", table.path.display(), gaps.join("; "));
+                rec.fail(gaps.len(), || Failure {
+                    inputs: vec![format!("{}", table.path.display())],
+                    expected: "every rule exercised, every decision pinned, every code expected and narrowly avoided".into(),
+                    actual: gaps.join("; "),
+                    steps: None,
+                    repro: Repro::Check,
+                });
+                rec.result.message = format!("{}: {}", table.path.display(), gaps.join("; "));
             }
             Ok(())
         }
         (BroadcastTarget::Values { .. }, None) => Err("a value check needs an adapter".into()),
         (BroadcastTarget::Values { table, dtype, cases }, Some(adapter)) => {
-            let s = check.suite.ok_or("a value check without a suite")?;
-            let values = ValueCheck::new(catalog, s, *table, *dtype, adapter)?;
-            findings.result.citation = value_citation(catalog, &catalog.suites[s], *cases);
-            values.run(*cases, &mut findings)
+            let suite = check.adapter_suite(catalog)?;
+            let values = ValueCheck::new(catalog, suite, *table, *dtype, adapter, options)?;
+            rec.result.citation = value_citation(catalog, suite, *cases);
+            values.run(check, *cases, &mut rec)
         }
     }
 }
@@ -247,7 +180,7 @@ pub fn skip_reason(
     adapter: &dyn Adapter,
 ) -> Option<String> {
     if let BroadcastTarget::Values { cases, .. } = target
-        && matches!(cases, ValueCases::NamedVectors | ValueCases::NamedPermutation | ValueCases::NamedSwap)
+        && cases.is_named()
         && adapter.checker().is_none()
     {
         return Some(format!(
@@ -258,12 +191,15 @@ pub fn skip_reason(
     let BroadcastTarget::Vector { table, vector } = target else { return None };
     match &catalog.broadcasting[*table].cases[*vector] {
         Case::Numpy { .. } => {
-            let suite = &catalog.suites[check.suite?];
-            let any = binary_tables(catalog, suite)
+            let suite = check.suite(catalog)?;
+            let any = vector_tables(catalog, suite)
                 .into_iter()
                 .any(|(t, dtype)| adapter.supports(catalog.tables[t].op, dtype) == Support::Supported);
             (!any).then(|| {
-                format!("adapter `{}` supports no binary operation in the suite's dtypes", adapter.name())
+                format!(
+                    "adapter `{}` supports {VECTOR_OP} in none of the suite's float dtypes",
+                    adapter.name()
+                )
             })
         }
         Case::Named { .. } => adapter
@@ -273,63 +209,10 @@ pub fn skip_reason(
     }
 }
 
-/// Failures of a check, recorded as bug reports.
-struct Findings<'a> {
-    check: &'a Check,
-    options: &'a RunOptions,
-    result: &'a mut CheckResult,
-}
-
-impl Findings<'_> {
-    /// Records `count` failing inputs, with `failure` listed in detail if there is room.
-    fn fail(&mut self, count: usize, failure: CaseFailure) {
-        self.count(count);
-        self.list(failure);
-    }
-
-    /// Counts failing inputs.
-    fn count(&mut self, count: usize) {
-        self.result.status = Status::Fail;
-        self.result.failed_inputs += count;
-    }
-
-    /// Lists a failing input in detail, if fewer than the run's maximum are listed.
-    fn list(&mut self, failure: CaseFailure) {
-        if self.has_room() {
-            self.result.failures.push(failure);
-        }
-    }
-
-    fn has_room(&self) -> bool {
-        self.result.failures.len() < self.options.max_listed_failures
-    }
-
-    /// The command that reruns exactly this check.
-    fn rerun(&self) -> String {
-        match (&self.check.suite, &self.check.adapter) {
-            (Some(_), Some(adapter)) => format!(
-                "cargo run --release -- run --suite {} --adapter {adapter} --no-tables --filter {}",
-                self.result.suite, self.check.id
-            ),
-            _ => format!("cargo test --release --test conformance -- --exact {}", self.check.id),
-        }
-    }
-
-    /// A failure about shapes, kinds or errors rather than values.
-    fn fail_shape(&mut self, inputs: Vec<String>, expected: String, actual: String) {
-        let reproduce = self.rerun();
-        self.fail(1, CaseFailure { inputs, expected, actual, ulp_distance: None, reproduce });
-    }
-
-    /// Sets the summary message once everything is checked.
-    fn finish(&mut self, what: &str) {
-        if self.result.status == Status::Fail && self.result.message.is_empty() {
-            self.result.message = format!(
-                "{} of {} {what} gave a result the contract does not allow",
-                self.result.failed_inputs, self.result.inputs
-            );
-        }
-    }
+/// A failure about shapes, kinds or errors rather than values; it reproduces with the whole
+/// check.
+fn fail_shape(rec: &mut Recorder, inputs: Vec<String>, expected: String, actual: String) {
+    rec.fail(1, || Failure { inputs, expected, actual, steps: None, repro: Repro::Check });
 }
 
 fn vector_citation(table: &LoadedBroadcastTable, v: usize) -> Citation {
@@ -348,12 +231,7 @@ fn vector_citation(table: &LoadedBroadcastTable, v: usize) -> Citation {
             table.table.sources.iter().find(|s| s.id == r.source).map_or(r.source.as_str(), |s| &s.title);
         format!("{title}, {}", r.section)
     });
-    Citation {
-        row: format!("{}/{}", table.name, vector.id.value),
-        source,
-        text: text.join(" "),
-        location: format!("{}:{}", table.path.display(), vector.id.referenced.line()),
-    }
+    citation(&table.name, &vector.id, &table.path, &source, "", text.join(" "))
 }
 
 fn value_citation(catalog: &Catalog, suite: &LoadedSuite, cases: ValueCases) -> Option<Citation> {
@@ -370,12 +248,10 @@ fn value_citation(catalog: &Catalog, suite: &LoadedSuite, cases: ValueCases) -> 
     };
     let found: Vec<_> = rules.iter().filter_map(|r| table.rule(r)).collect();
     let first = found.first()?;
-    Some(Citation {
-        row: format!("{}/{}", table.name, cases.name()),
-        source: format!("{}, {}", table.table.title, first.section),
-        text: found.iter().map(|r| sentence(&r.text)).collect::<Vec<_>>().join(" "),
-        location: format!("{}:{}", table.path.display(), first.id.referenced.line()),
-    })
+    let text = found.iter().map(|r| sentence(&r.text)).collect::<Vec<_>>().join(" ");
+    let mut c = citation(&table.name, &first.id, &table.path, &table.table.title, &first.section, text);
+    c.row = format!("{}/{}", table.name, cases.name());
+    Some(c)
 }
 
 /// A rule's text as a sentence (the NumPy bullets have no full stop).
@@ -435,8 +311,8 @@ fn named_mismatch(expect: &NamedExpect, actual: &Result<Checked, AdapterError>) 
     }
 }
 
-fn vector_against_oracle(table: &LoadedBroadcastTable, v: usize, findings: &mut Findings) {
-    findings.result.inputs = 1;
+fn vector_against_oracle(table: &LoadedBroadcastTable, v: usize, rec: &mut Recorder) {
+    rec.checked(1);
     match &table.cases[v] {
         Case::Numpy { x, y, expect } => {
             let actual = oracle::numpy_shape(x, y);
@@ -444,7 +320,8 @@ fn vector_against_oracle(table: &LoadedBroadcastTable, v: usize, findings: &mut 
                 let show = |s: &Option<Vec<usize>>| {
                     s.as_ref().map_or("shape_mismatch".to_string(), |s| format!("{s:?}"))
                 };
-                findings.fail_shape(
+                fail_shape(
+                    rec,
                     vec![format!("x = {x:?}"), format!("y = {y:?}")],
                     show(expect),
                     show(&actual),
@@ -455,11 +332,11 @@ fn vector_against_oracle(table: &LoadedBroadcastTable, v: usize, findings: &mut 
             let actual = oracle::check(*op, operands)
                 .map_err(|code| opspec_adapter::named_axis_error(code, "the oracle's answer"));
             if let Some(got) = named_mismatch(expect, &actual) {
-                findings.fail_shape(named_inputs(*op, operands), describe_expect(expect), got);
+                fail_shape(rec, named_inputs(*op, operands), describe_expect(expect), got);
             }
         }
     }
-    findings.finish("vectors");
+    rec.finish("vectors");
 }
 
 fn named_inputs(op: NamedOp, operands: &[Operand]) -> Vec<String> {
@@ -473,25 +350,20 @@ fn named_vector(
     operands: &[Operand],
     expect: &NamedExpect,
     adapter: &Arc<dyn Adapter>,
-    findings: &mut Findings,
+    options: &RunOptions,
+    rec: &mut Recorder,
 ) -> Result<(), String> {
-    if adapter.checker().is_none() {
-        findings.result.status = Status::Skip;
-        return Err(format!(
-            "skipped: adapter `{}` answers no named-axis questions (no checker)",
-            adapter.name()
-        ));
-    }
+    // `skip_reason` has made sure the adapter has a checker.
     let (a, owned) = (Arc::clone(adapter), operands.to_vec());
-    let actual = guarded(findings.options.timeout, move || match a.checker() {
+    let actual = guarded(options.timeout, move || match a.checker() {
         Some(checker) => checker.check(op, &owned),
-        None => Err(AdapterError::unsupported("the checker went away")),
+        None => Err(AdapterError::unsupported("the adapter has no shape checker")),
     })?;
-    findings.result.inputs = 1;
+    rec.checked(1);
     if let Some(got) = named_mismatch(expect, &actual) {
-        findings.fail_shape(named_inputs(op, operands), describe_expect(expect), got);
+        fail_shape(rec, named_inputs(op, operands), describe_expect(expect), got);
     }
-    findings.finish("vectors");
+    rec.finish("vectors");
     Ok(())
 }
 
@@ -532,8 +404,7 @@ fn call_binary(
     y: &Tensor,
     options: &RunOptions,
 ) -> Result<Result<Tensor, AdapterError>, String> {
-    let (a, x, y) = (Arc::clone(adapter), x.clone(), y.clone());
-    guarded(options.timeout, move || a.binary(op, &x, &y))
+    apply_guarded(adapter, OpKind::Binary(op), vec![x.clone(), y.clone()], x.dtype(), options.timeout)
 }
 
 /// `dtype[2 3] (strides [1 2], offset 1)`.
@@ -567,36 +438,44 @@ fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
     index
 }
 
+/// The operation a NumPy vector runs: one exact operation, so a value bug of some other
+/// operation fails that operation's value checks, not every shape vector.
+const VECTOR_OP: BinaryOp = BinaryOp::Add;
+
+/// The (table, dtype) pairs a NumPy vector runs in: [`VECTOR_OP`] in each of the suite's float
+/// dtypes.
+fn vector_tables(catalog: &Catalog, suite: &LoadedSuite) -> Vec<(usize, DType)> {
+    let add = OpKind::Binary(VECTOR_OP);
+    binary_tables(catalog, suite).into_iter().filter(|&(t, _)| catalog.tables[t].op == add).collect()
+}
+
+/// A NumPy vector through [`VECTOR_OP`] in every float dtype of the suite that the adapter
+/// supports: the result shape or the shape-mismatch error, and every value.
+#[allow(clippy::too_many_arguments)] // the vector's parts, and where to run and record it
 fn numpy_vector(
     catalog: &Catalog,
+    check: &Check,
     x: &[usize],
     y: &[usize],
     expect: Option<&[usize]>,
     adapter: &Arc<dyn Adapter>,
-    findings: &mut Findings,
+    options: &RunOptions,
+    rec: &mut Recorder,
 ) -> Result<(), String> {
-    let s = findings.check.suite.ok_or("a vector check without a suite")?;
-    let mut ran = 0;
-    for (t, dtype) in binary_tables(catalog, &catalog.suites[s]) {
+    let suite = check.adapter_suite(catalog)?;
+    // `skip_reason` has made sure the adapter supports at least one pair.
+    for (t, dtype) in vector_tables(catalog, suite) {
         if adapter.supports(catalog.tables[t].op, dtype) != Support::Supported {
             continue;
         }
-        ran += 1;
-        let values = ValueCheck::new(catalog, s, t, dtype, adapter)?;
-        let label = format!("{}:{}:{dtype}", findings.check.id, values.op);
+        let values = ValueCheck::new(catalog, suite, t, dtype, adapter, options)?;
+        let label = format!("{}:{}:{dtype}", check.id, values.op);
         let mut generator = Generator::new(values.seed, &label);
         let a = values.operand(&mut generator, x, false)?;
         let b = values.operand(&mut generator, y, false)?;
-        values.call_numpy(&a, &b, expect, findings)?;
+        values.call_numpy(&a, &b, expect, rec)?;
     }
-    if ran == 0 {
-        findings.result.status = Status::Skip;
-        return Err(format!(
-            "skipped: adapter `{}` supports no binary operation in the suite's dtypes",
-            adapter.name()
-        ));
-    }
-    findings.finish("inputs");
+    rec.finish("inputs");
     Ok(())
 }
 
@@ -624,29 +503,30 @@ struct ValueCheck<'a> {
     dtype: DType,
     format: Format,
     adapter: &'a Arc<dyn Adapter>,
+    options: &'a RunOptions,
     seed: u64,
 }
 
 impl<'a> ValueCheck<'a> {
     fn new(
         catalog: &'a Catalog,
-        s: usize,
+        suite: &'a LoadedSuite,
         t: usize,
         dtype: DType,
         adapter: &'a Arc<dyn Adapter>,
+        options: &'a RunOptions,
     ) -> Result<ValueCheck<'a>, String> {
-        let suite = &catalog.suites[s];
         let table = &catalog.tables[t];
         let OpKind::Binary(op) = table.op else {
             return Err(format!("{} is not a binary operation", table.op));
         };
         let format = Format::of(dtype).ok_or_else(|| format!("{dtype} is not a float dtype"))?;
         let ctx = Context::new(table, Some(&suite.suite), format);
-        Ok(ValueCheck { catalog, suite, ctx, op, dtype, format, adapter, seed: suite.suite.seed })
+        Ok(ValueCheck { catalog, suite, ctx, op, dtype, format, adapter, options, seed: suite.suite.seed })
     }
 
-    fn run(&self, cases: ValueCases, findings: &mut Findings) -> Result<(), String> {
-        let mut generator = Generator::new(self.seed, &findings.check.id);
+    fn run(&self, check: &Check, cases: ValueCases, rec: &mut Recorder) -> Result<(), String> {
+        let mut generator = Generator::new(self.seed, &check.id.to_string());
         let n = self.suite.suite.broadcast_shapes.unwrap_or(DEFAULT_SHAPES);
         match cases {
             ValueCases::Random | ValueCases::Strided => {
@@ -656,34 +536,34 @@ impl<'a> ValueCheck<'a> {
                     let b = self.operand(&mut generator, &y, strided)?;
                     let expect =
                         oracle::numpy_shape(&x, &y).ok_or("generated shapes that do not broadcast")?;
-                    self.call_numpy(&a, &b, Some(&expect), findings)?;
+                    self.call_numpy(&a, &b, Some(&expect), rec)?;
                 }
             }
-            ValueCases::NamedVectors => self.named_vectors(&mut generator, findings)?,
+            ValueCases::NamedVectors => self.named_vectors(&mut generator, rec)?,
             ValueCases::NamedPermutation => {
                 for _ in 0..n.div_ceil(2) {
-                    self.permutation_case(&mut generator, findings)?;
+                    self.permutation_case(&mut generator, rec)?;
                 }
             }
             ValueCases::NamedSwap => {
                 for k in 0..n {
-                    self.swap_case(&mut generator, k, findings)?;
+                    self.swap_case(&mut generator, k, rec)?;
                 }
             }
         }
-        findings.finish("inputs");
+        rec.finish("inputs");
         Ok(())
     }
 
     /// One swap property case: `op(x, y)` and `op(y, x)` each follow the rule (checked against
     /// the oracle), and have the same axes, at most in another order.
-    fn swap_case(&self, g: &mut Generator, k: usize, findings: &mut Findings) -> Result<(), String> {
+    fn swap_case(&self, g: &mut Generator, k: usize, rec: &mut Recorder) -> Result<(), String> {
         let (x, y) = swap_pair(g, k)?;
         let strided = k % 2 == 1;
         let a = self.named_operand(g, &x, strided)?;
         let b = self.named_operand(g, &y, strided)?;
-        let xy = self.call_named(&a, &x, &b, &y, findings)?;
-        let yx = self.call_named(&b, &y, &a, &x, findings)?;
+        let xy = self.call_named(&a, &x, &b, &y, rec)?;
+        let yx = self.call_named(&b, &y, &a, &x, rec)?;
         let (Some(NamedResult { axes: p, .. }), Some(NamedResult { axes: q, .. })) = (xy, yx) else {
             return Ok(());
         };
@@ -691,7 +571,8 @@ impl<'a> ValueCheck<'a> {
         sp.sort();
         sq.sort();
         if sp != sq {
-            findings.fail_shape(
+            fail_shape(
+                rec,
                 vec![format!("x = {}", shape_text(&x)), format!("y = {}", shape_text(&y))],
                 "op(x, y) and op(y, x) with the same axes, at most in another order".into(),
                 format!("op(x, y) has {}, op(y, x) has {}", shape_text(&p), shape_text(&q)),
@@ -734,22 +615,24 @@ impl<'a> ValueCheck<'a> {
         a: &ValueOperand,
         b: &ValueOperand,
         expect: Option<&[usize]>,
-        findings: &mut Findings,
+        rec: &mut Recorder,
     ) -> Result<(), String> {
         let inputs = || {
             vec![format!("x1: {}", describe_tensor(&a.tensor)), format!("x2: {}", describe_tensor(&b.tensor))]
         };
-        let returned = call_binary(self.adapter, self.op, &a.tensor, &b.tensor, findings.options)?;
+        let returned = call_binary(self.adapter, self.op, &a.tensor, &b.tensor, self.options)?;
         let Some(shape) = expect else {
-            findings.result.inputs += 1;
+            rec.checked(1);
             match returned {
                 Err(e) if e.kind == ErrorKind::ShapeMismatch => {}
-                Err(e) => findings.fail_shape(
+                Err(e) => fail_shape(
+                    rec,
                     inputs(),
                     format!("{}: a shape_mismatch error", self.op),
                     format!("error {e}"),
                 ),
-                Ok(t) => findings.fail_shape(
+                Ok(t) => fail_shape(
+                    rec,
                     inputs(),
                     format!("{}: a shape_mismatch error", self.op),
                     format!("a result of shape {:?}", t.shape()),
@@ -765,9 +648,9 @@ impl<'a> ValueCheck<'a> {
                 shape,
             )
         };
-        let got = self.checked_result(returned, shape, None, &inputs, findings)?;
+        let got = self.checked_result(returned, shape, None, &inputs, rec)?;
         if let Some(actual) = got {
-            self.compare(&lined(a), &lined(b), &actual, shape, &inputs, findings)?;
+            self.compare(&lined(a), &lined(b), &actual, shape, &inputs, rec)?;
         }
         Ok(())
     }
@@ -784,7 +667,7 @@ impl<'a> ValueCheck<'a> {
         shape: &[usize],
         names: Option<&[Option<String>]>,
         inputs: &dyn Fn() -> Vec<String>,
-        findings: &mut Findings,
+        rec: &mut Recorder,
     ) -> Result<Option<Vec<u64>>, String> {
         let expected = || match names {
             Some(n) => format!("{} {}", self.result_dtype(), shape_text(&named_axes(shape, n))),
@@ -793,8 +676,9 @@ impl<'a> ValueCheck<'a> {
         let t = match returned {
             Ok(t) => t,
             Err(e) => {
-                findings.result.inputs += 1;
-                findings.fail_shape(
+                rec.checked(1);
+                fail_shape(
+                    rec,
                     inputs(),
                     format!("{}: a result {}", self.op, expected()),
                     format!("error {e}"),
@@ -807,12 +691,8 @@ impl<'a> ValueCheck<'a> {
             got == n
         });
         if t.dtype() != self.result_dtype() || t.shape() != shape || !names_ok {
-            findings.result.inputs += 1;
-            findings.fail_shape(
-                inputs(),
-                format!("{}: a result {}", self.op, expected()),
-                describe_tensor(&t),
-            );
+            rec.checked(1);
+            fail_shape(rec, inputs(), format!("{}: a result {}", self.op, expected()), describe_tensor(&t));
             return Ok(None);
         }
         Ok(Some(t.to_bits()))
@@ -826,49 +706,29 @@ impl<'a> ValueCheck<'a> {
         actual: &[u64],
         shape: &[usize],
         inputs: &dyn Fn() -> Vec<String>,
-        findings: &mut Findings,
+        rec: &mut Recorder,
     ) -> Result<(), String> {
         let f = self.format;
-        findings.result.inputs += actual.len().max(1);
+        rec.checked(actual.len().max(1));
         let nan = self.suite.suite.nan;
-        let mut failing = 0;
         for i in 0..actual.len() {
             let expected = self.ctx.expectation(&[xs[i], ys[i]])?;
             if expected.accepts(self.ctx.output, actual[i], nan) {
                 continue;
             }
-            failing += 1;
-            if !findings.has_room() {
-                continue;
-            }
-            let mut lines = inputs();
-            lines.push(format!("result index {:?} of {shape:?}", unravel(i, shape)));
-            lines.push(format!("x1 = {}", f.describe(xs[i])));
-            lines.push(format!("x2 = {}", f.describe(ys[i])));
-            let reproduce = format!(
-                "cargo run --release -- eval {}:{}:{}:{} 0x{:x} 0x{:x}   (the element alone; the whole check: {})",
-                self.suite.suite.name,
-                self.adapter.name(),
-                self.op,
-                self.dtype,
-                xs[i],
-                ys[i],
-                findings.rerun()
-            );
-            let failure = CaseFailure {
-                inputs: lines,
-                expected: expected.describe(self.ctx.output),
-                actual: self.ctx.output.describe(actual[i]),
-                ulp_distance: expected
-                    .centre()
-                    .filter(|&c| self.ctx.output == Domain::Float(f) && !f.is_nan(c) && !f.is_nan(actual[i]))
-                    .map(|c| ulp_distance(f, actual[i], c)),
-                reproduce,
-            };
-            findings.list(failure);
-        }
-        if failing > 0 {
-            findings.count(failing);
+            rec.fail(1, || {
+                let mut lines = inputs();
+                lines.push(format!("result index {:?} of {shape:?}", unravel(i, shape)));
+                lines.push(format!("x1 = {}", f.describe(xs[i])));
+                lines.push(format!("x2 = {}", f.describe(ys[i])));
+                Failure {
+                    inputs: lines,
+                    expected: expected.describe(self.ctx.output),
+                    actual: self.ctx.output.describe(actual[i]),
+                    steps: steps_from(&expected, self.ctx.output, actual[i]),
+                    repro: Repro::Check,
+                }
+            });
         }
         Ok(())
     }
@@ -882,47 +742,42 @@ impl<'a> ValueCheck<'a> {
         x: &[NamedAxis],
         b: &ValueOperand,
         y: &[NamedAxis],
-        findings: &mut Findings,
+        rec: &mut Recorder,
     ) -> Result<Option<NamedResult>, String> {
         let inputs = || {
             vec![format!("x1: {}", describe_tensor(&a.tensor)), format!("x2: {}", describe_tensor(&b.tensor))]
         };
-        let returned = call_binary(self.adapter, self.op, &a.tensor, &b.tensor, findings.options)?;
+        let returned = call_binary(self.adapter, self.op, &a.tensor, &b.tensor, self.options)?;
         match oracle::order_rule(x, y) {
             Err(code) => {
-                findings.result.inputs += 1;
+                rec.checked(1);
                 match returned {
                     Err(e) if e.code.as_deref() == Some(code) => {}
-                    Err(e) => findings.fail_shape(
-                        inputs(),
-                        format!("{}: error {code}", self.op),
-                        format!("error {e}"),
-                    ),
-                    Ok(t) => findings.fail_shape(
-                        inputs(),
-                        format!("{}: error {code}", self.op),
-                        describe_tensor(&t),
-                    ),
+                    Err(e) => {
+                        fail_shape(rec, inputs(), format!("{}: error {code}", self.op), format!("error {e}"))
+                    }
+                    Ok(t) => {
+                        fail_shape(rec, inputs(), format!("{}: error {code}", self.op), describe_tensor(&t))
+                    }
                 }
                 Ok(None)
             }
             Ok(lined) => {
                 let shape: Vec<usize> = lined.shape.iter().map(|a| a.size).collect();
                 let names: Vec<Option<String>> = lined.shape.iter().map(|a| a.name.clone()).collect();
-                let Some(actual) = self.checked_result(returned, &shape, Some(&names), &inputs, findings)?
-                else {
+                let Some(actual) = self.checked_result(returned, &shape, Some(&names), &inputs, rec)? else {
                     return Ok(None);
                 };
                 let xs = oracle::expand(&a.values, a.tensor.shape(), &lined.alignment[0], &shape);
                 let ys = oracle::expand(&b.values, b.tensor.shape(), &lined.alignment[1], &shape);
-                self.compare(&xs, &ys, &actual, &shape, &inputs, findings)?;
+                self.compare(&xs, &ys, &actual, &shape, &inputs, rec)?;
                 Ok(Some(NamedResult { axes: lined.shape, bits: actual }))
             }
         }
     }
 
     /// Every element-wise order-rule vector of the suite's named tables, executed.
-    fn named_vectors(&self, g: &mut Generator, findings: &mut Findings) -> Result<(), String> {
+    fn named_vectors(&self, g: &mut Generator, rec: &mut Recorder) -> Result<(), String> {
         let mut ran = 0;
         for &t in &self.suite.broadcasting {
             for (k, case) in self.catalog.broadcasting[t].cases.iter().enumerate() {
@@ -944,7 +799,7 @@ impl<'a> ValueCheck<'a> {
                 let strided = k % 2 == 1;
                 let a = self.named_operand(g, &operands[0].shape, strided)?;
                 let b = self.named_operand(g, &operands[1].shape, strided)?;
-                self.call_named(&a, &operands[0].shape, &b, &operands[1].shape, findings)?;
+                self.call_named(&a, &operands[0].shape, &b, &operands[1].shape, rec)?;
             }
         }
         if ran == 0 {
@@ -957,7 +812,7 @@ impl<'a> ValueCheck<'a> {
     /// in its own order, and `y`'s axes in several orders (views of the same data). Each
     /// result follows the rule (checked against the oracle), and all of them hold the same
     /// value at the same named coordinates.
-    fn permutation_case(&self, g: &mut Generator, findings: &mut Findings) -> Result<(), String> {
+    fn permutation_case(&self, g: &mut Generator, rec: &mut Recorder) -> Result<(), String> {
         let rank = g.draw(&(2usize..=4))?;
         let sizes = (0..rank).map(|_| g.draw(&(1usize..=3))).collect::<Result<Vec<_>, _>>()?;
         let superset: Vec<NamedAxis> =
@@ -988,13 +843,13 @@ impl<'a> ValueCheck<'a> {
             let align: Alignment = order.iter().map(|&j| Some(j)).collect();
             let values = oracle::expand(&base.values, base.tensor.shape(), &align, &shape);
             let y = ValueOperand { tensor: view, values };
-            let failures_before = findings.result.failed_inputs;
+            let failures_before = rec.result.failed_inputs;
             let Some(NamedResult { axes: result_axes, bits }) =
-                self.call_named(&x, &subset, &y, &axes, findings)?
+                self.call_named(&x, &subset, &y, &axes, rec)?
             else {
                 continue;
             };
-            if findings.result.failed_inputs > failures_before {
+            if rec.result.failed_inputs > failures_before {
                 continue;
             }
             match &reference {
@@ -1016,17 +871,15 @@ impl<'a> ValueCheck<'a> {
                             format!("x2: {}", describe_tensor(&y.tensor)),
                             format!("the same x2 data with its axes as {}", shape_text(ref_axes)),
                         ];
-                        findings.fail(
-                            differ,
-                            CaseFailure {
-                                inputs,
-                                expected: "the same value at the same named coordinates for every order of x2's axes"
+                        rec.fail(differ, || Failure {
+                            inputs,
+                            expected:
+                                "the same value at the same named coordinates for every order of x2's axes"
                                     .into(),
-                                actual: format!("{differ} elements differ"),
-                                ulp_distance: None,
-                                reproduce: findings.rerun(),
-                            },
-                        );
+                            actual: format!("{differ} elements differ"),
+                            steps: None,
+                            repro: Repro::Check,
+                        });
                     }
                 }
             }

@@ -1,9 +1,52 @@
-//! Calling an adapter so that an error, a panic or a hang becomes a failed check.
+//! Calling an adapter: the one place that maps an operation to an adapter method, and the
+//! guard that turns a panic or a hang into a failed check.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::Duration;
+
+use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Tensor};
+
+/// Calls `op` on `operands`; a destination-passing operation writes into a fresh zeroed
+/// tensor of `out_dtype` shaped like the first operand. Scalar operands and scatter-add take
+/// arguments of their own (`Adapter::binary_scalar`, `Adapter::scatter_add`).
+pub fn apply(
+    adapter: &dyn Adapter,
+    op: OpKind,
+    operands: &[Tensor],
+    out_dtype: DType,
+) -> Result<Tensor, AdapterError> {
+    let arity = match op {
+        OpKind::Ternary(_) => 3,
+        _ => 2,
+    };
+    if operands.len() != arity {
+        return Err(AdapterError::unsupported(format!(
+            "{op} takes {arity} operands, {} given",
+            operands.len()
+        )));
+    }
+    match op {
+        OpKind::Binary(b) => adapter.binary(b, &operands[0], &operands[1]),
+        OpKind::Ternary(t) => adapter.ternary(t, &operands[0], &operands[1], &operands[2]),
+        OpKind::BinaryInto(b) => Tensor::zeros(out_dtype, operands[0].shape())
+            .and_then(|mut out| adapter.binary_into(b, &operands[0], &operands[1], &mut out).map(|()| out)),
+        other => Err(AdapterError::unsupported(format!("{other} is not called on tensors alone"))),
+    }
+}
+
+/// [`apply`] on its own thread, under [`guarded`].
+pub fn apply_guarded(
+    adapter: &Arc<dyn Adapter>,
+    op: OpKind,
+    operands: Vec<Tensor>,
+    out_dtype: DType,
+    timeout: Duration,
+) -> Result<Result<Tensor, AdapterError>, String> {
+    let adapter = Arc::clone(adapter);
+    guarded(timeout, move || apply(adapter.as_ref(), op, &operands, out_dtype))
+}
 
 /// Runs `call` on its own thread; returns its result, or the reason it gave none.
 ///

@@ -2,38 +2,14 @@
 //! never panics: bad tables and misbehaving adapters become failures.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use opspec_adapter::{Adapter, Support};
 
-use super::plan::{Check, Target};
+use super::check::{Check, RunOptions, Target};
 use super::result::{CheckResult, KnownDeviation, Status};
-use super::{broadcast, elementwise, promotion, property, scatter};
+use super::{broadcast, elementwise, integer, promotion, property, scatter, shape_rules};
 use crate::spec::Catalog;
-
-/// Knobs of a run that are not part of a suite.
-#[derive(Clone, Debug)]
-pub struct RunOptions {
-    /// How long one adapter call may take.
-    pub timeout: Duration,
-    /// How many failing inputs a result lists in detail.
-    pub max_listed_failures: usize,
-    /// Inputs per row for table self-checks.
-    pub table_cases_per_row: usize,
-    /// Seed for table self-checks.
-    pub table_seed: u64,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            timeout: Duration::from_secs(120),
-            max_listed_failures: 5,
-            table_cases_per_row: 512,
-            table_seed: 0x0995_ec00,
-        }
-    }
-}
 
 /// Why `adapter` cannot take `check` (an unsupported operation or dtype, no shape checker),
 /// if it cannot. Asked before a check runs, so that a skip is known when checks are listed.
@@ -58,24 +34,8 @@ pub fn run_check(
     options: &RunOptions,
 ) -> CheckResult {
     let started = Instant::now();
-    let mut result = CheckResult {
-        id: check.id.clone(),
-        suite: check.suite.map_or("table".into(), |s| catalog.suites[s].suite.name.clone()),
-        adapter: check.adapter.clone().unwrap_or_else(|| "oracle".into()),
-        op: check.op.clone(),
-        dtype: check.dtype.clone(),
-        case: check.case.clone(),
-        status: Status::Pass,
-        inputs: 0,
-        failed_inputs: 0,
-        max_ulp_error: None,
-        citation: None,
-        message: String::new(),
-        failures: Vec::new(),
-        seconds: 0.0,
-        deviation: None,
-    };
-    let adapter = match (&check.adapter, adapter) {
+    let mut result = CheckResult::new(check.id.clone());
+    let adapter = match (check.id.adapter_name(), adapter) {
         (Some(name), None) => Err(format!("adapter `{name}` is not available")),
         (Some(_), Some(a)) => Ok(Some(a)),
         (None, _) => Ok(None),
@@ -85,15 +45,18 @@ pub fn run_check(
             result.status = Status::Skip;
             return Err(format!("skipped: {reason}"));
         }
-        match &check.target {
-            Target::Elementwise(t) => elementwise::run(catalog, check, t, adapter, options, &mut result),
-            Target::Property(t) => property::run(catalog, check, t, adapter, options, &mut result),
-            Target::Promotion(t) => match adapter {
-                Some(a) => promotion::run(catalog, t, a, options, &mut result),
-                None => Err("a promotion check needs an adapter".into()),
-            },
-            Target::Broadcast(t) => broadcast::run(catalog, check, t, adapter, options, &mut result),
-            Target::Scatter(t) => scatter::run(catalog, check, t, adapter, options, &mut result),
+        let needs_adapter = |what: &str| format!("{}: a {what} check needs an adapter", check.id);
+        match (&check.target, adapter) {
+            (Target::Elementwise(t), a) => elementwise::run(catalog, check, t, a, options, &mut result),
+            (Target::Property(t), a) => property::run(catalog, check, t, a, options, &mut result),
+            (Target::Broadcast(t), a) => broadcast::run(catalog, check, t, a, options, &mut result),
+            (Target::Scatter(t), a) => scatter::run(catalog, check, t, a, options, &mut result),
+            (Target::Integer(t), Some(a)) => integer::run(catalog, check, t, a, options, &mut result),
+            (Target::ShapeRule(t), Some(a)) => shape_rules::run(catalog, t, a, options, &mut result),
+            (Target::Promotion(t), Some(a)) => promotion::run(catalog, t, a, options, &mut result),
+            (Target::Integer(_), None) => Err(needs_adapter("integer")),
+            (Target::ShapeRule(_), None) => Err(needs_adapter("shape-rule")),
+            (Target::Promotion(_), None) => Err(needs_adapter("promotion")),
         }
     });
     if let Err(message) = outcome {
@@ -111,7 +74,7 @@ pub fn run_check(
 /// failure; a listed check that passed fails, so that a fixed deviation is removed from the
 /// file.
 fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
-    let Some(listed) = catalog.expectations.listed(&result.id) else { return };
+    let Some(listed) = catalog.expectations.listed(&result.id.to_string()) else { return };
     let location = format!("{}:{}", listed.file.display(), listed.line);
     match result.status {
         Status::Fail => result.status = Status::ExpectedFail,

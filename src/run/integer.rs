@@ -4,19 +4,19 @@
 
 use std::sync::Arc;
 
-use opspec_adapter::{Adapter, DType};
+use opspec_adapter::Adapter;
 use proptest::prelude::*;
 
-use super::RunOptions;
-use super::elementwise::{CaseSet, ElementwiseTarget, Reading, call_batch, compare};
-use super::plan::Check;
+use super::batch::{Batch, Reading};
+use super::check::{Check, IntegerCases, IntegerTarget, RunOptions};
+use super::record::Recorder;
 use super::result::CheckResult;
 use crate::check::Expect;
 use crate::generate::{Cases, Generator};
 use crate::oracle::integer::{Exact, evaluate};
-use crate::spec::Catalog;
 use crate::spec::schema::Output;
 use crate::spec::suite::{IntegerContract, NanPolicy, Overflow, Unspecified};
+use crate::spec::{Catalog, LoadedTable};
 use crate::value::{Domain, IntFormat};
 
 /// Random operands drawn per case kept (the contract may exclude most inputs of an
@@ -27,65 +27,93 @@ const DRAWS_PER_CASE: usize = 8;
 pub fn run(
     catalog: &Catalog,
     check: &Check,
-    target: &ElementwiseTarget,
+    target: &IntegerTarget,
     adapter: &Arc<dyn Adapter>,
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let table = &catalog.tables[target.table];
-    let suite = &catalog.suites[check.suite.ok_or("an integer check needs a suite")?].suite;
-    let contract = suite.integers.ok_or("the suite sets no integer contract")?;
-    let int = IntFormat::of(target.dtype).ok_or("not an integer dtype")?;
-    // `add_into` computes `add`.
-    let op = table.table.op.strip_suffix("_into").unwrap_or(&table.table.op);
-    let judge =
-        |case: &[u64]| expectation(contract, int, evaluate(op, int.value(case[0]), int.value(case[1])));
-    let mut cases = Cases::new();
-    let mut expected = Vec::new();
-    // Keeps a case the contract judges, and says how many are kept.
-    let mut keep = |case: Vec<u64>| -> Result<usize, String> {
-        if let Some(e) = judge(&case)? {
-            cases.push(case);
-            expected.push(e);
-        }
-        Ok(expected.len())
-    };
-    match target.cases {
-        CaseSet::Edges => {
-            let edges = edge_values(int);
-            for &a in &edges {
-                for &b in &edges {
-                    keep(vec![a, b])?;
-                }
-            }
-        }
-        // Drawn until enough are kept, since the contract may leave many out (e.g. pow
-        // without overflow).
-        CaseSet::Random => {
-            let mut generator = Generator::new(suite.seed, &check.id);
-            let values = values(int);
-            let pair = (values.clone(), values);
-            for _ in 0..suite.random_cases * DRAWS_PER_CASE {
-                let (a, b) = generator.draw(&pair)?;
-                if keep(vec![a, b])? == suite.random_cases {
-                    break;
-                }
-            }
-        }
-        CaseSet::Row(_) | CaseSet::NoBroadcast | CaseSet::IntoRules => {
-            return Err("special-case rows are float conditions; integer checks use edges and random".into());
-        }
-    }
-    let output = match table.table.output {
-        Output::Same => Domain::Int(int),
-        Output::Bool => Domain::Bool,
-    };
-    let output_dtype = if output == Domain::Bool { DType::Bool } else { target.dtype };
-    let actual = call_batch(adapter, table.op, target.dtype, output_dtype, &cases, options)?;
-    result.inputs = cases.len();
-    let reading = Reading { input: Domain::Int(int), output, nan: NanPolicy::Any };
-    compare(&reading, &cases, &expected, &actual, check, options, result);
+    let ints = IntegerBatch::prepare(catalog, check, target)?;
+    let actual = ints.batch.call(adapter, options)?;
+    ints.batch.compare(&actual, &mut Recorder::new(result, options));
     Ok(())
+}
+
+/// An integer check's inputs and what each must give.
+pub struct IntegerBatch<'a> {
+    pub batch: Batch,
+    table: &'a LoadedTable,
+    contract: IntegerContract,
+    int: IntFormat,
+}
+
+impl<'a> IntegerBatch<'a> {
+    /// The check's operands (edges, or seeded random pairs drawn until the suite's count is
+    /// kept, since the contract may leave many out) with their expectations.
+    pub fn prepare(
+        catalog: &'a Catalog,
+        check: &Check,
+        target: &IntegerTarget,
+    ) -> Result<IntegerBatch<'a>, String> {
+        let table = &catalog.tables[target.table];
+        let suite = &check.adapter_suite(catalog)?.suite;
+        let contract = suite.integers.ok_or("the suite sets no integer contract")?;
+        let int = IntFormat::of(target.dtype).ok_or("not an integer dtype")?;
+        let output = match table.table.output {
+            Output::Same => Domain::Int(int),
+            Output::Bool => Domain::Bool,
+        };
+        let mut ints = IntegerBatch {
+            batch: Batch {
+                op: table.op,
+                dtype: target.dtype,
+                cases: Cases::new(),
+                expected: Vec::new(),
+                reading: Reading { input: Domain::Int(int), output, nan: NanPolicy::Any },
+            },
+            table,
+            contract,
+            int,
+        };
+        match target.cases {
+            IntegerCases::Edges => {
+                let edges = edge_values(int);
+                for &a in &edges {
+                    for &b in &edges {
+                        ints.keep(vec![a, b])?;
+                    }
+                }
+            }
+            IntegerCases::Random => {
+                let mut generator = Generator::new(suite.seed, &check.id.to_string());
+                let values = values(int);
+                let pair = (values.clone(), values);
+                for _ in 0..suite.random_cases * DRAWS_PER_CASE {
+                    let (a, b) = generator.draw(&pair)?;
+                    if ints.keep(vec![a, b])? == suite.random_cases {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(ints)
+    }
+
+    /// What the contract requires for `case`; `None` where it leaves the case out.
+    pub fn expectation(&self, case: &[u64]) -> Result<Option<Expect>, String> {
+        let (int, op) = (self.int, &self.table.table.op);
+        // `add_into` computes `add`.
+        let op = op.strip_suffix("_into").unwrap_or(op);
+        expectation(self.contract, int, evaluate(op, int.value(case[0]), int.value(case[1])))
+    }
+
+    /// Keeps a case the contract judges; says how many are kept.
+    fn keep(&mut self, case: Vec<u64>) -> Result<usize, String> {
+        if let Some(e) = self.expectation(&case)? {
+            self.batch.cases.push(case);
+            self.batch.expected.push(e);
+        }
+        Ok(self.batch.expected.len())
+    }
 }
 
 /// What the contract requires of an exact outcome; `None` where it leaves the case out.

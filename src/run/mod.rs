@@ -1,31 +1,45 @@
-//! Running suites: planning checks, executing them against adapters, collecting results.
+//! Running suites: planning checks, selecting them, executing them against adapters,
+//! collecting results.
+//!
+//! The layers, bottom up: [`check`] (ids, planned checks, targets, options) and the results;
+//! the shared machinery every family uses ([`call`], `batch`, [`record`]); one module per
+//! family of tables, which plans its checks and judges them; `plan`, which asks every family
+//! for its checks; and on top, [`select`] (which checks a command runs), [`eval`] (one input
+//! in detail) and [`run_all`].
 
+mod batch;
 mod broadcast;
-mod call;
+pub mod call;
+pub mod check;
 mod elementwise;
+pub mod eval;
 mod execute;
 mod integer;
-mod into;
 mod plan;
 mod promotion;
 mod property;
+pub mod record;
 mod result;
 mod scatter;
+pub mod select;
+mod shape_rules;
 
 pub use broadcast::coverage_gaps;
-pub use execute::{RunOptions, run_check, skip_reason};
-pub use plan::{
-    BroadcastTarget, CaseSet, Check, ElementwiseTarget, PromotionTarget, PropertyTarget, ScatterCases,
-    ScatterTarget, Target, ValueCases, adapter_checks, table_checks,
+pub use check::{
+    BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget,
+    PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,
+    ShapeRuleTarget, Target, ValueCases,
 };
+pub use execute::{run_check, skip_reason};
+pub use plan::{adapter_checks, table_checks};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::adapters::NamedAdapter;
 use rayon::prelude::*;
 
+use crate::adapters::{NamedAdapter, find_adapter};
 use crate::spec::Catalog;
 
 /// Runs `checks` in parallel, printing one progress line every `progress_every` checks to
@@ -44,8 +58,7 @@ pub fn run_all(
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
     let one = |check: &Check| {
-        let adapter =
-            check.adapter.as_ref().and_then(|name| adapters.iter().find(|(n, _)| n == name).map(|(_, a)| a));
+        let adapter = check.id.adapter_name().and_then(|name| find_adapter(adapters, name)).map(|(_, a)| a);
         let result = run_check(catalog, check, adapter, options);
         if result.status == Status::Fail {
             failed.fetch_add(1, Ordering::Relaxed);

@@ -5,27 +5,18 @@ use std::sync::Arc;
 
 use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Scalar, ScalarSide, Tensor};
 
-use super::RunOptions;
-use super::call::guarded;
-use super::plan::{Check, Target};
-use super::result::{CaseFailure, CheckResult, Citation, Status};
+use super::call::{apply, guarded};
+use super::check::{Check, CheckId, PromotionTarget, RunOptions, Target};
+use super::record::{Failure, Recorder, Repro, citation};
+use super::result::{CheckResult, Citation};
 use crate::format::Format;
 use crate::spec::promotion::{Literal, Operand};
-use crate::spec::{Catalog, LoadedPromotion};
+use crate::spec::{Catalog, LoadedPromotion, LoadedSuite};
 use crate::value::{Domain, IntFormat};
 
-/// A promotion check: one literal case of one promotion table.
-#[derive(Clone, Copy, Debug)]
-pub struct PromotionTarget {
-    /// Index into [`Catalog::promotions`].
-    pub table: usize,
-    /// Index into the table's cases.
-    pub case: usize,
-}
-
-/// The checks of suite `s`'s promotion tables against `adapter`.
-pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
-    let suite = &catalog.suites[s];
+/// The checks of `suite`'s promotion tables against `adapter`: one per literal case, with the
+/// case's operand dtypes (or `int`/`float` for a Python scalar) joined by `+` as the dtype.
+pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.promotions {
         for (c, case) in catalog.promotions[t].table.cases.iter().enumerate() {
@@ -36,12 +27,7 @@ pub fn plan_suite(catalog: &Catalog, s: usize, adapter: &str) -> Vec<Check> {
                 .and_then(|l| l.dtype.parse::<DType>().ok())
                 .map(|d| (if scalar.is_some() { OpKind::BinaryScalar(op) } else { OpKind::Binary(op) }, d));
             checks.push(Check {
-                id: format!("{}:{adapter}:{}:{dtype}:{}", suite.suite.name, case.op, case.id.value),
-                suite: Some(s),
-                adapter: Some(adapter.to_string()),
-                op: case.op.clone(),
-                dtype,
-                case: case.id.value.clone(),
+                id: CheckId::adapter(&suite.suite.name, adapter, &case.op, &dtype, &case.id.value),
                 needs,
                 target: Target::Promotion(PromotionTarget { table: t, case: c }),
             });
@@ -78,7 +64,7 @@ pub fn run(
 ) -> Result<(), String> {
     let table = &catalog.promotions[target.table];
     let case = &table.table.cases[target.case];
-    result.citation = Some(citation(table, target.case));
+    result.citation = Some(case_citation(table, target.case));
     let op: BinaryOp = case.op.parse()?;
     let tensor = |o: &Operand| match o {
         Operand::Tensor(l) => tensor_of(l).map(Some),
@@ -87,16 +73,17 @@ pub fn run(
     let (a, b) = (tensor(&case.x1)?, tensor(&case.x2)?);
     let (_, scalar) = tensor_and_scalar(&case.x1, &case.x2);
     let expected = tensor_of(&case.result)?;
-    let adapter = Arc::clone(adapter);
+    let (adapter, out) = (Arc::clone(adapter), expected.dtype());
     let returned = guarded(options.timeout, move || match (a, b, scalar) {
-        (Some(a), Some(b), _) => adapter.binary(op, &a, &b),
+        (Some(a), Some(b), _) => apply(adapter.as_ref(), OpKind::Binary(op), &[a, b], out),
         (Some(t), None, Some((s, side))) | (None, Some(t), Some((s, side))) => {
             adapter.binary_scalar(op, &t, s, side)
         }
         _ => Err(opspec_adapter::AdapterError::unsupported("a case needs a tensor operand")),
     })?
     .map_err(|e| format!("the adapter returned an error: {e}"))?;
-    result.inputs = 1;
+    let mut rec = Recorder::new(result, options);
+    rec.checked(1);
     let mismatch = if returned.dtype() != expected.dtype() {
         Some(format!("dtype {}", returned.dtype()))
     } else if returned.shape() != expected.shape() || returned.to_bits() != expected.to_bits() {
@@ -105,10 +92,7 @@ pub fn run(
         None
     };
     if let Some(actual) = mismatch {
-        result.status = Status::Fail;
-        result.failed_inputs = 1;
-        result.message = "the result's dtype or values differ from the table".into();
-        result.failures.push(CaseFailure {
+        rec.fail(1, || Failure {
             inputs: vec![format!("x1 = {:?}", case.x1), format!("x2 = {:?}", case.x2)],
             expected: format!(
                 "dtype {}, {} with shape {:?}",
@@ -117,9 +101,10 @@ pub fn run(
                 expected.shape()
             ),
             actual,
-            ulp_distance: None,
-            reproduce: format!("cargo test --release --test conformance -- --exact {}", result.id),
+            steps: None,
+            repro: Repro::Check,
         });
+        rec.result.message = "the result's dtype or values differ from the table".into();
     }
     Ok(())
 }
@@ -156,13 +141,8 @@ fn values_text(t: &Tensor) -> String {
     format!("[{}]", shown.join(", "))
 }
 
-fn citation(table: &LoadedPromotion, case: usize) -> Citation {
+fn case_citation(table: &LoadedPromotion, case: usize) -> Citation {
     let c = &table.table.cases[case];
-    let source = table.table.sources.iter().find(|s| s.id == c.source);
-    Citation {
-        row: format!("{}/{}", table.key, c.id.value),
-        source: source.map_or(c.source.clone(), |s| s.title.clone()),
-        text: c.text.clone(),
-        location: format!("{}:{}", table.path.display(), c.id.referenced.line()),
-    }
+    let title = table.table.sources.iter().find(|s| s.id == c.source).map_or(c.source.as_str(), |s| &s.title);
+    citation(&table.key, &c.id, &table.path, title, "", c.text.clone())
 }

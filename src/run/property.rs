@@ -7,25 +7,16 @@ use std::sync::Arc;
 use opspec_adapter::{Adapter, DType};
 use proptest::prelude::*;
 
-use super::RunOptions;
-use super::elementwise::{call_batch, cite};
-use super::plan::Check;
-use super::result::{CaseFailure, CheckResult, Citation, Status};
+use super::batch::call_batch;
+use super::check::{Check, PropertyTarget, RunOptions};
+use super::elementwise::cite;
+use super::record::{Failure, Recorder, Repro};
+use super::result::CheckResult;
 use crate::expect::reference;
 use crate::format::Format;
 use crate::generate::{Cases, Generator, any_value, random_cases};
-use crate::spec::schema::{Property, Transform};
+use crate::spec::schema::{Property, PropertyRow, Transform};
 use crate::spec::{Catalog, LoadedTable};
-
-/// A property check: one stated property of one table, in one dtype.
-#[derive(Clone, Copy, Debug)]
-pub struct PropertyTarget {
-    /// Index into [`Catalog::tables`].
-    pub table: usize,
-    pub dtype: DType,
-    /// Index into the table's `properties`.
-    pub property: usize,
-}
 
 /// Runs a property check; `adapter` is `None` for a table self-check.
 pub fn run(
@@ -36,67 +27,138 @@ pub fn run(
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let table = &catalog.tables[target.table];
-    let stated = &table.table.properties[target.property];
-    result.citation = Some(citation(table, target.property));
-    let f = Format::of(target.dtype).ok_or("not a float dtype")?;
-    let n = match check.suite {
-        Some(s) => catalog.suites[s].suite.cases_per_row,
-        None => options.table_cases_per_row,
-    };
-    let seed = check.suite.map_or(options.table_seed, |s| catalog.suites[s].suite.seed);
-    let mut generator = Generator::new(seed, &check.id);
-    let evaluate = |cases: &Cases| -> Result<Vec<u64>, String> {
-        match adapter {
-            Some(a) => call_batch(a, table.op, target.dtype, target.dtype, cases, options),
-            None => cases.iter().map(|c| reference(table.op, f, c)).collect(),
-        }
-    };
-    let violations = match &stated.property {
-        Property::InvariantUnder(transforms) => {
-            let cases = random_cases(f, 2, n, &mut generator)?;
-            let base = evaluate(&cases)?;
-            result.inputs = cases.len() * (transforms.len() + 1);
-            let mut violations = Vec::new();
-            for &t in transforms {
-                let moved: Cases = cases.iter().map(|c| transform(f, t, c)).collect();
-                let results = evaluate(&moved)?;
-                for i in (0..cases.len()).filter(|&i| !same(f, base[i], results[i])) {
-                    violations.push(Violation {
-                        inputs: vec![cases[i].clone(), moved[i].clone()],
-                        expected: format!("{} (the result for the first inputs)", f.describe(base[i])),
-                        actual: f.describe(results[i]),
-                    });
-                }
-            }
-            violations
-        }
-        Property::UnderflowOnlyFromSubnormals => {
-            let tiny = tiny_values(f);
-            let cases: Cases = (0..n)
-                .map(|_| generator.draw(&(tiny.clone(), tiny.clone())).map(|(a, b)| vec![a, b]))
-                .collect::<Result<_, _>>()?;
-            let results = evaluate(&cases)?;
-            result.inputs = cases.len();
-            let mut violations = Vec::new();
-            for (case, &actual) in cases.iter().zip(&results) {
-                let correct = reference(table.op, f, case)?;
-                let underflowed =
-                    f.is_finite(actual) && (f.is_zero(actual) || f.is_subnormal(actual)) && actual != correct;
-                let allowed = case.iter().all(|&x| f.is_subnormal(x)) && f.is_subnormal(correct);
-                if underflowed && !allowed {
-                    violations.push(Violation {
-                        inputs: vec![case.clone()],
-                        expected: format!("no underflow: {} (correctly rounded)", f.describe(correct)),
-                        actual: f.describe(actual),
-                    });
-                }
-            }
-            violations
-        }
-    };
-    report(f, violations, options, result);
+    let run = PropertyRun::prepare(catalog, check, target, options)?;
+    let p = run.stated;
+    result.citation = Some(cite(run.table, &p.id, &p.source, p.bullet, &p.text));
+    let violations = run.evaluate(adapter, options)?;
+    let mut rec = Recorder::new(result, options);
+    rec.checked(run.inputs());
+    for v in violations {
+        rec.fail(1, || run.failure(v));
+    }
+    rec.finish("evaluations");
     Ok(())
+}
+
+/// A property check's operands, ready to be evaluated.
+pub struct PropertyRun<'a> {
+    table: &'a LoadedTable,
+    stated: &'a PropertyRow,
+    dtype: DType,
+    format: Format,
+    /// The operands the property is checked on (before any transform).
+    pub cases: Cases,
+}
+
+/// One input on which the property does not hold.
+pub struct Violation {
+    /// The operand lists involved: the original and, for invariance, the transformed ones.
+    pub inputs: Vec<Vec<u64>>,
+    pub expected: String,
+    pub actual: String,
+}
+
+impl<'a> PropertyRun<'a> {
+    /// The check's operands, seeded by the suite's seed (or the table seed) and the check id.
+    pub fn prepare(
+        catalog: &'a Catalog,
+        check: &Check,
+        target: &PropertyTarget,
+        options: &RunOptions,
+    ) -> Result<PropertyRun<'a>, String> {
+        let table = &catalog.tables[target.table];
+        let stated = &table.table.properties[target.property];
+        let f = Format::of(target.dtype).ok_or("not a float dtype")?;
+        let (n, seed) = match check.suite(catalog) {
+            Some(s) => (s.suite.cases_per_row, s.suite.seed),
+            None => (options.table_cases_per_row, options.table_seed),
+        };
+        let mut generator = Generator::new(seed, &check.id.to_string());
+        let cases = match &stated.property {
+            Property::InvariantUnder(_) => random_cases(f, 2, n, &mut generator)?,
+            Property::UnderflowOnlyFromSubnormals => {
+                let tiny = tiny_values(f);
+                (0..n)
+                    .map(|_| generator.draw(&(tiny.clone(), tiny.clone())).map(|(a, b)| vec![a, b]))
+                    .collect::<Result<_, _>>()?
+            }
+        };
+        Ok(PropertyRun { table, stated, dtype: target.dtype, format: f, cases })
+    }
+
+    /// How many evaluations the check makes.
+    pub fn inputs(&self) -> usize {
+        match &self.stated.property {
+            Property::InvariantUnder(transforms) => self.cases.len() * (transforms.len() + 1),
+            Property::UnderflowOnlyFromSubnormals => self.cases.len(),
+        }
+    }
+
+    /// Evaluates the property on every case, calling `adapter` once per batch of operands (the
+    /// cases, then each transform of them), or the oracle without one.
+    pub fn evaluate(
+        &self,
+        adapter: Option<&Arc<dyn Adapter>>,
+        options: &RunOptions,
+    ) -> Result<Vec<Violation>, String> {
+        let (f, op, dtype) = (self.format, self.table.op, self.dtype);
+        let results = |cases: &Cases| -> Result<Vec<u64>, String> {
+            match adapter {
+                Some(a) => call_batch(a, op, dtype, dtype, cases, options),
+                None => cases.iter().map(|c| reference(op, f, c)).collect(),
+            }
+        };
+        let mut violations = Vec::new();
+        match &self.stated.property {
+            Property::InvariantUnder(transforms) => {
+                let base = results(&self.cases)?;
+                for &t in transforms {
+                    let moved: Cases = self.cases.iter().map(|c| transform(f, t, c)).collect();
+                    let moved_results = results(&moved)?;
+                    for i in (0..self.cases.len()).filter(|&i| !same(f, base[i], moved_results[i])) {
+                        violations.push(Violation {
+                            inputs: vec![self.cases[i].clone(), moved[i].clone()],
+                            expected: format!("{} (the result for the first inputs)", f.describe(base[i])),
+                            actual: f.describe(moved_results[i]),
+                        });
+                    }
+                }
+            }
+            Property::UnderflowOnlyFromSubnormals => {
+                for (case, &actual) in self.cases.iter().zip(&results(&self.cases)?) {
+                    let correct = reference(op, f, case)?;
+                    let underflowed = f.is_finite(actual)
+                        && (f.is_zero(actual) || f.is_subnormal(actual))
+                        && actual != correct;
+                    let allowed = case.iter().all(|&x| f.is_subnormal(x)) && f.is_subnormal(correct);
+                    if underflowed && !allowed {
+                        violations.push(Violation {
+                            inputs: vec![case.clone()],
+                            expected: format!("no underflow: {} (correctly rounded)", f.describe(correct)),
+                            actual: f.describe(actual),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(violations)
+    }
+
+    /// A violation as a listed failure; it reproduces with `eval` of the original operands.
+    pub fn failure(&self, v: Violation) -> Failure {
+        let f = self.format;
+        Failure {
+            inputs: v
+                .inputs
+                .iter()
+                .map(|c| format!("(x1, x2) = ({}, {})", f.describe(c[0]), f.describe(c[1])))
+                .collect(),
+            expected: v.expected,
+            actual: v.actual,
+            steps: None,
+            repro: Repro::Element(v.inputs[0].clone()),
+        }
+    }
 }
 
 /// Operands where underflow can happen: zeros, subnormals, the smallest normals, and any value.
@@ -120,42 +182,4 @@ fn transform(f: Format, t: Transform, case: &[u64]) -> Vec<u64> {
 /// Bit-identical, or both NaN.
 fn same(f: Format, a: u64, b: u64) -> bool {
     a == b || f.is_nan(a) && f.is_nan(b)
-}
-
-struct Violation {
-    /// The operand lists involved (the original and, for invariance, the transformed ones).
-    inputs: Vec<Vec<u64>>,
-    expected: String,
-    actual: String,
-}
-
-fn report(f: Format, violations: Vec<Violation>, options: &RunOptions, result: &mut CheckResult) {
-    result.failed_inputs = violations.len();
-    if violations.is_empty() {
-        return;
-    }
-    result.status = Status::Fail;
-    result.message =
-        format!("{} of {} evaluations break the stated property", violations.len(), result.inputs);
-    let prefix = result.id.rsplit_once(':').map_or(result.id.clone(), |(p, _)| p.to_string());
-    for v in violations.into_iter().take(options.max_listed_failures) {
-        let last = v.inputs.last().cloned().unwrap_or_default();
-        let bits: Vec<String> = last.iter().map(|x| format!("0x{x:x}")).collect();
-        result.failures.push(CaseFailure {
-            inputs: v
-                .inputs
-                .iter()
-                .map(|c| format!("(x1, x2) = ({}, {})", f.describe(c[0]), f.describe(c[1])))
-                .collect(),
-            expected: v.expected,
-            actual: v.actual,
-            ulp_distance: None,
-            reproduce: format!("cargo run --release -- eval {prefix} {}", bits.join(" ")),
-        });
-    }
-}
-
-fn citation(table: &LoadedTable, property: usize) -> Citation {
-    let p = &table.table.properties[property];
-    cite(table, &p.id, &p.source, p.bullet, &p.text)
 }

@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::check::CheckId;
+use super::record::run_command;
+
 /// Verdict of a check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,12 +47,9 @@ pub struct CaseFailure {
 /// The result of one check.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckResult {
-    pub id: String,
-    pub suite: String,
-    pub adapter: String,
-    pub op: String,
-    pub dtype: String,
-    pub case: String,
+    /// Written as `id` and its parts (`suite`, `adapter`, `op`, `dtype`, `case`).
+    #[serde(flatten)]
+    pub id: CheckId,
     pub status: Status,
     /// Inputs checked.
     pub inputs: usize,
@@ -82,6 +82,22 @@ pub struct KnownDeviation {
 }
 
 impl CheckResult {
+    /// A passing result of `id` with nothing checked yet.
+    pub fn new(id: CheckId) -> CheckResult {
+        CheckResult {
+            id,
+            status: Status::Pass,
+            inputs: 0,
+            failed_inputs: 0,
+            max_ulp_error: None,
+            citation: None,
+            message: String::new(),
+            failures: Vec::new(),
+            seconds: 0.0,
+            deviation: None,
+        }
+    }
+
     /// The failure as a bug report: id, citation, failing inputs, reproduction commands.
     pub fn report(&self) -> String {
         let mut out = format!("{} {:?}: {}\n", self.id, self.status, self.message);
@@ -103,10 +119,7 @@ impl CheckResult {
             out += &format!("    reproduce: {}\n", f.reproduce);
         }
         if self.status == Status::Fail {
-            out += &format!(
-                "  rerun the check: cargo test --release --test conformance -- --exact {}\n",
-                self.id
-            );
+            out += &format!("  rerun the check: {}\n", run_command(&self.id));
         }
         out
     }

@@ -124,7 +124,8 @@ impl Catalog {
         catalog.expectations = Expectations::load(root)?;
         for (_, file) in &catalog.expectations.files {
             let planned = crate::run::adapter_checks(&catalog, std::slice::from_ref(&file.adapter));
-            let ids = planned.iter().map(|c| c.id.as_str()).collect();
+            let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
+            let ids = owned.iter().map(String::as_str).collect();
             if let Some(e) = catalog.expectations.unknown(&ids).into_iter().next() {
                 return Err(e);
             }

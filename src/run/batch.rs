@@ -1,0 +1,116 @@
+//! Element-wise batches: many cases packed into one tensor per operand, one adapter call, and
+//! every result compared with its expectation.
+
+use std::sync::Arc;
+
+use opspec_adapter::{Adapter, DType, OpKind, Tensor};
+
+use super::call::apply_guarded;
+use super::check::RunOptions;
+use super::record::{Failure, Recorder, Repro};
+use crate::check::{Expect, ulp_distance};
+use crate::generate::Cases;
+use crate::spec::suite::NanPolicy;
+use crate::value::Domain;
+
+/// How one batch's values are read and compared.
+#[derive(Clone, Copy, Debug)]
+pub struct Reading {
+    /// The operands' domain.
+    pub input: Domain,
+    /// The result's domain.
+    pub output: Domain,
+    pub nan: NanPolicy,
+}
+
+impl Reading {
+    /// The dtype results must have: bool for comparisons, else the operands'.
+    pub fn output_dtype(&self, dtype: DType) -> DType {
+        if self.output == Domain::Bool { DType::Bool } else { dtype }
+    }
+}
+
+/// A batch of cases with what each must give.
+pub struct Batch {
+    pub op: OpKind,
+    /// The operands' dtype.
+    pub dtype: DType,
+    pub cases: Cases,
+    pub expected: Vec<Expect>,
+    pub reading: Reading,
+}
+
+impl Batch {
+    /// Calls the adapter once on the whole batch.
+    pub fn call(&self, adapter: &Arc<dyn Adapter>, options: &RunOptions) -> Result<Vec<u64>, String> {
+        call_batch(adapter, self.op, self.dtype, self.reading.output_dtype(self.dtype), &self.cases, options)
+    }
+
+    /// Compares `actual` (one result per case) with the expectations; see [`compare`].
+    pub fn compare(&self, actual: &[u64], rec: &mut Recorder) {
+        compare(&self.reading, &self.cases, &self.expected, actual, rec);
+    }
+
+    /// Where `case` is in the batch, if it is.
+    pub fn position(&self, case: &[u64]) -> Option<usize> {
+        self.cases.iter().position(|c| c == case)
+    }
+}
+
+/// Packs `cases` into one tensor per operand of `dtype` and calls the adapter once; the result
+/// must be a vector of `output_dtype` with one element per case.
+pub fn call_batch(
+    adapter: &Arc<dyn Adapter>,
+    op: OpKind,
+    dtype: DType,
+    output_dtype: DType,
+    cases: &Cases,
+    options: &RunOptions,
+) -> Result<Vec<u64>, String> {
+    let arity = cases.first().map_or(0, Vec::len);
+    let n = cases.len();
+    let operands = (0..arity)
+        .map(|k| {
+            let column: Vec<u64> = cases.iter().map(|c| c[k]).collect();
+            Tensor::from_bits(dtype, &[n], &column).map_err(|e| e.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let returned = apply_guarded(adapter, op, operands, output_dtype, options.timeout)?
+        .map_err(|e| format!("the adapter returned an error: {e}"))?;
+    if returned.dtype() != output_dtype {
+        return Err(format!("the adapter returned dtype {}, expected {output_dtype}", returned.dtype()));
+    }
+    if returned.shape() != [n] {
+        return Err(format!("the adapter returned shape {:?}, expected [{n}]", returned.shape()));
+    }
+    Ok(returned.to_bits())
+}
+
+/// Distance in representable steps of `actual` from the centre of `expected`, where both are
+/// non-NaN floats.
+pub fn steps_from(expected: &Expect, output: Domain, actual: u64) -> Option<u64> {
+    let Domain::Float(f) = output else { return None };
+    expected.centre().filter(|&c| !f.is_nan(c) && !f.is_nan(actual)).map(|c| ulp_distance(f, actual, c))
+}
+
+/// Compares every case's result with its expectation and records the failures; each
+/// reproduces with `eval` of the check and the case's operands.
+pub fn compare(reading: &Reading, cases: &Cases, expected: &[Expect], actual: &[u64], rec: &mut Recorder) {
+    let (input, output) = (reading.input, reading.output);
+    rec.checked(cases.len());
+    let names = ["x1", "x2", "x3"];
+    for i in (0..cases.len()).filter(|&i| !expected[i].accepts(output, actual[i], reading.nan)) {
+        rec.fail(1, || Failure {
+            inputs: cases[i]
+                .iter()
+                .zip(names)
+                .map(|(&x, n)| format!("{n} = {}", input.describe(x)))
+                .collect(),
+            expected: expected[i].describe(output),
+            actual: output.describe(actual[i]),
+            steps: steps_from(&expected[i], output, actual[i]),
+            repro: Repro::Element(cases[i].clone()),
+        });
+    }
+    rec.finish("inputs");
+}

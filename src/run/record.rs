@@ -1,0 +1,155 @@
+//! Recording a check's outcome: counting inputs, listing failures as bug reports with the
+//! one command that reproduces each, and citing the rule a check holds an adapter to.
+//! Every family records through here, so every failure reads the same way.
+
+use std::path::Path;
+
+use serde_saphyr::Spanned;
+
+use super::check::{CheckId, RunOptions};
+use super::result::{CaseFailure, CheckResult, Citation, Status};
+
+/// How the CLI is invoked in printed commands.
+const OPSPEC: &str = "cargo run --release --";
+
+/// The command that reruns exactly the check `id`.
+pub fn run_command(id: &CheckId) -> String {
+    format!("{OPSPEC} run --exact {id}")
+}
+
+/// The command that evaluates one input of the check `id` in detail, calling the adapter as
+/// the check did.
+pub fn eval_command(id: &CheckId, operands: &[u64]) -> String {
+    let bits: Vec<String> = operands.iter().map(|x| format!("0x{x:x}")).collect();
+    format!("{OPSPEC} eval {id} {}", bits.join(" "))
+}
+
+/// What reproduces a failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Repro {
+    /// `eval` of the check with these operand bits (element-wise and property checks, whose
+    /// inputs `eval` regenerates).
+    Element(Vec<u64>),
+    /// The whole check (`run --exact`).
+    Check,
+}
+
+/// One failing input, before it is listed.
+pub struct Failure {
+    /// Operand descriptions, one per line.
+    pub inputs: Vec<String>,
+    pub expected: String,
+    pub actual: String,
+    /// Distance in representable steps from the expectation's centre, when it has one.
+    pub steps: Option<u64>,
+    pub repro: Repro,
+}
+
+/// A check's result while it runs.
+pub struct Recorder<'a> {
+    pub result: &'a mut CheckResult,
+    max_listed: usize,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(result: &'a mut CheckResult, options: &RunOptions) -> Recorder<'a> {
+        Recorder { result, max_listed: options.max_listed_failures }
+    }
+
+    /// Counts `n` inputs as checked.
+    pub fn checked(&mut self, n: usize) {
+        self.result.inputs += n;
+    }
+
+    /// Records `count` failing inputs, listing `failure` in detail if fewer than the run's
+    /// maximum are listed (it is only built then).
+    pub fn fail(&mut self, count: usize, failure: impl FnOnce() -> Failure) {
+        self.result.status = Status::Fail;
+        self.result.failed_inputs += count;
+        if self.has_room() {
+            let f = failure();
+            let reproduce = match &f.repro {
+                Repro::Element(operands) => eval_command(&self.result.id, operands),
+                Repro::Check => run_command(&self.result.id),
+            };
+            self.result.failures.push(CaseFailure {
+                inputs: f.inputs,
+                expected: f.expected,
+                actual: f.actual,
+                ulp_distance: f.steps,
+                reproduce,
+            });
+        }
+    }
+
+    /// Whether another failure would be listed in detail.
+    pub fn has_room(&self) -> bool {
+        self.result.failures.len() < self.max_listed
+    }
+
+    /// Sets the summary message, if a failure left none: "`failed` of `inputs` <what> gave a
+    /// result the contract does not allow".
+    pub fn finish(&mut self, what: &str) {
+        if self.result.status == Status::Fail && self.result.message.is_empty() {
+            self.result.message = format!(
+                "{} of {} {what} gave a result the contract does not allow",
+                self.result.failed_inputs, self.result.inputs
+            );
+        }
+    }
+}
+
+/// The citation of a rule with permanent id `id` (as spelled in YAML, with its line) in the
+/// table at `path` whose key is `table`: `source` is the document's title, `anchor` where in it.
+pub fn citation(
+    table: &str,
+    id: &Spanned<String>,
+    path: &Path,
+    source: &str,
+    anchor: &str,
+    text: String,
+) -> Citation {
+    Citation {
+        row: format!("{table}/{}", id.value),
+        source: if anchor.is_empty() { source.to_string() } else { format!("{source}, {anchor}") },
+        text,
+        location: format!("{}:{}", path.display(), id.referenced.line()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_beyond_the_limit_are_counted_not_listed() {
+        let id = CheckId::adapter("numr", "cpu", "add", "f32", "edges");
+        let mut result = CheckResult::new(id);
+        let options = RunOptions { max_listed_failures: 2, ..RunOptions::default() };
+        let mut rec = Recorder::new(&mut result, &options);
+        rec.checked(10);
+        let mut built = 0;
+        for k in 0..3 {
+            rec.fail(1, || {
+                built += 1;
+                Failure {
+                    inputs: vec![],
+                    expected: String::new(),
+                    actual: String::new(),
+                    steps: None,
+                    repro: if k == 0 { Repro::Element(vec![0x3c00, 0x1]) } else { Repro::Check },
+                }
+            });
+        }
+        rec.finish("inputs");
+        assert_eq!(built, 2);
+        assert_eq!((result.failed_inputs, result.failures.len()), (3, 2));
+        assert_eq!(result.status, Status::Fail);
+        assert_eq!(result.message, "3 of 10 inputs gave a result the contract does not allow");
+        assert_eq!(
+            result.failures[0].reproduce,
+            "cargo run --release -- eval numr:cpu:add:f32:edges 0x3c00 0x1"
+        );
+        assert_eq!(result.failures[1].reproduce, "cargo run --release -- run --exact numr:cpu:add:f32:edges");
+    }
+}
