@@ -19,7 +19,7 @@ use opspec_adapter::{DType, OpKind, Tensor};
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
 struct Cli {
-    /// Folder holding specs/ and suites/ (default: the ones shipped with opspec).
+    /// Folder holding specs/, suites/ and expectations/ (default: the catalog built into opspec).
     #[arg(long, global = true)]
     root: Option<PathBuf>,
     #[command(subcommand)]
@@ -95,7 +95,12 @@ fn main() -> ExitCode {
                 + catalog.promotions.len()
                 + catalog.broadcasting.len()
                 + catalog.scatter.len();
-            println!("{tables} tables and {} suites are valid", catalog.suites.len());
+            println!(
+                "{} (revision {}): {tables} tables and {} suites are valid",
+                catalog.origin,
+                catalog.revision,
+                catalog.suites.len()
+            );
             Ok(true)
         }
     };
