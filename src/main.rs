@@ -91,14 +91,11 @@ fn main() -> ExitCode {
         Command::List { suites, adapters, filter } => list(&catalog, &suites, &adapters, filter.as_deref()),
         Command::Eval { target, bits } => eval(&catalog, &target, &bits),
         Command::Validate => {
-            let tables = catalog.tables.len()
-                + catalog.promotions.len()
-                + catalog.broadcasting.len()
-                + catalog.scatter.len();
             println!(
-                "{} (revision {}): {tables} tables and {} suites are valid",
+                "{} (revision {}): {} tables and {} suites are valid",
                 catalog.origin,
                 catalog.revision,
+                catalog.table_count(),
                 catalog.suites.len()
             );
             Ok(true)

@@ -123,11 +123,7 @@ impl Catalog {
                 }
             }
         }
-        let table_count = catalog.tables.len()
-            + catalog.promotions.len()
-            + catalog.broadcasting.len()
-            + catalog.scatter.len();
-        if table_count == 0 {
+        if catalog.table_count() == 0 {
             return Err(LoadError::whole(
                 Path::new("specs"),
                 format!("no tables in the {} (a catalog keeps them in specs/**/*.yaml)", files.origin),
@@ -150,6 +146,11 @@ impl Catalog {
             }
         }
         Ok(catalog)
+    }
+
+    /// The number of tables of every kind.
+    pub fn table_count(&self) -> usize {
+        self.tables.len() + self.promotions.len() + self.broadcasting.len() + self.scatter.len()
     }
 
     /// The suite called `name`.
