@@ -15,7 +15,7 @@ use opspec::spec::Catalog;
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
 struct Cli {
-    /// Folder holding specs/ and suites/ (default: the ones shipped with opspec).
+    /// Folder holding specs/, suites/ and expectations/ (default: the catalog built into opspec).
     #[arg(long, global = true)]
     root: Option<PathBuf>,
     #[command(subcommand)]
@@ -108,11 +108,13 @@ fn main() -> ExitCode {
         Command::List { select } => list(&catalog, select.selection()),
         Command::Eval { id, bits } => evaluate(&catalog, &id, &bits),
         Command::Validate => {
-            let tables = catalog.tables.len()
-                + catalog.promotions.len()
-                + catalog.broadcasting.len()
-                + catalog.scatter.len();
-            println!("{tables} tables and {} suites are valid", catalog.suites.len());
+            println!(
+                "{} (revision {}): {} tables and {} suites are valid",
+                catalog.origin,
+                catalog.revision,
+                catalog.table_count(),
+                catalog.suites.len()
+            );
             Ok(true)
         }
     };

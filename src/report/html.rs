@@ -59,6 +59,7 @@ fn run_info(report: &Report) -> String {
     let i = &report.info;
     let rows = [
         ("opspec", i.opspec_version.clone()),
+        ("catalog", i.catalog.clone()),
         ("spec revision", i.spec_revision.clone()),
         ("suite seeds", i.seeds.join(", ")),
         ("adapters", i.adapters.join(", ")),

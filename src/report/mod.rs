@@ -6,7 +6,6 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::generate::fnv1a;
 use crate::run::{CheckResult, Status};
 use crate::spec::Catalog;
 
@@ -14,8 +13,10 @@ use crate::spec::Catalog;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunInfo {
     pub opspec_version: String,
-    /// FNV-1a hash of every file under `specs/` and `suites/`, so reports of different
-    /// contracts differ.
+    /// Which catalog ran: `built-in catalog` or `catalog at DIR` (`--root`).
+    pub catalog: String,
+    /// The contract revision: a hash of the catalog files loaded (tables, suites,
+    /// expectations), so reports of different contracts differ.
     pub spec_revision: String,
     /// `name: seed` for every suite run.
     pub seeds: Vec<String>,
@@ -36,7 +37,8 @@ impl RunInfo {
     pub fn new(catalog: &Catalog, adapters: Vec<String>, seconds: f64) -> RunInfo {
         RunInfo {
             opspec_version: env!("CARGO_PKG_VERSION").to_string(),
-            spec_revision: spec_revision(catalog),
+            catalog: catalog.origin.to_string(),
+            spec_revision: catalog.revision.clone(),
             seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
             adapters,
             reference: "MPFR via rug 1.30 (gmp-mpfr-sys 1.7), rounded once per format".to_string(),
@@ -105,15 +107,6 @@ pub fn write(dir: &Path, report: &Report) -> std::io::Result<()> {
     let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
     std::fs::write(dir.join("results.json"), json)?;
     std::fs::write(dir.join("index.html"), html::render(report))
-}
-
-fn spec_revision(catalog: &Catalog) -> String {
-    let mut text = Vec::new();
-    for path in catalog.files().unwrap_or_default() {
-        text.extend(path.strip_prefix(&catalog.root).unwrap_or(&path).to_string_lossy().as_bytes());
-        text.extend(std::fs::read(&path).unwrap_or_default());
-    }
-    format!("{:016x}", fnv1a(&text))
 }
 
 fn cpu_features() -> Vec<String> {

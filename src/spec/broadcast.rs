@@ -19,7 +19,7 @@ use opspec_adapter::{Alignment, DType, NAMED_AXIS_CODES, NamedAxis, NamedOp, Ope
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::load::{LoadError, read_yaml};
+use super::load::{LoadError, parse_yaml};
 use super::schema::{NotCovered, Source};
 
 /// A broadcasting table as written.
@@ -240,19 +240,14 @@ impl LoadedBroadcastTable {
     }
 }
 
-/// Loads and validates a broadcasting table at `path` (below `root`).
-pub fn load_table(root: &Path, path: &Path) -> Result<LoadedBroadcastTable, LoadError> {
-    let table: BroadcastTable = read_yaml(path)?;
+/// Loads and validates a broadcasting table: the YAML `text` of `path` (relative to the
+/// catalog root).
+pub fn load_table(path: &Path, text: &str) -> Result<LoadedBroadcastTable, LoadError> {
+    let table: BroadcastTable = parse_yaml(path, text)?;
     let cases = validate(path, &table)?;
-    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    let key = relative
-        .strip_prefix("specs")
-        .unwrap_or(&relative)
-        .with_extension("")
-        .to_string_lossy()
-        .replace('\\', "/");
+    let key = super::key_of(path);
     let name = key.rsplit('/').next().unwrap_or(&key).to_string();
-    Ok(LoadedBroadcastTable { path: relative, key, name, table, cases })
+    Ok(LoadedBroadcastTable { path: path.to_path_buf(), key, name, table, cases })
 }
 
 fn at<T>(file: &Path, span: &Spanned<T>, message: String) -> LoadError {

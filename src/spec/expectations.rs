@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::load::{LoadError, read_yaml};
+use super::files::CatalogFiles;
+use super::load::{LoadError, parse_yaml};
 
 /// One adapter's expectations file.
 #[derive(Debug, Deserialize)]
@@ -52,39 +53,22 @@ pub struct Listed<'a> {
 }
 
 impl Expectations {
-    /// Loads `expectations/*.yaml` below `root` (none if the folder is missing).
-    pub fn load(root: &Path) -> Result<Expectations, LoadError> {
-        let mut files = Vec::new();
-        let dir = root.join("expectations");
-        if !dir.exists() {
-            return Ok(Expectations { files });
-        }
-        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|e| LoadError {
-                file: PathBuf::from("expectations"),
-                line: None,
-                column: None,
-                message: format!("cannot read directory: {e}"),
-            })?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-            .collect();
-        paths.sort();
-        for path in paths {
-            let file: ExpectationsFile = read_yaml(&path)?;
-            let relative = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+    /// Loads the catalog's `expectations/*.yaml` (none if it has no such files).
+    pub fn load(files: &CatalogFiles) -> Result<Expectations, LoadError> {
+        let mut loaded = Vec::new();
+        for (path, text) in files.below("expectations") {
+            let file: ExpectationsFile = parse_yaml(path, text)?;
             if path.file_stem().is_none_or(|s| s.to_string_lossy() != file.adapter) {
                 return Err(LoadError {
-                    file: relative,
+                    file: path.to_path_buf(),
                     line: None,
                     column: None,
                     message: format!("field `adapter`: `{}` must match the file name", file.adapter),
                 });
             }
-            files.push((relative, file));
+            loaded.push((path.to_path_buf(), file));
         }
-        Ok(Expectations { files })
+        Ok(Expectations { files: loaded })
     }
 
     /// The entry listing check `id`, if any.

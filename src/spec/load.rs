@@ -36,13 +36,15 @@ impl LoadError {
         LoadError { file: file.to_path_buf(), line: Some(line), column: Some(column), message }
     }
 
-    fn whole(file: &Path, message: String) -> Self {
+    /// An error about `file` as a whole (no line or column).
+    pub(super) fn whole(file: &Path, message: String) -> Self {
         LoadError { file: file.to_path_buf(), line: None, column: None, message }
     }
 }
 
-/// Parses YAML text into `T`; errors carry `file`, the line and column, the path of the
-/// field (`rows[3].when.x1`) and a snippet of the source.
+/// Parses the YAML text of `file` (its path relative to the catalog root) into `T`; errors
+/// carry `file`, the line and column, the path of the field (`rows[3].when.x1`) and a snippet
+/// of the source.
 pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
     let mut field = String::new();
     let parsed = serde_saphyr::with_deserializer_from_str(text, |de| {
@@ -61,13 +63,6 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
             if field.is_empty() || field == "." { detail } else { format!("in field `{field}`: {detail}") };
         LoadError { file: file.to_path_buf(), line, column, message }
     })
-}
-
-/// Reads and parses a YAML file.
-pub fn read_yaml<T: DeserializeOwned>(file: &Path) -> Result<T, LoadError> {
-    let text =
-        std::fs::read_to_string(file).map_err(|e| LoadError::whole(file, format!("cannot read: {e}")))?;
-    parse_yaml(file, &text)
 }
 
 /// Checks what serde cannot: ids unique and cited sources declared, overrides naming rows,

@@ -2,6 +2,8 @@
 
 pub mod broadcast;
 pub mod expectations;
+pub mod files;
+mod listing;
 pub mod load;
 pub mod matching;
 pub mod promotion;
@@ -15,8 +17,9 @@ use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
 use broadcast::LoadedBroadcastTable;
 use expectations::Expectations;
+pub use files::{CatalogFiles, Origin};
 pub use load::LoadError;
-use load::{read_yaml, validate_table};
+use load::{parse_yaml, validate_table};
 use promotion::PromotionTable;
 use schema::SpecTable;
 use suite::Suite;
@@ -58,10 +61,14 @@ pub struct LoadedSuite {
     pub dtypes: Vec<DType>,
 }
 
-/// Every table under `specs/` and every suite under `suites/`.
+/// Every table under `specs/`, every suite under `suites/` and every expectations file under
+/// `expectations/`, with where they came from.
 #[derive(Debug)]
 pub struct Catalog {
-    pub root: PathBuf,
+    /// Where the catalog came from: built in, or a `--root` folder.
+    pub origin: Origin,
+    /// The contract revision: a hash of the files loaded ([`CatalogFiles::revision`]).
+    pub revision: String,
     /// Element-wise tables (`specs/elementwise`, `specs/fused`).
     pub tables: Vec<LoadedTable>,
     /// Promotion tables (`specs/promotion`).
@@ -76,52 +83,61 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// The catalog shipped with opspec (this crate's `specs/` and `suites/`).
+    /// The catalog shipped with opspec, embedded in the binary when it was built.
     pub fn builtin() -> Result<Catalog, LoadError> {
-        Catalog::load(Path::new(env!("CARGO_MANIFEST_DIR")))
+        Catalog::from_files(&CatalogFiles::builtin())
     }
 
-    /// Loads and validates every table and suite below `root`.
+    /// Loads and validates the catalog in the folder `root` (`--root`).
     pub fn load(root: &Path) -> Result<Catalog, LoadError> {
-        let mut tables = Vec::new();
-        for dir in ["specs/elementwise", "specs/fused"] {
-            for path in yaml_files(root, &root.join(dir))? {
-                tables.push(load_table(root, &path)?);
-            }
-        }
-        tables.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut promotions = Vec::new();
-        for path in yaml_files(root, &root.join("specs/promotion"))? {
-            let table: PromotionTable = read_yaml(&path)?;
-            promotion::validate(&path, &table)?;
-            let (path, key) = key_of(root, &path);
-            promotions.push(LoadedPromotion { path, key, table });
-        }
-        let mut broadcasting = Vec::new();
-        for path in yaml_files(root, &root.join("specs/broadcasting"))? {
-            broadcasting.push(broadcast::load_table(root, &path)?);
-        }
-        broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
-        let mut scatter = Vec::new();
-        for path in yaml_files(root, &root.join("specs/scatter"))? {
-            scatter.push(scatter::load_scatter(root, &path)?);
-        }
-        scatter.sort_by(|a, b| a.key.cmp(&b.key));
+        Catalog::from_files(&CatalogFiles::read_dir(root)?)
+    }
+
+    /// Loads and validates every table, suite and expectations file of `files`. A catalog
+    /// without tables, or with a table outside the tables' folders, is an error.
+    pub fn from_files(files: &CatalogFiles) -> Result<Catalog, LoadError> {
         let mut catalog = Catalog {
-            root: root.to_path_buf(),
-            tables,
-            promotions,
-            broadcasting,
-            scatter,
+            origin: files.origin.clone(),
+            revision: files.revision(),
+            tables: Vec::new(),
+            promotions: Vec::new(),
+            broadcasting: Vec::new(),
+            scatter: Vec::new(),
             suites: Vec::new(),
             expectations: Expectations::default(),
         };
-        for path in yaml_files(root, &root.join("suites"))? {
-            let suite = load_suite(root, &path, &catalog)?;
+        for (path, text) in files.below("specs") {
+            match path.iter().nth(1).and_then(|folder| folder.to_str()) {
+                Some("elementwise" | "fused") => catalog.tables.push(load_table(path, text)?),
+                Some("promotion") => {
+                    let table: PromotionTable = parse_yaml(path, text)?;
+                    promotion::validate(path, &table)?;
+                    let key = key_of(path);
+                    catalog.promotions.push(LoadedPromotion { path: path.to_path_buf(), key, table });
+                }
+                Some("broadcasting") => catalog.broadcasting.push(broadcast::load_table(path, text)?),
+                Some("scatter") => catalog.scatter.push(scatter::load_scatter(path, text)?),
+                _ => {
+                    let folders = "specs/elementwise, fused, promotion, broadcasting or scatter";
+                    return Err(LoadError::whole(path, format!("not in a table folder ({folders})")));
+                }
+            }
+        }
+        if catalog.table_count() == 0 {
+            return Err(LoadError::whole(
+                Path::new("specs"),
+                format!("no tables in the {} (a catalog keeps them in specs/**/*.yaml)", files.origin),
+            ));
+        }
+        catalog.tables.sort_by(|a, b| a.key.cmp(&b.key));
+        catalog.broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
+        catalog.scatter.sort_by(|a, b| a.key.cmp(&b.key));
+        for (path, text) in files.below("suites") {
+            let suite = load_suite(path, text, &catalog)?;
             catalog.suites.push(suite);
         }
         catalog.suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
-        catalog.expectations = Expectations::load(root)?;
+        catalog.expectations = Expectations::load(files)?;
         for (_, file) in &catalog.expectations.files {
             let planned = crate::run::adapter_checks(&catalog, std::slice::from_ref(&file.adapter));
             let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
@@ -133,12 +149,9 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// Every YAML file of the contract (tables and suites), in a stable order.
-    pub fn files(&self) -> Result<Vec<PathBuf>, LoadError> {
-        let mut files = yaml_files(&self.root, &self.root.join("specs"))?;
-        files.extend(yaml_files(&self.root, &self.root.join("suites"))?);
-        files.extend(yaml_files(&self.root, &self.root.join("expectations"))?);
-        Ok(files)
+    /// The number of tables of every kind.
+    pub fn table_count(&self) -> usize {
+        self.tables.len() + self.promotions.len() + self.broadcasting.len() + self.scatter.len()
     }
 
     /// The suite called `name`.
@@ -169,35 +182,28 @@ pub fn arity(op: OpKind) -> usize {
     }
 }
 
-fn load_table(root: &Path, path: &Path) -> Result<LoadedTable, LoadError> {
-    let table: SpecTable = read_yaml(path)?;
+fn load_table(path: &Path, text: &str) -> Result<LoadedTable, LoadError> {
+    let table: SpecTable = parse_yaml(path, text)?;
     validate_table(path, &table)?;
-    let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
+    let whole = |m: String| LoadError::whole(path, m);
     let op =
         parse_op(&table.op).ok_or_else(|| whole(format!("field `op`: unknown operation `{}`", table.op)))?;
     if arity(op) != table.operands.len() {
         return Err(whole(format!("field `operands`: `{}` takes {} operands", table.op, arity(op))));
     }
-    let (path, key) = key_of(root, path);
-    Ok(LoadedTable { path, key, op, table })
+    Ok(LoadedTable { path: path.to_path_buf(), key: key_of(path), op, table })
 }
 
-/// A table's path relative to the root, and its key (`elementwise/add`).
-fn key_of(root: &Path, path: &Path) -> (PathBuf, String) {
-    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    let key = relative
-        .strip_prefix("specs")
-        .unwrap_or(&relative)
-        .with_extension("")
-        .to_string_lossy()
-        .replace('\\', "/");
-    (relative, key)
+/// A table's key, from its path relative to the catalog root (`specs/elementwise/add.yaml` is
+/// `elementwise/add`).
+fn key_of(path: &Path) -> String {
+    path.strip_prefix("specs").unwrap_or(path).with_extension("").to_string_lossy().replace('\\', "/")
 }
 
-fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite, LoadError> {
-    let suite: Suite = read_yaml(path)?;
+fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite, LoadError> {
+    let suite: Suite = parse_yaml(path, text)?;
     let tables = &catalog.tables;
-    let whole = |m: String| LoadError { file: path.to_path_buf(), line: None, column: None, message: m };
+    let whole = |m: String| LoadError::whole(path, m);
     let (mut indices, mut promotions, mut broadcasting, mut scatter) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for key in &suite.specs {
@@ -238,33 +244,13 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
             d.parse::<DType>().map_err(|e| whole(format!("field `ulp_bounds.{op}`: {e}")))?;
         }
     }
-    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    Ok(LoadedSuite { path: relative, suite, tables: indices, promotions, broadcasting, scatter, dtypes })
-}
-
-/// `*.yaml` files below `dir`, recursively, in a stable order (none if `dir` is missing).
-fn yaml_files(root: &Path, dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let mut out = Vec::new();
-    if !dir.exists() {
-        return Ok(out);
-    }
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| LoadError {
-            file: d.strip_prefix(root).unwrap_or(&d).to_path_buf(),
-            line: None,
-            column: None,
-            message: format!("cannot read directory: {e}"),
-        })?;
-        for entry in entries.flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                pending.push(p);
-            } else if p.extension().is_some_and(|e| e == "yaml") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    Ok(LoadedSuite {
+        path: path.to_path_buf(),
+        suite,
+        tables: indices,
+        promotions,
+        broadcasting,
+        scatter,
+        dtypes,
+    })
 }

@@ -18,7 +18,7 @@ use opspec_adapter::{DType, ErrorKind, ScatterMode};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::load::{LoadError, read_yaml};
+use super::load::{LoadError, parse_yaml};
 use crate::oracle::scatter::parse_value;
 
 /// One scatter operation's table.
@@ -320,18 +320,12 @@ impl LoadedScatter {
     }
 }
 
-/// Loads and validates one scatter table.
-pub fn load_scatter(root: &Path, path: &Path) -> Result<LoadedScatter, LoadError> {
-    let table: ScatterTable = read_yaml(path)?;
+/// Loads and validates one scatter table: the YAML `text` of `path` (relative to the catalog
+/// root).
+pub fn load_scatter(path: &Path, text: &str) -> Result<LoadedScatter, LoadError> {
+    let table: ScatterTable = parse_yaml(path, text)?;
     validate(path, &table)?;
-    let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
-    let key = relative
-        .strip_prefix("specs")
-        .unwrap_or(&relative)
-        .with_extension("")
-        .to_string_lossy()
-        .replace('\\', "/");
-    Ok(LoadedScatter { path: relative, key, table })
+    Ok(LoadedScatter { path: path.to_path_buf(), key: super::key_of(path), table })
 }
 
 /// Checks a suite's scatter block: known index dtypes.
