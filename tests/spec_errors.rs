@@ -105,3 +105,31 @@ fn yaml_syntax_error() {
     let err = load_error("syntax", &edit("op: add\n", "op: [add\n"));
     assert!(err.line.is_some(), "{err}");
 }
+
+#[test]
+fn a_path_is_not_a_citation() {
+    let section = "      section: add, Special cases\n";
+    let text = edit(section, "      section: shared/reference/array-api-special-cases.txt#add\n");
+    let err = load_error("path-citation", &text);
+    assert_located(
+        &err,
+        line_of(&text, "section: shared/"),
+        "sources[0].citation.section",
+        "is a local path",
+    );
+    let url =
+        "      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html\n";
+    let text = edit(url, "      url: ../shared/reference/array-api-special-cases.txt\n");
+    let err = load_error("path-url", &text);
+    assert_located(&err, line_of(&text, "url: ../shared"), "sources[0].citation.url", "not a public URL");
+}
+
+#[test]
+fn the_old_location_field_is_refused() {
+    let text = edit(
+        "    citation:\n      document: Python array API standard\n",
+        "    location: shared/reference/array-api-special-cases.txt#add\n    citation:\n      document: Python array API standard\n",
+    );
+    let err = load_error("location", &text);
+    assert_located(&err, line_of(&text, "location: shared/"), "location", "unknown field");
+}

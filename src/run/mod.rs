@@ -64,7 +64,7 @@ pub fn run_all(
             failed.fetch_add(1, Ordering::Relaxed);
         }
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if progress_every > 0 && (n % progress_every == 0 || n == checks.len()) {
+        if progress_every > 0 && (n.is_multiple_of(progress_every) || n == checks.len()) {
             let mut err = std::io::stderr().lock();
             let _ = writeln!(
                 err,

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::load::{LoadError, parse_yaml};
-use super::schema::{NotCovered, Source};
+use super::source::{NotCovered, Source};
 
 /// A broadcasting table as written.
 #[derive(Debug, Deserialize)]

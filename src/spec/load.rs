@@ -88,10 +88,10 @@ pub fn validate_table(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
         d.parse::<DType>().map_err(|e| first_line(format!("field `dtypes`: {e}")))?;
     }
     let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
-    if let Some(def) = &table.defined_as {
-        if !sources.contains(def.source.as_str()) {
-            return Err(first_line(format!("field `defined_as.source`: unknown source `{}`", def.source)));
-        }
+    if let Some(def) = &table.defined_as
+        && !sources.contains(def.source.as_str())
+    {
+        return Err(first_line(format!("field `defined_as.source`: unknown source `{}`", def.source)));
     }
     let ids: HashSet<&str> = table.rows.iter().map(|r| r.id.value.as_str()).collect();
     let mut seen = HashSet::new();

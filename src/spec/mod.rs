@@ -9,6 +9,7 @@ pub mod matching;
 pub mod promotion;
 pub mod scatter;
 pub mod schema;
+pub mod source;
 pub mod suite;
 
 use std::path::{Path, PathBuf};

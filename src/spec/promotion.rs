@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::LoadError;
-use super::schema::Source;
+use super::source::Source;
 
 /// One promotion table.
 #[derive(Debug, Deserialize)]

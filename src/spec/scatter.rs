@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::load::{LoadError, parse_yaml};
+use super::source::{NotCovered, Source};
 use crate::oracle::scatter::parse_value;
 
 /// One scatter operation's table.
@@ -28,42 +29,18 @@ pub struct ScatterTable {
     /// Operation name used in check ids (`tensor_scatter_add`).
     pub op: String,
     /// The documents the cases cite, by short id.
-    pub sources: Vec<ScatterSource>,
+    pub sources: Vec<Source>,
     /// Element dtypes the table applies to.
     pub dtypes: Vec<String>,
     /// Index dtypes the document accepts (others are a TypeError).
     pub index_dtypes: Vec<String>,
     /// Statements of the sources that are not encoded, so the gap is visible.
     #[serde(default)]
-    pub not_covered: Vec<ScatterNotCovered>,
+    pub not_covered: Vec<NotCovered>,
     /// Concrete problems with their stated result.
     pub cases: Vec<LiteralCase>,
     /// Families of generated problems.
     pub generators: Vec<GeneratorSpec>,
-}
-
-/// A document a scatter table cites.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScatterSource {
-    /// Short id used by cases (`mindspore`).
-    pub id: String,
-    /// Title of the document.
-    pub title: String,
-    /// Where the text is: a file under shared/ or a URL, with an anchor.
-    pub location: String,
-}
-
-/// A statement that the table does not encode, with the reason.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ScatterNotCovered {
-    /// Id of the source.
-    pub source: String,
-    /// What is not encoded.
-    pub what: String,
-    /// Why.
-    pub reason: String,
 }
 
 /// What happens to an index vector outside the input (the suite's choice; the document's is
@@ -315,7 +292,7 @@ impl LoadedScatter {
     }
 
     /// The source with id `id`, if declared.
-    pub fn source(&self, id: &str) -> Option<&ScatterSource> {
+    pub fn source(&self, id: &str) -> Option<&Source> {
         self.table.sources.iter().find(|s| s.id == id)
     }
 }

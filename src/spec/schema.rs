@@ -8,6 +8,8 @@
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::source::{NotCovered, Source};
+
 /// One operation's table.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,33 +130,12 @@ pub enum Transform {
     NegateBoth,
 }
 
-/// A document a table cites.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Source {
-    /// Short id used by rows (`array-api`, `megengine-add`).
-    pub id: String,
-    /// Title of the document.
-    pub title: String,
-    /// Where the text is: a file under shared/ or a URL, with an anchor.
-    pub location: String,
-}
-
 /// A definition of the operation through another one.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Definition {
     pub source: String,
     pub text: String,
-}
-
-/// A bullet that is not encoded, listed so that the gap is visible.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NotCovered {
-    pub source: String,
-    pub what: String,
-    pub reason: String,
 }
 
 /// One special-case row.

@@ -86,13 +86,13 @@ pub fn binary_into(
 ) -> bool {
     let size = dtype.size();
     let total = out.len() / size;
-    if !supports(op, dtype) || out.len() % size != 0 {
+    if !supports(op, dtype) || !out.len().is_multiple_of(size) {
         return false;
     }
     if total == 0 {
         return true;
     }
-    if row_len == 0 || total % row_len != 0 {
+    if row_len == 0 || !total.is_multiple_of(row_len) {
         return false;
     }
     let rows = total / row_len;
@@ -287,7 +287,7 @@ fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool
     }
     // Streaming stores need a 32-byte aligned output: a portable head gets there.
     let head = out.as_ptr().align_offset(32);
-    let (stream, head) = if stream && head % T::SIZE == 0 { (true, head) } else { (false, 0) };
+    let (stream, head) = if stream && head.is_multiple_of(T::SIZE) { (true, head) } else { (false, 0) };
     T::portable(op, x, y, &mut out[..head]);
     let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);
     let done = T::avx(op, x, y, out, stream);

@@ -31,7 +31,8 @@ pub fn supports(op: TernaryOp, dtype: DType) -> bool {
 /// lengths differ or are not a whole number of elements.
 pub fn ternary_into(op: TernaryOp, dtype: DType, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]) -> bool {
     let n = out.len();
-    if !supports(op, dtype) || n % dtype.size() != 0 || a.len() != n || b.len() != n || c.len() != n {
+    if !supports(op, dtype) || !n.is_multiple_of(dtype.size()) || a.len() != n || b.len() != n || c.len() != n
+    {
         return false;
     }
     let stream = n >= STREAM_THRESHOLD;
@@ -77,7 +78,7 @@ fn dense(t: &Tensor) -> Option<&[u8]> {
 fn segment<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8], stream: bool) {
     let head = out.as_ptr().align_offset(32);
     let (stream, head) =
-        if stream && head % T::SIZE == 0 && head <= out.len() { (true, head) } else { (false, 0) };
+        if stream && head.is_multiple_of(T::SIZE) && head <= out.len() { (true, head) } else { (false, 0) };
     portable::<T>(op, &a[..head], &b[..head], &c[..head], &mut out[..head]);
     let (a, b, c, out) = (&a[head..], &b[head..], &c[head..], &mut out[head..]);
     let done = T::avx(op, a, b, c, out, stream);

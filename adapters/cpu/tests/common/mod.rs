@@ -63,7 +63,7 @@ pub fn specials(dtype: DType) -> Vec<u64> {
 
 /// A moderate value of `dtype` (one in three of them exact small integers).
 pub fn moderate(dtype: DType, r: u64) -> u64 {
-    let v = (r % 2000) as f32 / if r % 3 == 0 { 1.0 } else { 7.0 } - 140.0;
+    let v = (r % 2000) as f32 / if r.is_multiple_of(3) { 1.0 } else { 7.0 } - 140.0;
     match dtype {
         DType::F16 => f16::from_f32(v).to_bits() as u64,
         DType::BF16 => bf16::from_f32(v).to_bits() as u64,
