@@ -1,8 +1,6 @@
 //! From a table and operand values to what the result must be.
 
-use std::cmp::Ordering;
-
-use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use opspec_adapter::OpKind;
 use rug::Float;
 use rug::float::Constant;
 
@@ -18,46 +16,7 @@ use crate::value::Domain;
 /// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
 /// approximate functions, exact for the rest, and `0`/`1` for comparisons.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
-    // Writing into a destination computes what the operation itself does.
-    let op = match op {
-        OpKind::BinaryInto(b) => OpKind::Binary(b),
-        other => other,
-    };
-    let binary = |g: fn(Format, u64, u64) -> u64| Ok(g(f, inputs[0], inputs[1]));
-    let comparison =
-        |test: fn(Option<Ordering>) -> bool| Ok(u64::from(test(oracle::compare(f, inputs[0], inputs[1]))));
-    match op {
-        OpKind::Binary(b) => match b {
-            BinaryOp::Add => binary(oracle::add),
-            BinaryOp::Subtract => binary(oracle::subtract),
-            BinaryOp::Multiply => binary(oracle::multiply),
-            BinaryOp::Divide => binary(oracle::divide),
-            BinaryOp::Pow => binary(oracle::pow),
-            BinaryOp::Maximum => binary(oracle::maximum),
-            BinaryOp::Minimum => binary(oracle::minimum),
-            BinaryOp::Atan2 => binary(oracle::atan2),
-            BinaryOp::Copysign => binary(oracle::copysign),
-            BinaryOp::FloorDivide => binary(oracle::floor_divide),
-            BinaryOp::Remainder => binary(oracle::remainder),
-            BinaryOp::Hypot => binary(oracle::hypot),
-            BinaryOp::Logaddexp => binary(oracle::logaddexp),
-            BinaryOp::Nextafter => binary(oracle::nextafter),
-            BinaryOp::Equal => comparison(|o| o == Some(Ordering::Equal)),
-            BinaryOp::NotEqual => comparison(|o| o != Some(Ordering::Equal)),
-            BinaryOp::Greater => comparison(|o| o == Some(Ordering::Greater)),
-            BinaryOp::GreaterEqual => comparison(|o| matches!(o, Some(Ordering::Greater | Ordering::Equal))),
-            BinaryOp::Less => comparison(|o| o == Some(Ordering::Less)),
-            BinaryOp::LessEqual => comparison(|o| matches!(o, Some(Ordering::Less | Ordering::Equal))),
-            other => Err(format!("the oracle has no reference for {other} yet")),
-        },
-        OpKind::Ternary(TernaryOp::FusedMulAdd) => {
-            Ok(oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]))
-        }
-        OpKind::Ternary(TernaryOp::FusedAddMul) => {
-            Ok(oracle::fused_add_mul(f, inputs[0], inputs[1], inputs[2]))
-        }
-        other => Err(format!("the oracle has no reference for {other} yet")),
-    }
+    oracle::ops::reference(op, f, inputs).ok_or_else(|| format!("the oracle has no reference for {op} yet"))
 }
 
 /// The domain of `table`'s results for operands of format `f`.

@@ -345,7 +345,7 @@ fn check_adapter(
     let reading = Reading { input: Domain::Float(f), output: ctx.output, nan: suite.nan };
     compare(&reading, &cases, &expected, &actual, check, options, result);
     if table.table.accuracy == Accuracy::Approximate {
-        result.max_ulp_error = max_ulp_error(&table.table.op, f, &cases, &actual);
+        result.max_ulp_error = max_ulp_error(table.op, f, &cases, &actual);
     }
     Ok(())
 }
@@ -389,7 +389,7 @@ pub(super) fn call_batch(
 
 /// The largest error of a finite result against the exact value, in fractional ULPs; `None`
 /// when no result was finite.
-fn max_ulp_error(op: &str, f: Format, cases: &Cases, actual: &[u64]) -> Option<f64> {
+fn max_ulp_error(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Option<f64> {
     cases
         .par_iter()
         .zip(actual)
