@@ -35,27 +35,27 @@ pub struct Context<'a> {
     pub format: Format,
     /// The result's domain (the operands' format, or bool).
     pub output: Domain,
-    /// The suite's ULP bound for this (op, dtype), for approximate results.
-    pub ulp_bound: Option<f64>,
+    /// The suite's step bound for this (op, dtype), for approximate results.
+    pub step_bound: Option<u32>,
     /// What a signaling NaN operand allows.
     pub signaling: SignalingPolicy,
 }
 
 impl<'a> Context<'a> {
     /// The context of `table` in format `f` under `suite`; without a suite (a table
-    /// self-check against the correctly rounded oracle) no ULP slack is given and signaling
+    /// self-check against the correctly rounded oracle) no step is allowed and signaling
     /// NaNs are held to the table's results.
     pub fn new(table: &'a LoadedTable, suite: Option<&Suite>, f: Format) -> Context<'a> {
-        let ulp_bound = match suite {
-            Some(s) => s.ulp_bounds.get(&table.table.op).and_then(|b| b.get(f.name)).copied(),
-            None => Some(0.0),
+        let step_bound = match suite {
+            Some(s) => s.step_bound(table.op, f),
+            None => Some(0),
         };
         Context {
             table: &table.table,
             op: table.op,
             format: f,
             output: output_domain(&table.table, f),
-            ulp_bound,
+            step_bound,
             signaling: suite.map_or(SignalingPolicy::AsQuiet, |s| s.signaling_nans),
         }
     }
@@ -106,15 +106,13 @@ impl<'a> Context<'a> {
         }
         match self.table.accuracy {
             Accuracy::CorrectlyRounded | Accuracy::Exact => Ok(nan_or_bits(self.format, reference)),
-            Accuracy::Approximate => Ok(Expect::Within { reference, ulps: self.ulps()? }),
+            Accuracy::Approximate => Ok(Expect::WithinSteps { reference, steps: self.steps()? }),
         }
     }
 
-    fn ulps(&self) -> Result<u64, String> {
-        let bound = self
-            .ulp_bound
-            .ok_or_else(|| format!("the suite sets no ulp bound for {} in {}", self.op, self.format.name))?;
-        Ok(bound.floor() as u64)
+    fn steps(&self) -> Result<u32, String> {
+        self.step_bound
+            .ok_or_else(|| format!("the suite sets no step bound for {} in {}", self.op, self.format.name))
     }
 
     fn outcome(&self, outcome: &Outcome, inputs: &[u64]) -> Result<Expect, String> {
@@ -138,7 +136,7 @@ impl<'a> Context<'a> {
             Outcome::SignedInfinity(rule) => {
                 Expect::Bits(if negative(f, *rule, inputs) { f.neg_inf() } else { f.pos_inf() })
             }
-            Outcome::Approx(c) => Expect::Within { reference: constant(f, *c), ulps: self.ulps()? },
+            Outcome::Approx(c) => Expect::WithinSteps { reference: constant(f, *c), steps: self.steps()? },
             Outcome::AnyOf(list) => {
                 Expect::AnyOf(list.iter().map(|o| self.outcome(o, inputs)).collect::<Result<_, _>>()?)
             }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use opspec::adapters::{self, NamedAdapter};
-use opspec::check::ulp_distance;
+use opspec::check::step_distance;
 use opspec::expect::{Context, reference};
 use opspec::format::Format;
 use opspec::report::{self, Report, RunInfo, Tally};
@@ -291,7 +291,7 @@ fn eval(catalog: &Catalog, target: &str, bits: &[String]) -> Result<bool, String
     if let Some(c) =
         expected.centre().filter(|&c| output == Domain::Float(f) && !f.is_nan(c) && !f.is_nan(actual))
     {
-        println!("distance: {} ulp", ulp_distance(f, actual, c));
+        println!("distance: {} ulp", step_distance(f, actual, c));
     }
     println!("verdict:  {}", if ok { "pass" } else { "FAIL" });
     Ok(ok)

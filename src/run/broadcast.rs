@@ -26,7 +26,7 @@ use super::RunOptions;
 use super::call::guarded;
 use super::plan::{Check, Target};
 use super::result::{CaseFailure, CheckResult, Citation, Status};
-use crate::check::{Expect, ulp_distance};
+use crate::check::{Expect, step_distance};
 use crate::expect::Context;
 use crate::format::Format;
 use crate::generate::{Generator, any_value};
@@ -150,7 +150,7 @@ fn binary_tables(catalog: &Catalog, suite: &LoadedSuite) -> Vec<(usize, DType)> 
     for (t, table) in catalog.tables.iter().enumerate() {
         // An approximate operation can only be judged where the suite bounds its error.
         let judged = table.table.accuracy != Accuracy::Approximate
-            || suite.suite.ulp_bounds.contains_key(&table.table.op);
+            || matches!(table.op, OpKind::Binary(b) if suite.suite.step_bounds.contains_key(&b));
         if !matches!(table.op, OpKind::Binary(_)) || !judged {
             continue;
         }
@@ -862,7 +862,7 @@ impl<'a> ValueCheck<'a> {
                 ulp_distance: expected
                     .centre()
                     .filter(|&c| self.ctx.output == Domain::Float(f) && !f.is_nan(c) && !f.is_nan(actual[i]))
-                    .map(|c| ulp_distance(f, actual[i], c)),
+                    .map(|c| step_distance(f, actual[i], c)),
                 reproduce,
             };
             findings.list(failure);

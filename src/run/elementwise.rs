@@ -11,7 +11,7 @@ use super::call::guarded;
 use super::plan::{Check, PropertyTarget, Target};
 use super::result::{CaseFailure, CheckResult, Citation, Status};
 use super::{RunOptions, integer};
-use crate::check::{Expect, ulp_distance};
+use crate::check::{Expect, step_distance};
 use crate::expect::Context;
 use crate::format::Format;
 use crate::generate::{Cases, Generator, edge_cases, random_cases, row_cases};
@@ -437,7 +437,7 @@ pub(super) fn compare(
             Domain::Float(f) => expected[i]
                 .centre()
                 .filter(|&c| !f.is_nan(c) && !f.is_nan(actual[i]))
-                .map(|c| ulp_distance(f, actual[i], c)),
+                .map(|c| step_distance(f, actual[i], c)),
             _ => None,
         };
         result.failures.push(CaseFailure {

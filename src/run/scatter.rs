@@ -469,7 +469,7 @@ impl ProblemRun<'_> {
 fn ulp(dtype: DType, expect: &ElementExpect, actual: u64) -> Option<u64> {
     let f = Format::of(dtype)?;
     let centre = expect.centre()?;
-    (!f.is_nan(centre) && !f.is_nan(actual)).then(|| crate::check::ulp_distance(f, actual, centre))
+    (!f.is_nan(centre) && !f.is_nan(actual)).then(|| crate::check::step_distance(f, actual, centre))
 }
 
 /// `[1, 2]` for the row-major position `flat` of `shape`.

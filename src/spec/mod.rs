@@ -229,12 +229,12 @@ fn load_suite(root: &Path, path: &Path, catalog: &Catalog) -> Result<LoadedSuite
     if dtypes.iter().any(|d| !d.is_float()) && suite.integers.is_none() {
         return Err(whole("field `integers`: the suite lists integer dtypes, so it must say how their overflow, division by zero and negative exponents are judged".into()));
     }
-    for (op, bounds) in &suite.ulp_bounds {
-        if !indices.iter().any(|&i| &tables[i].table.op == op) {
-            return Err(whole(format!("field `ulp_bounds`: `{op}` is not among the suite's specs")));
-        }
-        for d in bounds.keys() {
-            d.parse::<DType>().map_err(|e| whole(format!("field `ulp_bounds.{op}`: {e}")))?;
+    for op in suite.step_bounds.keys() {
+        let Some(&i) = indices.iter().find(|&&i| tables[i].op == OpKind::Binary(*op)) else {
+            return Err(whole(format!("field `step_bounds`: `{op}` is not among the suite's specs")));
+        };
+        if tables[i].table.accuracy != schema::Accuracy::Approximate {
+            return Err(whole(format!("field `step_bounds`: `{op}` is not approximate, so it has no bound")));
         }
     }
     let relative = path.strip_prefix(root).unwrap_or(path).to_path_buf();
