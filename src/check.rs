@@ -15,9 +15,9 @@ pub enum Expect {
     NanWithSign { negative: bool },
     /// Any non-NaN value with this sign bit.
     Sign { negative: bool },
-    /// Within `ulps` representable steps of the correctly rounded value `reference` (an
-    /// infinite reference or result must match exactly).
-    Within { reference: u64, ulps: u64 },
+    /// Within `steps` representable steps of the correctly rounded value `reference` (an
+    /// infinite reference or result must match exactly; see `docs/ACCURACY.md`).
+    WithinSteps { reference: u64, steps: u32 },
     /// At least one of these.
     AnyOf(Vec<Expect>),
     /// Every one of these.
@@ -47,14 +47,14 @@ impl Expect {
                 actual_nan && nan_ok(f, actual, nan) && f.is_sign_negative(actual) == *negative
             }
             Expect::Sign { negative } => !actual_nan && f.is_sign_negative(actual) == *negative,
-            Expect::Within { reference, ulps } => {
+            Expect::WithinSteps { reference, steps } => {
                 if f.is_nan(*reference) || actual_nan {
                     return f.is_nan(*reference) && actual_nan && nan_ok(f, actual, nan);
                 }
                 if f.is_infinite(*reference) || f.is_infinite(actual) {
                     return actual == *reference;
                 }
-                ulp_distance(f, actual, *reference) <= *ulps
+                step_distance(f, actual, *reference) <= u64::from(*steps)
             }
             Expect::AnyOf(list) => list.iter().any(|e| e.accepts(d, actual, nan)),
             Expect::AllOf(list) => list.iter().all(|e| e.accepts(d, actual, nan)),
@@ -71,17 +71,19 @@ impl Expect {
             Expect::NanWithSign { negative: false } => "a NaN with the sign bit clear".to_string(),
             Expect::Sign { negative: true } => "any non-NaN value with the sign bit set".to_string(),
             Expect::Sign { negative: false } => "any non-NaN value with the sign bit clear".to_string(),
-            Expect::Within { reference, ulps } => format!("within {ulps} ulp of {}", d.describe(*reference)),
+            Expect::WithinSteps { reference, steps } => {
+                format!("within {steps} representable steps of {}", d.describe(*reference))
+            }
             Expect::AnyOf(list) => join(d, list, " or "),
             Expect::AllOf(list) => join(d, list, " and "),
             Expect::AnyValue => "any value".to_string(),
         }
     }
 
-    /// The single value this expectation is centred on, if it has one (for ULP distances).
+    /// The single value this expectation is centred on, if it has one (for step distances).
     pub fn centre(&self) -> Option<u64> {
         match self {
-            Expect::Bits(b) | Expect::Within { reference: b, .. } => Some(*b),
+            Expect::Bits(b) | Expect::WithinSteps { reference: b, .. } => Some(*b),
             Expect::AllOf(list) => list.iter().find_map(Expect::centre),
             _ => None,
         }
@@ -100,8 +102,8 @@ fn nan_ok(f: Format, actual: u64, nan: NanPolicy) -> bool {
     }
 }
 
-/// Number of representable values between two non-NaN values (the zeros count as one).
-pub fn ulp_distance(f: Format, a: u64, b: u64) -> u64 {
+/// How many representable steps apart two non-NaN values are (the zeros count as one value).
+pub fn step_distance(f: Format, a: u64, b: u64) -> u64 {
     f.ordinal(a).abs_diff(f.ordinal(b))
 }
 
@@ -136,10 +138,10 @@ mod tests {
         assert!(Expect::Sign { negative: true }.accepts(F, 0xbf80_0000, NanPolicy::Any));
         assert!(!Expect::Sign { negative: true }.accepts(F, 0xffc0_0000, NanPolicy::Any));
         let one = 0x3f80_0000;
-        let w = Expect::Within { reference: one, ulps: 2 };
+        let w = Expect::WithinSteps { reference: one, steps: 2 };
         assert!(w.accepts(F, one + 2, NanPolicy::Any) && w.accepts(F, one - 2, NanPolicy::Any));
         assert!(!w.accepts(F, one + 3, NanPolicy::Any));
-        assert_eq!(ulp_distance(Format::F32, 0x8000_0001, 0x0000_0001), 2);
-        assert_eq!(ulp_distance(Format::F32, 0x8000_0000, 0), 0);
+        assert_eq!(step_distance(Format::F32, 0x8000_0001, 0x0000_0001), 2);
+        assert_eq!(step_distance(Format::F32, 0x8000_0000, 0), 0);
     }
 }

@@ -1,8 +1,6 @@
 //! From a table and operand values to what the result must be.
 
-use std::cmp::Ordering;
-
-use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use opspec_adapter::OpKind;
 use rug::Float;
 use rug::float::Constant;
 
@@ -18,46 +16,7 @@ use crate::value::Domain;
 /// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
 /// approximate functions, exact for the rest, and `0`/`1` for comparisons.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
-    // Writing into a destination computes what the operation itself does.
-    let op = match op {
-        OpKind::BinaryInto(b) => OpKind::Binary(b),
-        other => other,
-    };
-    let binary = |g: fn(Format, u64, u64) -> u64| Ok(g(f, inputs[0], inputs[1]));
-    let comparison =
-        |test: fn(Option<Ordering>) -> bool| Ok(u64::from(test(oracle::compare(f, inputs[0], inputs[1]))));
-    match op {
-        OpKind::Binary(b) => match b {
-            BinaryOp::Add => binary(oracle::add),
-            BinaryOp::Subtract => binary(oracle::subtract),
-            BinaryOp::Multiply => binary(oracle::multiply),
-            BinaryOp::Divide => binary(oracle::divide),
-            BinaryOp::Pow => binary(oracle::pow),
-            BinaryOp::Maximum => binary(oracle::maximum),
-            BinaryOp::Minimum => binary(oracle::minimum),
-            BinaryOp::Atan2 => binary(oracle::atan2),
-            BinaryOp::Copysign => binary(oracle::copysign),
-            BinaryOp::FloorDivide => binary(oracle::floor_divide),
-            BinaryOp::Remainder => binary(oracle::remainder),
-            BinaryOp::Hypot => binary(oracle::hypot),
-            BinaryOp::Logaddexp => binary(oracle::logaddexp),
-            BinaryOp::Nextafter => binary(oracle::nextafter),
-            BinaryOp::Equal => comparison(|o| o == Some(Ordering::Equal)),
-            BinaryOp::NotEqual => comparison(|o| o != Some(Ordering::Equal)),
-            BinaryOp::Greater => comparison(|o| o == Some(Ordering::Greater)),
-            BinaryOp::GreaterEqual => comparison(|o| matches!(o, Some(Ordering::Greater | Ordering::Equal))),
-            BinaryOp::Less => comparison(|o| o == Some(Ordering::Less)),
-            BinaryOp::LessEqual => comparison(|o| matches!(o, Some(Ordering::Less | Ordering::Equal))),
-            other => Err(format!("the oracle has no reference for {other} yet")),
-        },
-        OpKind::Ternary(TernaryOp::FusedMulAdd) => {
-            Ok(oracle::fused_mul_add(f, inputs[0], inputs[1], inputs[2]))
-        }
-        OpKind::Ternary(TernaryOp::FusedAddMul) => {
-            Ok(oracle::fused_add_mul(f, inputs[0], inputs[1], inputs[2]))
-        }
-        other => Err(format!("the oracle has no reference for {other} yet")),
-    }
+    oracle::ops::reference(op, f, inputs).ok_or_else(|| format!("the oracle has no reference for {op} yet"))
 }
 
 /// The domain of `table`'s results for operands of format `f`.
@@ -76,27 +35,27 @@ pub struct Context<'a> {
     pub format: Format,
     /// The result's domain (the operands' format, or bool).
     pub output: Domain,
-    /// The suite's ULP bound for this (op, dtype), for approximate results.
-    pub ulp_bound: Option<f64>,
+    /// The suite's step bound for this (op, dtype), for approximate results.
+    pub step_bound: Option<u32>,
     /// What a signaling NaN operand allows.
     pub signaling: SignalingPolicy,
 }
 
 impl<'a> Context<'a> {
     /// The context of `table` in format `f` under `suite`; without a suite (a table
-    /// self-check against the correctly rounded oracle) no ULP slack is given and signaling
+    /// self-check against the correctly rounded oracle) no step is allowed and signaling
     /// NaNs are held to the table's results.
     pub fn new(table: &'a LoadedTable, suite: Option<&Suite>, f: Format) -> Context<'a> {
-        let ulp_bound = match suite {
-            Some(s) => s.ulp_bounds.get(&table.table.op).and_then(|b| b.get(f.name)).copied(),
-            None => Some(0.0),
+        let step_bound = match suite {
+            Some(s) => s.step_bound(table.op, f),
+            None => Some(0),
         };
         Context {
             table: &table.table,
             op: table.op,
             format: f,
             output: output_domain(&table.table, f),
-            ulp_bound,
+            step_bound,
             signaling: suite.map_or(SignalingPolicy::AsQuiet, |s| s.signaling_nans),
         }
     }
@@ -147,15 +106,13 @@ impl<'a> Context<'a> {
         }
         match self.table.accuracy {
             Accuracy::CorrectlyRounded | Accuracy::Exact => Ok(nan_or_bits(self.format, reference)),
-            Accuracy::Approximate => Ok(Expect::Within { reference, ulps: self.ulps()? }),
+            Accuracy::Approximate => Ok(Expect::WithinSteps { reference, steps: self.steps()? }),
         }
     }
 
-    fn ulps(&self) -> Result<u64, String> {
-        let bound = self
-            .ulp_bound
-            .ok_or_else(|| format!("the suite sets no ulp bound for {} in {}", self.op, self.format.name))?;
-        Ok(bound.floor() as u64)
+    fn steps(&self) -> Result<u32, String> {
+        self.step_bound
+            .ok_or_else(|| format!("the suite sets no step bound for {} in {}", self.op, self.format.name))
     }
 
     fn outcome(&self, outcome: &Outcome, inputs: &[u64]) -> Result<Expect, String> {
@@ -179,7 +136,7 @@ impl<'a> Context<'a> {
             Outcome::SignedInfinity(rule) => {
                 Expect::Bits(if negative(f, *rule, inputs) { f.neg_inf() } else { f.pos_inf() })
             }
-            Outcome::Approx(c) => Expect::Within { reference: constant(f, *c), ulps: self.ulps()? },
+            Outcome::Approx(c) => Expect::WithinSteps { reference: constant(f, *c), steps: self.steps()? },
             Outcome::AnyOf(list) => {
                 Expect::AnyOf(list.iter().map(|o| self.outcome(o, inputs)).collect::<Result<_, _>>()?)
             }

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use opspec::adapters::{self, NamedAdapter};
 use opspec::report::{self, Report, RunInfo, Tally};
 use opspec::run::select::Selection;
-use opspec::run::{RunOptions, Status, eval::eval, run_all};
+use opspec::run::{RunOptions, Status, eval::eval, run_all, validate_expectations};
 use opspec::spec::Catalog;
 
 #[derive(Parser)]
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
         Some(root) => Catalog::load(root),
         None => Catalog::builtin(),
     };
-    let catalog = match loaded {
+    let catalog = match loaded.and_then(|c| validate_expectations(&c).map(|()| c)) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");

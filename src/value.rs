@@ -118,3 +118,63 @@ mod tests {
         assert_eq!(Domain::of(DType::F16).describe(0x3c00), "1.0 (0x1.000p+0, 0x3c00)");
     }
 }
+
+/// A number as a table writes it, checked against its dtype but not yet rounded into it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Literal {
+    /// An integer dtype's value, in range.
+    Integer(i128),
+    /// A float dtype's decimal (`-0.1`, `3`, `1e5`), to be rounded once into the format.
+    Decimal(String),
+    /// `nan`, `+nan`, `-nan`.
+    Nan { negative: bool },
+    /// `inf`, `+inf`, `-inf`.
+    Infinity { negative: bool },
+}
+
+impl Literal {
+    /// Reads `text` as a value of `dtype`: an integer in range for integer dtypes; a decimal
+    /// (digits, an optional fraction and an exponent of at most six digits), `nan` or `inf`
+    /// with an optional sign for float dtypes.
+    pub fn parse(dtype: DType, text: &str) -> Result<Literal, String> {
+        let t = text.trim();
+        if Format::of(dtype).is_none() {
+            let int = IntFormat::of(dtype).ok_or_else(|| format!("{dtype} holds no numbers"))?;
+            let v: i128 = t.parse().map_err(|_| format!("`{text}` is not an integer"))?;
+            if !int.contains(v) {
+                return Err(format!("{v} is outside {dtype} [{}, {}]", int.min(), int.max()));
+            }
+            return Ok(Literal::Integer(v));
+        }
+        let negative = t.starts_with('-');
+        let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+        match digits {
+            "nan" => return Ok(Literal::Nan { negative }),
+            "inf" => return Ok(Literal::Infinity { negative }),
+            _ => {}
+        }
+        let (mantissa, exponent) = digits.split_once(['e', 'E']).unwrap_or((digits, "0"));
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        let all_digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+        let exp_digits = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
+        if int.is_empty() && frac.is_empty()
+            || !all_digits(int)
+            || !all_digits(frac)
+            || exp_digits.is_empty()
+            || !all_digits(exp_digits)
+            || exp_digits.len() > 6
+        {
+            return Err(format!("`{text}` is not a decimal number, nan, inf or -inf"));
+        }
+        Ok(Literal::Decimal(t.to_string()))
+    }
+}
+
+/// A value as text: floats in decimal, hex-float and bits; integers in decimal and hex.
+pub fn describe_value(dtype: DType, bits: u64) -> String {
+    match (Format::of(dtype), IntFormat::of(dtype)) {
+        (Some(f), _) => f.describe(bits),
+        (None, Some(int)) => format!("{} (0x{bits:0w$x})", int.value(bits), w = dtype.size() * 2),
+        (None, None) => (bits != 0).to_string(),
+    }
+}

@@ -8,12 +8,14 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use opspec::adapters::{self, NamedAdapter, find_adapter};
-use opspec::run::{RunOptions, Status, adapter_checks, run_check, skip_reason, table_checks};
+use opspec::run::{
+    RunOptions, Status, adapter_checks, run_check, skip_reason, table_checks, validate_expectations,
+};
 use opspec::spec::Catalog;
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let catalog = match Catalog::builtin() {
+    let catalog = match Catalog::builtin().and_then(|c| validate_expectations(&c).map(|()| c)) {
         Ok(c) => Arc::new(c),
         Err(e) => {
             eprintln!("cannot load the spec catalog: {e}");

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use opspec::run::{RunOptions, Status, adapter_checks, run_all};
+use opspec::run::{RunOptions, Status, adapter_checks, run_all, validate_expectations};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
@@ -95,7 +95,7 @@ fn an_entry_that_names_no_check_is_a_load_error() {
         "adapter: zero-sign\ndeviations:\n\
          \x20 - id: small:zero-sign:add:f32:no-such-row\n    does: x\n    why: y\n",
     );
-    let err = Catalog::load(&root).unwrap_err();
+    let err = validate_expectations(&Catalog::load(&root).unwrap()).unwrap_err();
     assert_eq!(err.file, Path::new("expectations/zero-sign.yaml"));
     assert_eq!(err.line, Some(3));
     assert!(err.message.contains("matches no check"), "{err}");

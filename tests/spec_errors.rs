@@ -133,3 +133,69 @@ fn the_old_location_field_is_refused() {
     let err = load_error("location", &text);
     assert_located(&err, line_of(&text, "location: shared/"), "location", "unknown field");
 }
+
+const POW: &str = include_str!("../specs/elementwise/pow.yaml");
+
+/// The load error of a catalog root holding the add and pow tables and one suite over both,
+/// whose `step_bounds:` block is `bounds`.
+fn suite_error(name: &str, bounds: &str) -> (String, LoadError) {
+    let root = root_with_add(name, ADD);
+    std::fs::write(root.join("specs/elementwise/pow.yaml"), POW).unwrap();
+    let suite = format!(
+        "name: s\ntitle: step bounds\nspecs: [elementwise/add, elementwise/pow]\ndtypes: [f32]\n\
+         cases_per_row: 1\nrandom_cases: 1\nseed: 1\nstep_bounds:\n{bounds}"
+    );
+    std::fs::write(root.join("suites/s.yaml"), &suite).unwrap();
+    let err = Catalog::load(&root).expect_err("the malformed suite loaded");
+    std::fs::remove_dir_all(&root).unwrap();
+    (suite, err)
+}
+
+/// `err` is in the suite at the line of `needle`, with a column, names `field` and says `says`.
+fn assert_in_suite(suite: &str, err: &LoadError, needle: &str, field: &str, says: &str) {
+    let text = err.to_string();
+    assert!(err.file.ends_with(Path::new("suites/s.yaml")), "{text}");
+    assert_eq!(err.line, Some(line_of(suite, needle)), "{text}");
+    assert!(err.column.is_some() && text.contains(&format!(":{}:", line_of(suite, needle))), "{text}");
+    assert!(text.contains(field), "field {field:?} not named in {text}");
+    assert!(text.contains(says), "{says:?} not in {text}");
+}
+
+#[test]
+fn step_bounds_load_typed() {
+    use opspec::format::Format;
+    use opspec_adapter::{BinaryOp, DType, OpKind};
+    let catalog = Catalog::builtin().unwrap();
+    let suite = &catalog.suite("array-api").unwrap().suite;
+    assert_eq!(suite.step_bounds[&BinaryOp::Pow][&DType::F32], 2);
+    assert_eq!(suite.step_bound(OpKind::Binary(BinaryOp::Atan2), Format::F16), Some(1));
+    assert_eq!(suite.step_bound(OpKind::Binary(BinaryOp::Add), Format::F32), None);
+}
+
+#[test]
+fn step_bound_with_an_unknown_operation() {
+    let (suite, err) = suite_error("bound-op", "  pwo: {f32: 2}\n");
+    assert_in_suite(&suite, &err, "pwo", "step_bounds", "unknown operation `pwo`");
+}
+
+#[test]
+fn step_bound_with_an_unknown_or_integer_dtype() {
+    let (suite, err) = suite_error("bound-dtype", "  pow: {f32: 2, f8: 1}\n");
+    assert_in_suite(&suite, &err, "f8", "step_bounds.pow", "unknown dtype `f8`");
+    let (suite, err) = suite_error("bound-int", "  pow: {i32: 1}\n");
+    assert_in_suite(&suite, &err, "i32", "step_bounds.pow", "`i32` is not a float dtype");
+}
+
+#[test]
+fn step_bound_that_is_not_a_whole_number() {
+    let (suite, err) = suite_error("bound-fraction", "  pow:\n    f32: 1.5\n");
+    assert_in_suite(&suite, &err, "1.5", "step_bounds.pow.f32", "invalid u32");
+    let (suite, err) = suite_error("bound-negative", "  pow:\n    f32: -1\n");
+    assert_in_suite(&suite, &err, "-1", "step_bounds.pow.f32", "invalid u32");
+}
+
+#[test]
+fn step_bound_for_an_operation_that_has_none() {
+    let (_, err) = suite_error("bound-exact", "  add: {f32: 1}\n");
+    assert!(err.to_string().contains("field `step_bounds`: `add` is not approximate"), "{err}");
+}

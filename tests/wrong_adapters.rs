@@ -126,7 +126,7 @@ fn positive_zero_for_negative_zero_sum() {
         "x1 = -0 (-0x0p+0, 0x80000000)",
         "expected: -0 (-0x0p+0, 0x80000000)",
         "actual:   0.0 (0x0p+0, 0x00000000)",
-        "distance: 0 ulp",
+        "distance: 0 steps from the expectation's centre",
         "reproduce: cargo run --release -- eval array-api:zero-sign-bug:add:f32:nzero-plus-nzero 0x80000000 0x80000000",
         "rerun the check: cargo run --release -- run --exact array-api:zero-sign-bug:add:f32:nzero-plus-nzero",
     ] {

@@ -12,12 +12,22 @@ use super::arith::evaluate;
 use super::rounding::{decode, round_exact};
 use crate::format::Format;
 
-/// Extra bits carried by [`high_precision`] beyond the format's precision.
+/// Extra bits carried by the high-precision values beyond the format's precision.
 const GUARD_BITS: u32 = 96;
+
+/// The precision of the high-precision values for format `f`.
+fn wide(f: Format) -> u32 {
+    f.precision() + GUARD_BITS
+}
 
 /// `x1 ** x2`, correctly rounded.
 pub fn pow(f: Format, a: u64, b: u64) -> u64 {
     evaluate(f, (&decode(f, a)).pow(&decode(f, b)))
+}
+
+/// `x1 ** x2` with 96 guard bits, for measuring ULP errors.
+pub fn pow_value(f: Format, a: u64, b: u64) -> Float {
+    Float::with_val(wide(f), (&decode(f, a)).pow(&decode(f, b)))
 }
 
 /// `atan2(x1, x2)` (the angle of the point (x2, x1)), correctly rounded.
@@ -25,21 +35,33 @@ pub fn atan2(f: Format, a: u64, b: u64) -> u64 {
     evaluate(f, decode(f, a).atan2_ref(&decode(f, b)))
 }
 
+/// `atan2(x1, x2)` with 96 guard bits, for measuring ULP errors.
+pub fn atan2_value(f: Format, a: u64, b: u64) -> Float {
+    Float::with_val(wide(f), decode(f, a).atan2_ref(&decode(f, b)))
+}
+
 /// `sqrt(x1² + x2²)` without intermediate overflow, correctly rounded.
 pub fn hypot(f: Format, a: u64, b: u64) -> u64 {
     evaluate(f, decode(f, a).hypot_ref(&decode(f, b)))
 }
 
-/// `log(exp(x1) + exp(x2))`, rounded once from a value carrying many guard bits.
-///
-/// MPFR has no single-rounding logaddexp; the sum is computed as `m + log1p(exp(-|x1 - x2|))`
-/// (`m` the larger operand) with 96 extra bits, so the one final rounding is
-/// wrong only if the exact value lies within 2^-96 ulp of a midpoint.
-pub fn logaddexp(f: Format, a: u64, b: u64) -> u64 {
-    round_exact(f, &logaddexp_value(f, a, b, f.precision() + GUARD_BITS))
+/// `sqrt(x1² + x2²)` with 96 guard bits, for measuring ULP errors.
+pub fn hypot_value(f: Format, a: u64, b: u64) -> Float {
+    Float::with_val(wide(f), decode(f, a).hypot_ref(&decode(f, b)))
 }
 
-fn logaddexp_value(f: Format, a: u64, b: u64, precision: u32) -> Float {
+/// `log(exp(x1) + exp(x2))`, rounded once from [`logaddexp_value`].
+///
+/// MPFR has no single-rounding logaddexp, so the one final rounding is wrong only if the
+/// exact value lies within 2^-96 ulp of a midpoint.
+pub fn logaddexp(f: Format, a: u64, b: u64) -> u64 {
+    round_exact(f, &logaddexp_value(f, a, b))
+}
+
+/// `log(exp(x1) + exp(x2))` with 96 guard bits, computed as `m + log1p(exp(-|x1 - x2|))`
+/// (`m` the larger operand).
+pub fn logaddexp_value(f: Format, a: u64, b: u64) -> Float {
+    let precision = wide(f);
     let (x, y) = (decode(f, a), decode(f, b));
     if x.is_nan() || y.is_nan() {
         return Float::with_val(precision, rug::float::Special::Nan);
@@ -52,20 +74,6 @@ fn logaddexp_value(f: Format, a: u64, b: u64, precision: u32) -> Float {
     let gap = Float::with_val(precision, &lo - &hi);
     let correction = gap.exp().ln_1p();
     Float::with_val_round(precision, &hi + &correction, Round::Nearest).0
-}
-
-/// The value of an approximate function at `precision` bits, for ULP measurements; `None`
-/// for a name that is not one of them.
-pub fn high_precision(name: &str, f: Format, a: u64, b: u64) -> Option<Float> {
-    let precision = f.precision() + GUARD_BITS;
-    let (x, y) = (decode(f, a), decode(f, b));
-    Some(match name {
-        "pow" => Float::with_val(precision, (&x).pow(&y)),
-        "atan2" => Float::with_val(precision, x.atan2_ref(&y)),
-        "hypot" => Float::with_val(precision, x.hypot_ref(&y)),
-        "logaddexp" => logaddexp_value(f, a, b, precision),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
@@ -107,8 +115,14 @@ mod tests {
 
     #[test]
     fn high_precision_agrees_with_the_rounded_result() {
-        let v = high_precision("atan2", F64, 1f64.to_bits(), 3f64.to_bits()).unwrap();
-        assert_eq!(round_exact(F64, &v), atan2(F64, 1f64.to_bits(), 3f64.to_bits()));
-        assert!(high_precision("add", F64, 0, 0).is_none());
+        let (one, three) = (1f64.to_bits(), 3f64.to_bits());
+        let v = atan2_value(F64, one, three);
+        assert_eq!(v.prec(), 53 + GUARD_BITS);
+        assert_eq!(round_exact(F64, &v), atan2(F64, one, three));
+        assert_eq!(
+            round_exact(F64, &pow_value(F64, three, 0.5f64.to_bits())),
+            pow(F64, three, 0.5f64.to_bits())
+        );
+        assert_eq!(round_exact(F32, &hypot_value(F32, 0x4040_0000, 0x4080_0000)), 0x40a0_0000);
     }
 }

@@ -11,6 +11,8 @@
 //! - [`functions`]: pow, atan2, hypot and logaddexp, rounded once and at high precision.
 //! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
 //! - [`integer`]: exact integer results, before a contract's overflow rule.
+//! - [`ops`]: the registry: for each operation its float reference, exact integer result and
+//!   high-precision value, looked up by the typed operation.
 //! - [`scatter`]: scatter-add, accumulated exactly, with the bound for order-dependent sums.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
@@ -20,6 +22,7 @@ pub mod broadcast;
 pub mod exact;
 pub mod functions;
 pub mod integer;
+pub mod ops;
 pub mod rounding;
 pub mod scatter;
 pub mod ulp;
@@ -29,6 +32,7 @@ mod differential;
 
 pub use arith::{add, divide, fused_add_mul, fused_mul_add, multiply, subtract};
 pub use exact::{compare, copysign, floor_divide, maximum, minimum, nextafter, remainder};
-pub use functions::{atan2, high_precision, hypot, logaddexp, pow};
+pub use functions::{atan2, hypot, logaddexp, pow};
+pub use ops::high_precision;
 pub use rounding::{decode, round, round_exact};
 pub use ulp::ulp_error;

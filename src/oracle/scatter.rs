@@ -26,6 +26,7 @@ use rug::{Float, Integer, Rational};
 
 use crate::format::Format;
 use crate::oracle::rounding::round;
+use crate::value::{IntFormat, Literal, describe_value};
 
 /// The behaviour a suite promises where the document leaves a choice.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,50 +208,30 @@ impl SumBound {
     }
 }
 
-/// The bits of `text` read in `dtype`: decimals are rounded once to nearest even (floats) or
-/// must be in range (integers); floats also accept `nan`, `-nan`, `inf`, `+inf`, `-inf`.
+/// The bits of `text` read in `dtype` (see [`Literal`]): decimals are rounded once to
+/// nearest even; integers must be in range.
 pub fn parse_value(dtype: DType, text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let Some(f) = Format::of(dtype) else {
-        let v: i128 = t.parse().map_err(|_| format!("`{text}` is not an integer"))?;
-        let (lo, hi) = int_range(dtype).ok_or_else(|| format!("{dtype} holds no numbers"))?;
-        if v < lo || v > hi {
-            return Err(format!("{v} is outside {dtype} [{lo}, {hi}]"));
+    Ok(match Literal::parse(dtype, text)? {
+        Literal::Integer(v) => {
+            IntFormat::of(dtype).ok_or_else(|| format!("{dtype} holds no integers"))?.wrap(v)
         }
-        return Ok(v as u64 & mask(dtype));
-    };
-    match t {
-        "nan" | "+nan" => return Ok(f.quiet_nan()),
-        "-nan" => return Ok(f.neg(f.quiet_nan())),
-        "inf" | "+inf" => return Ok(f.pos_inf()),
-        "-inf" => return Ok(f.neg_inf()),
-        _ => {}
-    }
-    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
-    let (mantissa, exponent) = digits.split_once(['e', 'E']).unwrap_or((digits, "0"));
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let all_digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
-    let exp_digits = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
-    if int.is_empty() && frac.is_empty()
-        || !all_digits(int)
-        || !all_digits(frac)
-        || exp_digits.is_empty()
-        || !all_digits(exp_digits)
-        || exp_digits.len() > 6
-    {
-        return Err(format!("`{text}` is not a decimal number, nan, inf or -inf"));
-    }
-    let parsed = Float::parse(t).map_err(|e| format!("`{text}`: {e}"))?;
-    let (value, ord) = Float::with_val_round(f.precision(), parsed, Round::Nearest);
-    Ok(round(f, value, ord))
+        Literal::Nan { negative } => with_sign(float(dtype)?, negative, float(dtype)?.quiet_nan()),
+        Literal::Infinity { negative } => with_sign(float(dtype)?, negative, float(dtype)?.pos_inf()),
+        Literal::Decimal(t) => {
+            let f = float(dtype)?;
+            let parsed = Float::parse(&t).map_err(|e| format!("`{text}`: {e}"))?;
+            let (value, ord) = Float::with_val_round(f.precision(), parsed, Round::Nearest);
+            round(f, value, ord)
+        }
+    })
 }
 
-/// A value as text: floats in decimal, hex-float and bits; integers in decimal and hex.
-pub fn describe_value(dtype: DType, bits: u64) -> String {
-    match Format::of(dtype) {
-        Some(f) => f.describe(bits),
-        None => format!("{} (0x{bits:0w$x})", int_value(dtype, bits), w = dtype.size() * 2),
-    }
+fn with_sign(f: Format, negative: bool, x: u64) -> u64 {
+    if negative { f.neg(x) } else { x }
+}
+
+fn float(dtype: DType) -> Result<Format, String> {
+    Format::of(dtype).ok_or_else(|| format!("{dtype} is not a float dtype"))
 }
 
 /// The reference for `problem` under `policy`: the required error, or one expectation per
@@ -426,36 +407,10 @@ fn float_element(f: Format, input: u64, updates: impl Iterator<Item = u64>) -> E
     })
 }
 
-fn mask(dtype: DType) -> u64 {
-    if dtype.size() == 8 { u64::MAX } else { (1u64 << (8 * dtype.size())) - 1 }
-}
-
-fn signed(dtype: DType) -> bool {
-    matches!(dtype, DType::I8 | DType::I16 | DType::I32 | DType::I64)
-}
-
-fn int_range(dtype: DType) -> Option<(i128, i128)> {
-    if Format::of(dtype).is_some() || dtype == DType::Bool {
-        return None;
-    }
-    let bits = 8 * dtype.size() as u32;
-    Some(if signed(dtype) {
-        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
-    } else {
-        (0, (1i128 << bits) - 1)
-    })
-}
-
-/// The integer value of `bits` in `dtype` (sign-extended for signed dtypes).
-fn int_value(dtype: DType, bits: u64) -> i128 {
-    let width = 8 * dtype.size() as u32;
-    let bits = bits & mask(dtype);
-    if signed(dtype) && bits >> (width - 1) & 1 == 1 { bits as i128 - (1i128 << width) } else { bits as i128 }
-}
-
 /// The wrapping sum of integer addends.
 fn int_sum(dtype: DType, input: u64, updates: impl Iterator<Item = u64>) -> u64 {
-    updates.fold(input, |acc, u| acc.wrapping_add(u)) & mask(dtype)
+    let sum = updates.fold(input, |acc, u| acc.wrapping_add(u));
+    if dtype.size() == 8 { sum } else { sum & ((1u64 << (8 * dtype.size())) - 1) }
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use opspec_adapter::DType;
+
 use super::{Report, Tally};
 use crate::run::{CheckResult, Status};
 
@@ -77,13 +79,10 @@ fn run_info(report: &Report) -> String {
     out + "</dl>"
 }
 
-/// The dtypes that get a column; checks with other labels (promotion pairs, shape vectors)
-/// share the column `other`.
-const DTYPES: [&str; 13] =
-    ["f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"];
-
+/// Each dtype gets a column; checks with other labels (promotion pairs, shape vectors) share
+/// the column `other`.
 fn column(dtype: &str) -> &str {
-    if DTYPES.contains(&dtype) { dtype } else { "other" }
+    if dtype.parse::<DType>().is_ok() { dtype } else { "other" }
 }
 
 /// Operation × dtype table of check counts for one suite and adapter: passed of run, with
@@ -142,7 +141,7 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
 }
 
 fn dtype_rank(d: &str) -> usize {
-    DTYPES.iter().position(|x| *x == d).unwrap_or(usize::MAX)
+    DType::ALL.iter().position(|x| x.name() == d).unwrap_or(usize::MAX)
 }
 
 fn failures(results: &[CheckResult]) -> String {

@@ -41,7 +41,7 @@ impl RunInfo {
             spec_revision: catalog.revision.clone(),
             seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
             adapters,
-            reference: "MPFR via rug 1.30 (gmp-mpfr-sys 1.7), rounded once per format".to_string(),
+            reference: reference_version(),
             target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
             cpu_features: cpu_features(),
             finished_at: std::time::SystemTime::now()
@@ -51,6 +51,20 @@ impl RunInfo {
             command: std::env::args().collect::<Vec<_>>().join(" "),
         }
     }
+}
+
+/// The reference's libraries, with the versions built into this binary.
+fn reference_version() -> String {
+    use gmp_mpfr_sys::{gmp, mpfr};
+    format!(
+        "MPFR {}.{}.{} with GMP {}.{}.{} (through rug and gmp-mpfr-sys), rounded once per format",
+        mpfr::VERSION_MAJOR,
+        mpfr::VERSION_MINOR,
+        mpfr::VERSION_PATCHLEVEL,
+        gmp::VERSION,
+        gmp::VERSION_MINOR,
+        gmp::VERSION_PATCHLEVEL
+    )
 }
 
 /// The whole record of a run.

@@ -8,7 +8,7 @@ use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use super::call::apply_guarded;
 use super::check::RunOptions;
 use super::record::{Failure, Recorder, Repro};
-use crate::check::{Expect, ulp_distance};
+use crate::check::{Expect, step_distance};
 use crate::generate::Cases;
 use crate::spec::suite::NanPolicy;
 use crate::value::Domain;
@@ -90,7 +90,7 @@ pub fn call_batch(
 /// non-NaN floats.
 pub fn steps_from(expected: &Expect, output: Domain, actual: u64) -> Option<u64> {
     let Domain::Float(f) = output else { return None };
-    expected.centre().filter(|&c| !f.is_nan(c) && !f.is_nan(actual)).map(|c| ulp_distance(f, actual, c))
+    expected.centre().filter(|&c| !f.is_nan(c) && !f.is_nan(actual)).map(|c| step_distance(f, actual, c))
 }
 
 /// Compares every case's result with its expectation and records the failures; each

@@ -83,7 +83,7 @@ fn binary_tables(catalog: &Catalog, suite: &LoadedSuite) -> Vec<(usize, DType)> 
     for (t, table) in catalog.tables.iter().enumerate() {
         // An approximate operation can only be judged where the suite bounds its error.
         let judged = table.table.accuracy != Accuracy::Approximate
-            || suite.suite.ulp_bounds.contains_key(&table.table.op);
+            || matches!(table.op, OpKind::Binary(b) if suite.suite.step_bounds.contains_key(&b));
         if !matches!(table.op, OpKind::Binary(_)) || !judged {
             continue;
         }

@@ -138,7 +138,7 @@ pub fn run(
             floats.batch.compare(&actual, &mut rec);
             if table.table.accuracy == Accuracy::Approximate {
                 rec.result.max_ulp_error =
-                    max_ulp_error(&table.table.op, floats.format, &floats.batch.cases, &actual);
+                    max_ulp_error(table.op, floats.format, &floats.batch.cases, &actual);
             }
             Ok(())
         }
@@ -269,7 +269,7 @@ fn check_table(floats: &FloatBatch, rec: &mut Recorder) -> Result<(), String> {
 
 /// The largest error of a finite result against the exact value, in fractional ULPs; `None`
 /// when no result was finite.
-fn max_ulp_error(op: &str, f: Format, cases: &Cases, actual: &[u64]) -> Option<f64> {
+fn max_ulp_error(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Option<f64> {
     cases
         .par_iter()
         .zip(actual)

@@ -13,7 +13,8 @@ use super::record::Recorder;
 use super::result::CheckResult;
 use crate::check::Expect;
 use crate::generate::{Cases, Generator};
-use crate::oracle::integer::{Exact, evaluate};
+use crate::oracle::integer::Exact;
+use crate::oracle::ops::exact_integer;
 use crate::spec::schema::Output;
 use crate::spec::suite::{IntegerContract, NanPolicy, Overflow, Unspecified};
 use crate::spec::{Catalog, LoadedTable};
@@ -100,10 +101,10 @@ impl<'a> IntegerBatch<'a> {
 
     /// What the contract requires for `case`; `None` where it leaves the case out.
     pub fn expectation(&self, case: &[u64]) -> Result<Option<Expect>, String> {
-        let (int, op) = (self.int, &self.table.table.op);
-        // `add_into` computes `add`.
-        let op = op.strip_suffix("_into").unwrap_or(op);
-        expectation(self.contract, int, evaluate(op, int.value(case[0]), int.value(case[1])))
+        let int = self.int;
+        let exact = exact_integer(self.table.op, int.value(case[0]), int.value(case[1]))
+            .ok_or("the operation is not defined on integers")?;
+        expectation(self.contract, int, exact)
     }
 
     /// Keeps a case the contract judges; says how many are kept.
@@ -137,7 +138,6 @@ fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Resul
         }
         Exact::DivisionByZero => unspecified(contract.division_by_zero),
         Exact::NegativeExponent => unspecified(contract.negative_exponent),
-        Exact::Undefined => return Err("the operation is not defined on integers".into()),
     })
 }
 

@@ -31,7 +31,7 @@ pub use check::{
     ShapeRuleTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason};
-pub use plan::{adapter_checks, table_checks};
+pub use plan::{adapter_checks, table_checks, validate_expectations};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status};
 
 use std::io::Write;

@@ -2,7 +2,7 @@
 
 use super::check::Check;
 use super::{broadcast, elementwise, promotion, scatter};
-use crate::spec::Catalog;
+use crate::spec::{Catalog, LoadError};
 
 /// Every check of every suite against each named adapter, in a stable order.
 pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
@@ -24,4 +24,18 @@ pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
     checks.extend(broadcast::plan_tables(catalog));
     checks.extend(scatter::plan_tables(catalog));
     checks
+}
+
+/// Every expectations entry must name at least one planned check of its adapter: an entry
+/// that matches none (a renamed or removed check) is a load error at its line.
+pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
+    for (_, file) in &catalog.expectations.files {
+        let planned = adapter_checks(catalog, std::slice::from_ref(&file.adapter));
+        let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
+        let ids = owned.iter().map(String::as_str).collect();
+        if let Some(e) = catalog.expectations.unknown(&ids).into_iter().next() {
+            return Err(e);
+        }
+    }
+    Ok(())
 }

@@ -76,7 +76,7 @@ impl<'a> Recorder<'a> {
                 inputs: f.inputs,
                 expected: f.expected,
                 actual: f.actual,
-                ulp_distance: f.steps,
+                steps: f.steps,
                 reproduce,
             });
         }

@@ -38,8 +38,9 @@ pub struct CaseFailure {
     pub inputs: Vec<String>,
     pub expected: String,
     pub actual: String,
-    /// Distance in representable values from the expectation's centre, when it has one.
-    pub ulp_distance: Option<u64>,
+    /// Distance in representable steps from the expectation's centre, when it has one (a
+    /// count of values, not the fractional ULP error of `CheckResult::max_ulp_error`).
+    pub steps: Option<u64>,
     /// A command that reproduces exactly this case.
     pub reproduce: String,
 }
@@ -113,8 +114,8 @@ impl CheckResult {
                 out += &format!("    {input}\n");
             }
             out += &format!("    expected: {}\n    actual:   {}\n", f.expected, f.actual);
-            if let Some(d) = f.ulp_distance {
-                out += &format!("    distance: {d} ulp\n");
+            if let Some(d) = f.steps {
+                out += &format!("    distance: {d} steps from the expectation's centre\n");
             }
             out += &format!("    reproduce: {}\n", f.reproduce);
         }

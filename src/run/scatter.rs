@@ -17,13 +17,12 @@ use super::record::{Failure, Recorder, Repro, citation};
 use super::result::{CheckResult, Citation};
 use crate::format::Format;
 use crate::generate::{Generator, scatter_problems};
-use crate::oracle::scatter::{
-    ElementExpect, ElementRef, Policy, Problem, describe_value, parse_value, reference,
-};
+use crate::oracle::scatter::{ElementExpect, ElementRef, Policy, Problem, parse_value, reference};
 use crate::spec::scatter::{
     GeneratedCheck, LiteralCase, LoadedScatter, NegativeIndices, ScatterParams, StatedResult,
 };
 use crate::spec::{Catalog, LoadedSuite};
+use crate::value::describe_value;
 
 /// The checks of `suite`'s scatter tables against `adapter`.
 pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
@@ -403,7 +402,7 @@ impl ProblemRun<'_> {
 fn ulp(dtype: DType, expect: &ElementExpect, actual: u64) -> Option<u64> {
     let f = Format::of(dtype)?;
     let centre = expect.centre()?;
-    (!f.is_nan(centre) && !f.is_nan(actual)).then(|| crate::check::ulp_distance(f, actual, centre))
+    (!f.is_nan(centre) && !f.is_nan(actual)).then(|| crate::check::step_distance(f, actual, centre))
 }
 
 /// `[1, 2]` for the row-major position `flat` of `shape`.

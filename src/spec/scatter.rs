@@ -20,7 +20,7 @@ use serde_saphyr::Spanned;
 
 use super::load::{LoadError, parse_yaml};
 use super::source::{NotCovered, Source};
-use crate::oracle::scatter::parse_value;
+use crate::value::Literal;
 
 /// One scatter operation's table.
 #[derive(Debug, Deserialize)]
@@ -426,7 +426,7 @@ fn validate_case(case: &LiteralCase, table_dtypes: &[DType]) -> Result<(), Strin
             ("result", stated),
         ] {
             for v in values {
-                parse_value(dtype, v).map_err(|e| format!("field `{field}.values` in {dtype}: {e}"))?;
+                Literal::parse(dtype, v).map_err(|e| format!("field `{field}.values` in {dtype}: {e}"))?;
             }
         }
     }

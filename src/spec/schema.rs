@@ -77,7 +77,7 @@ pub enum Accuracy {
     CorrectlyRounded,
     /// Bit-exact; the result is one of the inputs or a comparison.
     Exact,
-    /// Within the suite's ULP bound of the exact value.
+    /// Within the suite's step bound (`step_bounds`) of the correctly rounded value.
     Approximate,
 }
 
@@ -343,13 +343,14 @@ pub enum Outcome {
     Sign(SignRule),
     /// An infinity whose sign follows the rule.
     SignedInfinity(SignRule),
-    /// An approximation to a named constant, within the suite's ULP bound.
+    /// An approximation to a named constant, within the suite's step bound of its correctly
+    /// rounded value.
     Approx(NamedConstant),
     /// Any of the listed results is allowed.
     AnyOf(Vec<Outcome>),
     /// What the table's accuracy class requires: for `correctly_rounded` and `exact` tables
     /// the oracle's result (rounded once to nearest-even), for `approximate` ones that result
-    /// within the suite's ULP bound.
+    /// within the suite's step bound.
     CorrectlyRounded,
 }
 

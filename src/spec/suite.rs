@@ -3,7 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use opspec_adapter::{BinaryOp, DType, OpKind};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer};
+
+use crate::format::Format;
 
 /// A suite: specs × dtypes × comparison rules × case counts.
 #[derive(Debug, Deserialize)]
@@ -33,9 +37,11 @@ pub struct Suite {
     /// operand orders).
     #[serde(default)]
     pub broadcast_shapes: Option<usize>,
-    /// ULP bounds for `approximate` operations: op -> dtype -> bound.
-    #[serde(default)]
-    pub ulp_bounds: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Step bounds for `approximate` operations: op -> float dtype -> how many representable
+    /// steps a result may be from the correctly rounded value (a whole number; see
+    /// `docs/ACCURACY.md`).
+    #[serde(default, deserialize_with = "step_bounds")]
+    pub step_bounds: BTreeMap<BinaryOp, BTreeMap<DType, u32>>,
     /// What integer results outside the exact, in-range ones must be (required when `dtypes`
     /// lists an integer dtype).
     #[serde(default)]
@@ -44,6 +50,52 @@ pub struct Suite {
     /// the suite names a scatter table.
     #[serde(default)]
     pub scatter: Option<super::scatter::ScatterParams>,
+}
+
+impl Suite {
+    /// The step bound the suite sets for `op` in format `f`, if any.
+    pub fn step_bound(&self, op: OpKind, f: Format) -> Option<u32> {
+        let OpKind::Binary(op) = op else { return None };
+        self.step_bounds.get(&op)?.iter().find(|&(&d, _)| Format::of(d) == Some(f)).map(|(_, &n)| n)
+    }
+}
+
+/// Reads `step_bounds` with typed keys, so that an unknown operation or a dtype other than a
+/// float one is an error at its place in the file (as is a bound that is not a `u32`).
+fn step_bounds<'de, D: Deserializer<'de>>(
+    de: D,
+) -> Result<BTreeMap<BinaryOp, BTreeMap<DType, u32>>, D::Error> {
+    let named = BTreeMap::<OpName, BTreeMap<FloatDType, u32>>::deserialize(de)?;
+    Ok(named
+        .into_iter()
+        .map(|(op, bounds)| (op.0, bounds.into_iter().map(|(d, n)| (d.0, n)).collect()))
+        .collect())
+}
+
+/// An operation name as a map key.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct OpName(BinaryOp);
+
+impl<'de> Deserialize<'de> for OpName {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        String::deserialize(de)?.parse().map(OpName).map_err(D::Error::custom)
+    }
+}
+
+/// A float dtype name as a map key.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+struct FloatDType(DType);
+
+impl<'de> Deserialize<'de> for FloatDType {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let dtype: DType = String::deserialize(de)?.parse().map_err(D::Error::custom)?;
+        if !dtype.is_float() {
+            return Err(D::Error::custom(format!(
+                "`{dtype}` is not a float dtype: integer results are exact"
+            )));
+        }
+        Ok(FloatDType(dtype))
+    }
 }
 
 /// A contract's rules for integer results that the mathematics leaves open.

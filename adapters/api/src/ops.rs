@@ -3,118 +3,98 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// Element-wise binary operations, named as in the Python array API standard. New operations
-/// are added as the contract grows.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BinaryOp {
-    Add,
-    Subtract,
-    Multiply,
-    Divide,
-    Pow,
-    Maximum,
-    Minimum,
-    Atan2,
-    Copysign,
-    FloorDivide,
-    Remainder,
-    Hypot,
-    Logaddexp,
-    Nextafter,
-    Equal,
-    NotEqual,
-    Greater,
-    GreaterEqual,
-    Less,
-    LessEqual,
+/// Declares an operation enum from one line per operation: the variant, the name used in
+/// specs (the array API's function name) and, for the comparisons, `comparison` (their
+/// results are `bool`). It generates the enum, `ALL`, `name()`, `is_comparison()`, `Display`
+/// and `FromStr`, so that an operation is written down once.
+macro_rules! operations {
+    (
+        $(#[$meta:meta])*
+        pub enum $ty:ident {
+            $($(#[$doc:meta])* $variant:ident = $name:literal $(($comparison:ident))?,)*
+        }
+    ) => {
+        $(#[$meta])*
+        #[non_exhaustive]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $ty {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl $ty {
+            /// Every operation, in declaration order.
+            pub const ALL: [$ty; [$($ty::$variant),*].len()] = [$($ty::$variant),*];
+
+            /// The name used in specs (the array API's function name).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name,)*
+                }
+            }
+
+            /// True for the comparisons, whose results are `bool`.
+            pub fn is_comparison(self) -> bool {
+                match self {
+                    $($ty::$variant => operations!(@comparison $($comparison)?),)*
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $ty::ALL
+                    .into_iter()
+                    .find(|op| op.name() == s)
+                    .ok_or_else(|| format!("unknown operation `{s}`"))
+            }
+        }
+    };
+    (@comparison comparison) => { true };
+    (@comparison) => { false };
 }
 
-impl BinaryOp {
-    /// Every binary operation.
-    pub const ALL: [BinaryOp; 20] = [
-        BinaryOp::Add,
-        BinaryOp::Subtract,
-        BinaryOp::Multiply,
-        BinaryOp::Divide,
-        BinaryOp::Pow,
-        BinaryOp::Maximum,
-        BinaryOp::Minimum,
-        BinaryOp::Atan2,
-        BinaryOp::Copysign,
-        BinaryOp::FloorDivide,
-        BinaryOp::Remainder,
-        BinaryOp::Hypot,
-        BinaryOp::Logaddexp,
-        BinaryOp::Nextafter,
-        BinaryOp::Equal,
-        BinaryOp::NotEqual,
-        BinaryOp::Greater,
-        BinaryOp::GreaterEqual,
-        BinaryOp::Less,
-        BinaryOp::LessEqual,
-    ];
-
-    /// The name used in specs (the array API's function name).
-    pub fn name(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "add",
-            BinaryOp::Subtract => "subtract",
-            BinaryOp::Multiply => "multiply",
-            BinaryOp::Divide => "divide",
-            BinaryOp::Pow => "pow",
-            BinaryOp::Maximum => "maximum",
-            BinaryOp::Minimum => "minimum",
-            BinaryOp::Atan2 => "atan2",
-            BinaryOp::Copysign => "copysign",
-            BinaryOp::FloorDivide => "floor_divide",
-            BinaryOp::Remainder => "remainder",
-            BinaryOp::Hypot => "hypot",
-            BinaryOp::Logaddexp => "logaddexp",
-            BinaryOp::Nextafter => "nextafter",
-            BinaryOp::Equal => "equal",
-            BinaryOp::NotEqual => "not_equal",
-            BinaryOp::Greater => "greater",
-            BinaryOp::GreaterEqual => "greater_equal",
-            BinaryOp::Less => "less",
-            BinaryOp::LessEqual => "less_equal",
-        }
-    }
-
-    /// True for the comparisons, whose results are `bool`.
-    pub fn is_comparison(self) -> bool {
-        matches!(
-            self,
-            BinaryOp::Equal
-                | BinaryOp::NotEqual
-                | BinaryOp::Greater
-                | BinaryOp::GreaterEqual
-                | BinaryOp::Less
-                | BinaryOp::LessEqual
-        )
+operations! {
+    /// Element-wise binary operations, named as in the Python array API standard. New
+    /// operations are added as the contract grows.
+    pub enum BinaryOp {
+        Add = "add",
+        Subtract = "subtract",
+        Multiply = "multiply",
+        Divide = "divide",
+        Pow = "pow",
+        Maximum = "maximum",
+        Minimum = "minimum",
+        Atan2 = "atan2",
+        Copysign = "copysign",
+        FloorDivide = "floor_divide",
+        Remainder = "remainder",
+        Hypot = "hypot",
+        Logaddexp = "logaddexp",
+        Nextafter = "nextafter",
+        Equal = "equal" (comparison),
+        NotEqual = "not_equal" (comparison),
+        Greater = "greater" (comparison),
+        GreaterEqual = "greater_equal" (comparison),
+        Less = "less" (comparison),
+        LessEqual = "less_equal" (comparison),
     }
 }
 
-/// Element-wise ternary (fused) operations.
-#[non_exhaustive]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TernaryOp {
-    /// `a * b + c` with one rounding.
-    FusedMulAdd,
-    /// `(a + b) * c` with two roundings.
-    FusedAddMul,
-}
-
-impl TernaryOp {
-    /// Every ternary operation.
-    pub const ALL: [TernaryOp; 2] = [TernaryOp::FusedMulAdd, TernaryOp::FusedAddMul];
-
-    /// The name used in specs.
-    pub fn name(self) -> &'static str {
-        match self {
-            TernaryOp::FusedMulAdd => "fused_mul_add",
-            TernaryOp::FusedAddMul => "fused_add_mul",
-        }
+operations! {
+    /// Element-wise ternary (fused) operations.
+    pub enum TernaryOp {
+        /// `a * b + c` with one rounding.
+        FusedMulAdd = "fused_mul_add",
+        /// `(a + b) * c` with two roundings.
+        FusedAddMul = "fused_add_mul",
     }
 }
 
@@ -167,30 +147,6 @@ pub enum Support {
     Unsupported(String),
 }
 
-macro_rules! name_traits {
-    ($ty:ty) => {
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-
-        impl FromStr for $ty {
-            type Err = String;
-
-            fn from_str(s: &str) -> Result<Self, Self::Err> {
-                <$ty>::ALL
-                    .into_iter()
-                    .find(|op| op.name() == s)
-                    .ok_or_else(|| format!("unknown operation `{s}`"))
-            }
-        }
-    };
-}
-
-name_traits!(BinaryOp);
-name_traits!(TernaryOp);
-
 impl fmt::Display for OpKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -216,5 +172,14 @@ mod tests {
             assert_eq!(op.name().parse::<TernaryOp>(), Ok(op));
         }
         assert!("plus".parse::<BinaryOp>().is_err());
+        assert_eq!(BinaryOp::FloorDivide.to_string(), "floor_divide");
+    }
+
+    #[test]
+    fn the_comparisons_are_the_six_bool_ops() {
+        let comparisons: Vec<&str> =
+            BinaryOp::ALL.into_iter().filter(|op| op.is_comparison()).map(BinaryOp::name).collect();
+        assert_eq!(comparisons, ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal"]);
+        assert!(!TernaryOp::FusedMulAdd.is_comparison());
     }
 }

@@ -205,8 +205,9 @@ impl ShapeChecker for CpuAdapter {
     }
 }
 
-/// The operations implemented for integer dtypes.
-const INTEGER_OPS: [BinaryOp; 14] = [
+/// The operations implemented exactly for integer dtypes (integer `divide` is true division,
+/// computed in `f32`, and is not among them).
+pub const INTEGER_OPS: [BinaryOp; 14] = [
     BinaryOp::Add,
     BinaryOp::Subtract,
     BinaryOp::Multiply,

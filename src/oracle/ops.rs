@@ -1,0 +1,209 @@
+//! The oracle's operation registry: one entry per operation of the adapter API, holding the
+//! functions that compute its reference. The harness finds them by the typed operation
+//! ([`lookup`]), never by a name, so an operation without an entry is `None` and a misspelt
+//! one does not compile.
+
+use std::cmp::Ordering::{Equal, Greater, Less};
+
+use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use rug::{Float, Integer};
+
+use super::integer::{self, Exact};
+use super::{arith, exact, functions};
+use crate::format::Format;
+
+/// What the oracle computes for one operation.
+#[derive(Clone, Copy, Debug)]
+pub struct OpDef {
+    /// The operation: an `OpKind::Binary` or an `OpKind::Ternary`.
+    pub op: OpKind,
+    /// The result for float operands of a format, as bits of that format (`0` or `1` for a
+    /// comparison): correctly rounded, or exact where it is representable.
+    pub reference: fn(Format, &[u64]) -> u64,
+    /// The exact result for integer operands, where the operation is defined on integers.
+    pub integer: Option<fn(i128, i128) -> Exact>,
+    /// For an approximate operation, its value with guard bits beyond the format's precision,
+    /// against which fractional ULP errors are measured.
+    pub high_precision: Option<fn(Format, u64, u64) -> Float>,
+}
+
+impl OpDef {
+    /// An entry with only a float reference.
+    const fn new(op: OpKind, reference: fn(Format, &[u64]) -> u64) -> OpDef {
+        OpDef { op, reference, integer: None, high_precision: None }
+    }
+
+    const fn with_integer(self, integer: fn(i128, i128) -> Exact) -> OpDef {
+        OpDef { integer: Some(integer), ..self }
+    }
+
+    const fn with_high_precision(self, value: fn(Format, u64, u64) -> Float) -> OpDef {
+        OpDef { high_precision: Some(value), ..self }
+    }
+}
+
+/// The entry of binary operation `$op` whose float reference is `$f(format, x1, x2)`.
+macro_rules! binary {
+    ($op:ident, $f:path) => {
+        OpDef::new(OpKind::Binary(BinaryOp::$op), |f, x| $f(f, x[0], x[1]))
+    };
+}
+
+/// The entry of ternary operation `$op` whose float reference is `$f(format, x1, x2, x3)`.
+macro_rules! ternary {
+    ($op:ident, $f:path) => {
+        OpDef::new(OpKind::Ternary(TernaryOp::$op), |f, x| $f(f, x[0], x[1], x[2]))
+    };
+}
+
+/// The entry of comparison `$op`, true where the operands' ordering matches `$true_for`
+/// (`None`: unordered, a NaN operand). The one pattern judges floats and integers.
+macro_rules! comparison {
+    ($op:ident, $true_for:pat) => {
+        OpDef::new(OpKind::Binary(BinaryOp::$op), |f, x| {
+            u64::from(matches!(exact::compare(f, x[0], x[1]), $true_for))
+        })
+        .with_integer(|a, b| Exact::Bool(matches!(Some(a.cmp(&b)), $true_for)))
+    };
+}
+
+/// Every operation the oracle computes (all of [`BinaryOp::ALL`] and [`TernaryOp::ALL`]).
+pub static OPS: &[OpDef] = &[
+    binary!(Add, arith::add).with_integer(|a, b| Exact::Value(Integer::from(a) + b)),
+    binary!(Subtract, arith::subtract).with_integer(|a, b| Exact::Value(Integer::from(a) - b)),
+    binary!(Multiply, arith::multiply).with_integer(|a, b| Exact::Value(Integer::from(a) * b)),
+    binary!(Divide, arith::divide),
+    binary!(Pow, functions::pow).with_integer(integer::pow).with_high_precision(functions::pow_value),
+    binary!(Maximum, exact::maximum).with_integer(|a, b| Exact::Value(a.max(b).into())),
+    binary!(Minimum, exact::minimum).with_integer(|a, b| Exact::Value(a.min(b).into())),
+    binary!(Atan2, functions::atan2).with_high_precision(functions::atan2_value),
+    binary!(Copysign, exact::copysign),
+    binary!(FloorDivide, exact::floor_divide).with_integer(integer::floor_divide),
+    binary!(Remainder, exact::remainder).with_integer(integer::remainder),
+    binary!(Hypot, functions::hypot).with_high_precision(functions::hypot_value),
+    binary!(Logaddexp, functions::logaddexp).with_high_precision(functions::logaddexp_value),
+    binary!(Nextafter, exact::nextafter),
+    comparison!(Equal, Some(Equal)),
+    comparison!(NotEqual, Some(Less | Greater) | None),
+    comparison!(Greater, Some(Greater)),
+    comparison!(GreaterEqual, Some(Greater | Equal)),
+    comparison!(Less, Some(Less)),
+    comparison!(LessEqual, Some(Less | Equal)),
+    ternary!(FusedMulAdd, arith::fused_mul_add),
+    ternary!(FusedAddMul, arith::fused_add_mul),
+];
+
+/// The entry that computes `op`. Writing into a destination (`BinaryInto`) computes the
+/// binary operation itself; scalar operands and scatter have no entry.
+pub fn lookup(op: OpKind) -> Option<&'static OpDef> {
+    let op = match op {
+        OpKind::BinaryInto(b) => OpKind::Binary(b),
+        other => other,
+    };
+    OPS.iter().find(|def| def.op == op)
+}
+
+/// The float reference of `op` on `inputs` in format `f`; `None` for an operation without one.
+pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Option<u64> {
+    lookup(op).map(|def| (def.reference)(f, inputs))
+}
+
+/// The exact result of `op(a, b)` on integers; `None` where it is not defined on integers.
+pub fn exact_integer(op: OpKind, a: i128, b: i128) -> Option<Exact> {
+    lookup(op)?.integer.map(|g| g(a, b))
+}
+
+/// The high-precision value of `op(a, b)` in format `f`; `None` unless `op` is approximate.
+pub fn high_precision(op: OpKind, f: Format, a: u64, b: u64) -> Option<Float> {
+    lookup(op)?.high_precision.map(|g| g(f, a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F32: Format = Format::F32;
+
+    fn binary(op: BinaryOp) -> OpKind {
+        OpKind::Binary(op)
+    }
+
+    #[test]
+    fn every_operation_has_exactly_one_entry() {
+        let ops = BinaryOp::ALL.map(binary).into_iter().chain(TernaryOp::ALL.map(OpKind::Ternary));
+        for op in ops {
+            assert_eq!(OPS.iter().filter(|def| def.op == op).count(), 1, "{op}");
+        }
+        assert_eq!(OPS.len(), BinaryOp::ALL.len() + TernaryOp::ALL.len());
+    }
+
+    #[test]
+    fn into_computes_the_binary_operation() {
+        let (one, two) = (F32.one(), 0x4000_0000);
+        assert_eq!(reference(OpKind::BinaryInto(BinaryOp::Add), F32, &[one, one]), Some(two));
+        assert_eq!(exact_integer(OpKind::BinaryInto(BinaryOp::Add), 2, 3), Some(Exact::Value(5.into())));
+        assert!(lookup(OpKind::ScatterAdd).is_none());
+        assert!(lookup(OpKind::BinaryScalar(BinaryOp::Add)).is_none());
+    }
+
+    #[test]
+    fn entries_call_their_own_functions() {
+        // 2 - 3 and 3 - 2 tell the operand order; 2 * 3 + 1 and (2 + 3) * 1 tell the two fused ops.
+        let bits = |v: f32| u64::from(v.to_bits());
+        let (one, two, three) = (bits(1.0), bits(2.0), bits(3.0));
+        assert_eq!(reference(binary(BinaryOp::Subtract), F32, &[two, three]), Some(bits(-1.0)));
+        assert_eq!(reference(binary(BinaryOp::Divide), F32, &[three, two]), Some(bits(1.5)));
+        assert_eq!(reference(binary(BinaryOp::Pow), F32, &[two, three]), Some(bits(8.0)));
+        assert_eq!(reference(binary(BinaryOp::Minimum), F32, &[two, three]), Some(two));
+        assert_eq!(reference(binary(BinaryOp::Hypot), F32, &[bits(3.0), bits(4.0)]), Some(bits(5.0)));
+        let fma = OpKind::Ternary(TernaryOp::FusedMulAdd);
+        let fam = OpKind::Ternary(TernaryOp::FusedAddMul);
+        assert_eq!(reference(fma, F32, &[two, three, one]), Some(bits(7.0)));
+        assert_eq!(reference(fam, F32, &[two, three, one]), Some(bits(5.0)));
+        let value = |op, a, b| exact_integer(binary(op), a, b);
+        assert_eq!(value(BinaryOp::Subtract, 2, 3), Some(Exact::Value((-1).into())));
+        assert_eq!(
+            value(BinaryOp::Multiply, i64::MAX.into(), 2),
+            Some(Exact::Value(Integer::from(i64::MAX) * 2))
+        );
+        assert_eq!(value(BinaryOp::Maximum, -1, -7), Some(Exact::Value((-1).into())));
+        assert_eq!(value(BinaryOp::Minimum, -1, -7), Some(Exact::Value((-7).into())));
+        assert_eq!(value(BinaryOp::Remainder, -7, 2), Some(Exact::Value(1.into())));
+        assert_eq!(value(BinaryOp::Atan2, 1, 1), None);
+    }
+
+    #[test]
+    fn comparisons_agree_on_floats_and_integers() {
+        let comparisons = [
+            BinaryOp::Equal,
+            BinaryOp::NotEqual,
+            BinaryOp::Greater,
+            BinaryOp::GreaterEqual,
+            BinaryOp::Less,
+            BinaryOp::LessEqual,
+        ];
+        let float = |v: i128| u64::from((v as f32).to_bits());
+        for (a, b) in [(1, 2), (2, 2), (3, 2), (-1, 1)] {
+            let truth = [a == b, a != b, a > b, a >= b, a < b, a <= b];
+            for (op, expected) in comparisons.into_iter().zip(truth) {
+                let context = format!("{op}({a}, {b})");
+                let bits = reference(binary(op), F32, &[float(a), float(b)]);
+                assert_eq!(bits, Some(u64::from(expected)), "{context}");
+                assert_eq!(exact_integer(binary(op), a, b), Some(Exact::Bool(expected)), "{context}");
+            }
+        }
+        // A NaN is unordered: only not_equal holds.
+        let unordered = [false, true, false, false, false, false];
+        for (op, expected) in comparisons.into_iter().zip(unordered) {
+            let bits = reference(binary(op), F32, &[F32.quiet_nan(), F32.quiet_nan()]);
+            assert_eq!(bits, Some(u64::from(expected)), "{op}(NaN, NaN)");
+        }
+    }
+
+    #[test]
+    fn high_precision_values_are_looked_up() {
+        let value = high_precision(binary(BinaryOp::Logaddexp), Format::F64, 0, 0).unwrap();
+        assert_eq!(crate::oracle::round_exact(Format::F64, &value), 0x3fe6_2e42_fefa_39ef, "ln 2");
+        assert!(high_precision(binary(BinaryOp::Add), F32, 0, 0).is_none());
+    }
+}

@@ -1,0 +1,72 @@
+//! The oracle's operation registry (`src/oracle/ops.rs`) and the tables agree, both ways:
+//! a table is `approximate` exactly when its operation has a high-precision value, has
+//! `output: bool` exactly when its operation is a comparison, and lists integer dtypes exactly
+//! when its operation has an exact integer result; every registry entry has a table; and every
+//! operation the CPU adapter runs on integers has an exact integer reference.
+
+use opspec::oracle::ops::{OPS, lookup};
+use opspec::spec::schema::{Accuracy, Output};
+use opspec::spec::{Catalog, LoadedTable};
+use opspec_adapter::{DType, OpKind};
+
+/// The element-wise tables of the shipped catalog where `yaml` (a fact read from the table)
+/// and `registry` (the same fact read from the oracle's registry) differ, with both answers.
+fn disagreements(
+    yaml: impl Fn(&LoadedTable) -> bool,
+    registry: impl Fn(&LoadedTable) -> bool,
+) -> Vec<String> {
+    let catalog = Catalog::builtin().unwrap();
+    assert!(!catalog.tables.is_empty());
+    catalog
+        .tables
+        .iter()
+        .filter(|t| yaml(t) != registry(t))
+        .map(|t| format!("{} (the table says {}, the registry {})", t.path.display(), yaml(t), registry(t)))
+        .collect()
+}
+
+/// The registry's entry for a table's operation, which every table must have.
+fn entry(t: &LoadedTable) -> &'static opspec::oracle::ops::OpDef {
+    lookup(t.op).unwrap_or_else(|| panic!("{}: the oracle has no entry for {}", t.path.display(), t.op))
+}
+
+#[test]
+fn approximate_tables_are_the_ops_with_a_high_precision_value() {
+    let wrong =
+        disagreements(|t| t.table.accuracy == Accuracy::Approximate, |t| entry(t).high_precision.is_some());
+    assert!(wrong.is_empty(), "accuracy: approximate vs a high-precision value: {wrong:#?}");
+}
+
+#[test]
+fn bool_tables_are_the_comparisons() {
+    let comparison = |op: OpKind| match op {
+        OpKind::Binary(b) | OpKind::BinaryInto(b) => b.is_comparison(),
+        OpKind::Ternary(t) => t.is_comparison(),
+        other => panic!("{other} has no element-wise table"),
+    };
+    let wrong = disagreements(|t| t.table.output == Output::Bool, |t| comparison(t.op));
+    assert!(wrong.is_empty(), "output: bool vs is_comparison: {wrong:#?}");
+}
+
+#[test]
+fn tables_with_integer_dtypes_are_the_ops_with_an_integer_result() {
+    let integer = |d: &String| d.parse::<DType>().is_ok_and(|d| !d.is_float() && d != DType::Bool);
+    let wrong = disagreements(|t| t.table.dtypes.iter().any(integer), |t| entry(t).integer.is_some());
+    assert!(wrong.is_empty(), "integer dtypes vs an exact integer result: {wrong:#?}");
+}
+
+#[test]
+fn every_registry_entry_has_a_table() {
+    let catalog = Catalog::builtin().unwrap();
+    for def in OPS {
+        assert!(catalog.tables.iter().any(|t| t.op == def.op), "no table for the registry's {}", def.op);
+    }
+}
+
+#[test]
+fn the_cpu_adapters_integer_ops_have_an_exact_integer_result() {
+    for op in opspec_cpu::INTEGER_OPS {
+        let def = lookup(OpKind::Binary(op)).unwrap_or_else(|| panic!("the oracle has no entry for {op}"));
+        assert!(def.integer.is_some(), "opspec-cpu runs {op} on integers, the oracle has no integer result");
+    }
+}
