@@ -38,10 +38,10 @@ use side::{Side, skip};
 /// giving up the gain measured at 64 MiB.
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
 
-/// [`PARALLEL_THRESHOLD`] for f32 pow and atan2, split in pieces of
-/// half as many bytes. They cost about 20 times an add per element, so 8192 elements are some
-/// 25 µs of work against a few µs for a split (an estimate, not tuned: the machine of
-/// docs/PERFORMANCE.md was too loaded to time the split reliably).
+/// [`PARALLEL_THRESHOLD`] for f32 pow and atan2, split in pieces of half as many bytes. They
+/// cost about 20 times an add per element, so 8192 elements are some 25 µs of work against a
+/// few µs for a split (an estimate, not tuned: the machine of docs/PERFORMANCE.md was too
+/// loaded to time the split reliably).
 pub const TRANSCENDENTAL_PARALLEL_THRESHOLD: usize = 32 << 10;
 
 /// Outputs of at least this many bytes (well past the caches) are written with non-temporal
