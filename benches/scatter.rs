@@ -1,13 +1,14 @@
 //! Scatter-add benchmark: 2^22 f32 updates into 2^20 slots (depth-1 int64 indices, `ignore`
 //! mode) with uniform random, sorted, and runs-of-repeated indices.
 //!
-//! Measured in one run, on the same data: opspec-cpu's kernel (in place, one thread and all
-//! threads), the adapter call (tensors in and out), a plain single-threaded loop, and, when a
-//! `python3` with them is available, NumPy's `np.add.at` and PyTorch's `index_add_`. Each time
-//! is the best of several repetitions; the output array is reset (untimed) before each.
+//! Measured in one run, on the same data: opspec-cpu's kernel (in place, in a 1-thread rayon
+//! pool and on rayon's global pool), the adapter call (tensors in and out, global pool), a
+//! plain single-threaded loop, and, when a `python3` with them is available, NumPy's
+//! `np.add.at` and PyTorch's `index_add_`. Each time is the best of several repetitions; the
+//! output array is reset (untimed) before each.
 //!
 //! `cargo bench --bench scatter` (environment: `OPSPEC_BENCH_REPS`, default 31;
-//! `OPSPEC_BENCH_PYTHON`, default `python3`).
+//! `OPSPEC_BENCH_PYTHON`, default `python3`; `RAYON_NUM_THREADS` sizes the global pool).
 
 use std::io::Write;
 use std::process::Command;
@@ -15,7 +16,8 @@ use std::time::Instant;
 
 use opspec_adapter::{Adapter, ScatterMode, Tensor};
 use opspec_cpu::CpuAdapter;
-use opspec_cpu::scatter::{default_threads, scatter_add_in_place};
+use opspec_cpu::scatter::scatter_add_in_place;
+use rayon::{ThreadPool, ThreadPoolBuilder};
 
 const SLOTS: usize = 1 << 20;
 const UPDATES: usize = 1 << 22;
@@ -67,6 +69,11 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 fn best(xs: &[f64]) -> f64 {
     xs.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+/// A rayon pool of `threads` threads.
+fn pool(threads: usize) -> ThreadPool {
+    ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool")
 }
 
 const PYTHON: &str = r#"
@@ -138,7 +145,8 @@ fn main() {
     // The machines this runs on are shared and noisy: each figure is the best of `reps` runs,
     // and the Rust methods also get the median over rounds of the time ratio within a round.
     let reps: usize = std::env::var("OPSPEC_BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(31);
-    let threads = default_threads();
+    let threads = rayon::current_num_threads();
+    let pools = [pool(1), pool(2), pool(threads)];
     let mut state = 0x5ca7_7e12;
     let updates: Vec<f32> = (0..UPDATES).map(|_| (next(&mut state) % 2001) as f32 * 1e-3 - 1.0).collect();
     let init: Vec<f32> = (0..SLOTS).map(|_| (next(&mut state) % 1001) as f32 * 1e-3).collect();
@@ -153,7 +161,7 @@ fn main() {
     }
     println!(
         "scatter-add: {UPDATES} f32 updates into {SLOTS} slots, int64 indices, ignore mode; {reps} rounds; \
-         {threads} threads available"
+         {threads} threads in rayon's global pool"
     );
     println!(
         "{:<8} {:<52} {:>9} {:>11} {:>12} {:>12}",
@@ -162,18 +170,17 @@ fn main() {
     let mut out = init.clone();
     for (pattern, indices) in [("uniform", &uniform), ("sorted", &sorted), ("runs (1-16)", &runs)] {
         let updates = &updates;
-        let kernel = |threads: usize| {
-            move |o: &mut [f32]| {
-                scatter_add_in_place(o, &[SLOTS], indices, 1, updates, ScatterMode::Ignore, threads).unwrap();
-            }
+        // On the current rayon pool.
+        let kernel = |o: &mut [f32]| {
+            scatter_add_in_place(o, &[SLOTS], indices, 1, updates, ScatterMode::Ignore).unwrap();
         };
         // Same bits for every thread count, and the same as the plain loop (both sum in index order).
         let mut reference = init.clone();
         plain_loop(&mut reference, indices, updates);
         let mut deterministic = true;
-        for t in [1, 2, threads] {
+        for p in &pools {
             let mut o = init.clone();
-            kernel(t)(&mut o);
+            p.install(|| kernel(&mut o));
             deterministic &= o.iter().zip(&reference).all(|(a, b)| a.to_bits() == b.to_bits());
         }
         let index_tensor = Tensor::from_slice(indices, &[UPDATES, 1]).unwrap();
@@ -186,9 +193,9 @@ fn main() {
             format!("opspec-cpu adapter call, tensors in/out ({threads} thr.)"),
         ];
         let mut methods: Vec<Method> = vec![
-            Box::new(kernel(1)),
+            Box::new(|o: &mut [f32]| pools[0].install(|| kernel(o))),
             Box::new(|o: &mut [f32]| plain_loop(o, indices, updates)),
-            Box::new(kernel(threads)),
+            Box::new(kernel),
             Box::new(|_: &mut [f32]| {
                 let t =
                     CpuAdapter.scatter_add(&input_tensor, &index_tensor, &update_tensor, ScatterMode::Ignore);

@@ -2,7 +2,7 @@
 //!
 //! At 2^16 and 2^24 contiguous elements it times: the kernel (`fast::binary_into` into a
 //! caller-owned output) in a 1-thread and a 2-thread rayon pool; the kernel's scalar twin in
-//! a loop (what strided views get, `vector_math::pow_f32`/`atan2_f32`); the std loop
+//! a loop (what strided views get, `fast::transcendental::pow_f32`/`atan2_f32`); the std loop
 //! (`f32::powf`/`f32::atan2`); and, when `python3` has NumPy, `np.power`/`np.arctan2` with
 //! `out=`, timed with `timeit` in a subprocess. Inputs: pow `x` in [0.5, 100.6], `y` in
 //! [-4, 4]; atan2 both in [-10, 10], the same values in NumPy. Each figure is the best of
@@ -17,8 +17,8 @@ mod timing;
 use std::hint::black_box;
 
 use opspec_adapter::{BinaryOp, DType};
+use opspec_cpu::fast::transcendental::{atan2_f32, pow_f32};
 use opspec_cpu::fast::{Operand, binary_into};
-use opspec_cpu::vector_math::{atan2_f32, pow_f32};
 use timing::{pool, python_seconds, time};
 
 /// The operands of element `i` (the NumPy script computes the same values).

@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor, TernaryOp};
 use opspec_cpu::CpuAdapter;
+use opspec_cpu::fast::fused::ternary_into;
 use opspec_cpu::fast::{Operand, binary_into};
-use opspec_cpu::fast_fused::ternary_into;
 use opspec_cpu::output;
 
 fn minor_faults() -> i64 {

@@ -1,13 +1,15 @@
 //! Fast kernels for add, subtract, multiply, divide, maximum and minimum in f16, bf16, f32 and
 //! f64, and for add, subtract, multiply, maximum and minimum in the eight integer dtypes; f32
-//! pow and atan2 take the same layouts and threads with `vector_math`'s kernel.
+//! pow and atan2 take the same layouts and threads with [`transcendental`]'s kernel, and
+//! [`fused`] has the fused operations.
 //!
 //! The output is viewed as rows of `row_len` elements; each operand is dense (one element per
 //! output element), a row repeated down the output, a column (one element per row), or a
 //! single element. The work is cut into segments that lie inside one row, so every segment is
 //! either slice-op-slice or slice-op-scalar. Each segment runs through AVX/AVX2 when the CPU
 //! has it (detected at run time) and a portable loop for the tail and on other CPUs. Outputs of
-//! [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's threads, and outputs of
+//! [`PARALLEL_THRESHOLD`] bytes or more (f32 pow and atan2: from
+//! [`TRANSCENDENTAL_PARALLEL_THRESHOLD`]) are split across rayon's threads, and outputs of
 //! [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores.
 //!
 //! Results are bit-identical to the scalar kernels of `float.rs` and `integer.rs`: IEEE
@@ -17,19 +19,30 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
+pub mod fused;
 mod lane;
+mod side;
+pub mod transcendental;
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 use rayon::prelude::*;
 
 use lane::Lane;
+use side::{Side, skip};
 
-/// Outputs of at least this many bytes are split across threads. `benches/elementwise.rs`
+/// Outputs of at least this many bytes are split across threads, for the kernels that cost a
+/// few cycles per element (these and [`fused`]'s). `benches/elementwise.rs`
 /// times a two-way split: on the 2-vCPU VM of docs/PERFORMANCE.md it loses below 256 KiB and is
 /// neutral (within the noise) up to 16 MiB, so 1 MiB keeps small calls on one thread without
 /// giving up the gain measured at 64 MiB.
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
+
+/// [`PARALLEL_THRESHOLD`] for f32 pow and atan2, split in pieces of half as many bytes. They
+/// cost about 20 times an add per element, so 8192 elements are some 25 µs of work against a
+/// few µs for a split (an estimate, not tuned: the machine of docs/PERFORMANCE.md was too
+/// loaded to time the split reliably).
+pub const TRANSCENDENTAL_PARALLEL_THRESHOLD: usize = 32 << 10;
 
 /// Outputs of at least this many bytes (well past the caches) are written with non-temporal
 /// stores, which skip reading the output's lines into the cache first.
@@ -60,12 +73,17 @@ pub enum Operand<'a> {
     Scalar(&'a [u8]),
 }
 
+/// True for the operations that f32 takes through [`transcendental`]'s kernel.
+fn is_transcendental(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::Pow | BinaryOp::Atan2)
+}
+
 /// True when [`binary_into`] computes `op` in `dtype`.
 pub fn supports(op: BinaryOp, dtype: DType) -> bool {
     use BinaryOp::*;
     match dtype {
         DType::Bool => false,
-        DType::F32 if crate::vector_math::handles(op) => true,
+        DType::F32 if is_transcendental(op) => true,
         _ if dtype.is_float() => matches!(op, Add | Subtract | Multiply | Divide | Maximum | Minimum),
         _ => matches!(op, Add | Subtract | Multiply | Maximum | Minimum),
     }
@@ -121,11 +139,11 @@ pub fn binary_into(
     let y = y_tiled.as_deref().map_or(y, Operand::Row);
     let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
-    let transcendental = dtype == DType::F32 && crate::vector_math::handles(op);
+    let transcendental = dtype == DType::F32 && is_transcendental(op);
     let (run, kernel) = match dtype {
         DType::F16 => kernels::<f16>(),
         DType::BF16 => kernels::<bf16>(),
-        DType::F32 if transcendental => (run_range::<f32> as RunRange, vector_math_segment as Segment),
+        DType::F32 if transcendental => (run_range::<f32> as RunRange, transcendental_segment as Segment),
         DType::F32 => kernels::<f32>(),
         DType::F64 => kernels::<f64>(),
         DType::I8 => kernels::<i8>(),
@@ -140,7 +158,7 @@ pub fn binary_into(
     };
     // pow and atan2 cost some 20 adds per element, so they gain from threads on smaller outputs.
     let (parallel_from, piece) = if transcendental {
-        (crate::vector_math::PARALLEL_THRESHOLD, crate::vector_math::PARALLEL_THRESHOLD / 2)
+        (TRANSCENDENTAL_PARALLEL_THRESHOLD, TRANSCENDENTAL_PARALLEL_THRESHOLD / 2)
     } else {
         (PARALLEL_THRESHOLD, PIECE)
     };
@@ -188,20 +206,13 @@ fn kernels<T: Lane>() -> (RunRange, Segment) {
     (run_range::<T>, segment::<T>)
 }
 
-/// f32 pow and atan2: `vector_math`'s kernel (no streaming stores).
-fn vector_math_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
-    crate::vector_math::binary_f32(op, x, y, out)
+/// f32 pow and atan2: [`transcendental`]'s kernel (no streaming stores).
+fn transcendental_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
+    transcendental::binary_f32(op, x, y, out)
 }
 
 /// Bytes of output per work item (a multiple of every element size).
 pub(crate) const PIECE: usize = 256 << 10;
-
-/// One side of a segment: a slice as long as the segment, or one element.
-#[derive(Clone, Copy)]
-pub(crate) enum Side<'a> {
-    Slice(&'a [u8]),
-    Splat(&'a [u8]),
-}
 
 /// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time;
 /// with a column operand and short rows, one segment spans several rows, the column spread
@@ -268,14 +279,6 @@ fn spread<T: Lane>(column: &[u8], mut row: usize, col: usize, row_len: usize, mu
             v.write(o);
         }
         (out, row, n) = (rest, row + 1, row_len);
-    }
-}
-
-/// `side` without its first `bytes` bytes.
-fn skip(side: Side<'_>, bytes: usize) -> Side<'_> {
-    match side {
-        Side::Slice(b) => Side::Slice(&b[bytes..]),
-        splat => splat,
     }
 }
 

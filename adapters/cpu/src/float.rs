@@ -224,7 +224,7 @@ macro_rules! native_float {
         }
     };
 }
-native_float!(f32, 32, crate::vector_math::pow_f32, crate::vector_math::atan2_f32);
+native_float!(f32, 32, crate::fast::transcendental::pow_f32, crate::fast::transcendental::atan2_f32);
 native_float!(f64, 64, f64::powf, f64::atan2);
 
 /// f16 and bf16: bit operations on their own bits, everything else in f32 and rounded once

@@ -11,7 +11,6 @@
 mod broadcast;
 mod double_double;
 pub mod fast;
-pub mod fast_fused;
 mod float;
 mod fused;
 mod integer;
@@ -19,7 +18,6 @@ mod named;
 pub mod output;
 mod promote;
 pub mod scatter;
-pub mod vector_math;
 
 use float::CpuFloat;
 use fused::CpuFused;
@@ -157,7 +155,7 @@ impl Adapter for CpuAdapter {
                 format!("{op} needs one dtype, got {}, {} and {}", a.dtype(), b.dtype(), c.dtype()),
             ));
         }
-        if let Some(out) = fast_fused::ternary_tensors(op, a, b, c) {
+        if let Some(out) = fast::fused::ternary_tensors(op, a, b, c) {
             return out;
         }
         match a.dtype() {

@@ -2,9 +2,10 @@
 //!
 //! The result is deterministic: every destination element receives its updates **in index
 //! order**, exactly as a plain sequential loop would add them, whatever the number of threads.
-//! Parallelism needs no atomics: the output is cut into contiguous ranges of destinations and
-//! each thread walks the index vectors and applies only those that land in its own range, so
-//! no two threads ever touch the same element.
+//! Parallelism needs no atomics: the output is cut into one contiguous range of destinations
+//! per thread of rayon's current pool (the global pool, as for the element-wise kernels, unless
+//! the caller installs another), and each range's job walks the index vectors and applies only
+//! those that land in its own range, so no two threads ever touch the same element.
 //!
 //! The sequential kernel adapts per block of index vectors: where most neighbouring index
 //! vectors repeat the same destination (runs of duplicates), it keeps the running sum in a
@@ -14,6 +15,7 @@
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tensor};
+use rayon::prelude::*;
 
 /// Index vectors per block of the adaptive kernel.
 const BLOCK: usize = 1024;
@@ -86,16 +88,6 @@ impl Coordinate for i64 {
     fn get(self) -> i64 {
         self
     }
-}
-
-/// Threads the adapter uses for large calls: `OPSPEC_CPU_THREADS` if set, else the number of
-/// available cores.
-pub fn default_threads() -> usize {
-    std::env::var("OPSPEC_CPU_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The adapter entry point: checks the operands, then returns `input` with the slices of
@@ -172,15 +164,14 @@ fn typed<T: Accumulate>(
 ) -> Result<Tensor, AdapterError> {
     let mut out = elements::<T>(input)?;
     let values = elements::<T>(updates)?;
-    let threads = default_threads();
     match indices.dtype() {
         DType::I32 => {
             let coords = elements::<i32>(indices)?;
-            scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode, threads)?
+            scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode)?
         }
         _ => {
             let coords = elements::<i64>(indices)?;
-            scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode, threads)?
+            scatter_add_in_place(&mut out, input.shape(), &coords, depth, &values, mode)?
         }
     }
     Tensor::from_slice(&out, input.shape())
@@ -199,9 +190,10 @@ fn elements<T: Element>(t: &Tensor) -> Result<Vec<T>, AdapterError> {
 /// Scatter-add in place on row-major slices: `out` (of `shape`) receives, for each index
 /// vector (`depth` coordinates of `indices`), the matching slice of `updates`.
 ///
-/// The result does not depend on `threads`: each destination element gets its updates in
-/// index order. In [`ScatterMode::Error`] nothing is written when an index vector is out of
-/// range.
+/// From 2^16 update elements on (`PARALLEL_MIN`), the work is split across the threads of
+/// rayon's current pool; the result does not depend on their number: each destination element
+/// gets its updates in index order. In [`ScatterMode::Error`] nothing is written when an index
+/// vector is out of range.
 pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
     out: &mut [T],
     shape: &[usize],
@@ -209,7 +201,6 @@ pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
     depth: usize,
     updates: &[T],
     mode: ScatterMode,
-    threads: usize,
 ) -> Result<(), AdapterError> {
     let mismatch = |m: String| Err(AdapterError::new(ErrorKind::ShapeMismatch, m));
     if shape.iter().product::<usize>() != out.len() || depth > shape.len() {
@@ -241,7 +232,7 @@ pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
     if slice == 0 || vectors == 0 {
         return Ok(());
     }
-    let threads = if updates.len() >= PARALLEL_MIN { threads.min(out.len() / slice).max(1) } else { 1 };
+    let threads = if updates.len() >= PARALLEL_MIN { rayon::current_num_threads() } else { 1 };
     if depth == 1 && slice == 1 {
         let extent = indexed[0];
         parallel(out, 1, threads, |part, lo| flat_kernel(part, lo, indices, updates, extent, mode));
@@ -274,20 +265,17 @@ fn resolve_coordinate(c: i64, extent: usize, mode: ScatterMode) -> Option<usize>
     }
 }
 
-/// Runs `kernel` on `threads` disjoint ranges of whole slices of `out`; each call gets its part
-/// and the slice number its part starts at.
+/// Runs `kernel` on `threads` disjoint ranges of whole slices of `out` (fewer when `out` has
+/// fewer slices), as jobs on rayon's current pool; each call gets its part and the slice number
+/// its part starts at. Every job walks all the updates, so there is one job per thread, not
+/// more.
 fn parallel<T: Send>(out: &mut [T], slice: usize, threads: usize, kernel: impl Fn(&mut [T], usize) + Sync) {
     let slices = out.len() / slice;
-    if threads <= 1 {
+    if threads <= 1 || slices <= 1 {
         return kernel(out, 0);
     }
     let per = slices.div_ceil(threads);
-    std::thread::scope(|scope| {
-        for (t, part) in out.chunks_mut(per * slice).enumerate() {
-            let kernel = &kernel;
-            scope.spawn(move || kernel(part, t * per));
-        }
-    });
+    out.par_chunks_mut(per * slice).enumerate().for_each(|(t, part)| kernel(part, t * per));
 }
 
 /// Depth-1 scatter of single elements into `part`, which holds destinations `lo..lo + len`
@@ -497,8 +485,13 @@ mod tests {
         mode: ScatterMode,
     ) -> Vec<f32> {
         let mut out = input.to_vec();
-        scatter_add_in_place(&mut out, shape, idx, depth, upd, mode, 1).unwrap();
+        scatter_add_in_place(&mut out, shape, idx, depth, upd, mode).unwrap();
         out
+    }
+
+    /// Runs `f` on a rayon pool of `threads` threads.
+    fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a rayon pool").install(f)
     }
 
     #[test]
@@ -528,7 +521,7 @@ mod tests {
             [40.0, 10.0, 0.0, 20.0, 0.0, 80.0]
         );
         let mut out = [0.0f32; 6];
-        let err = scatter_add_in_place(&mut out, &[2, 3], &idx, 2, &upd, ScatterMode::Error, 1).unwrap_err();
+        let err = scatter_add_in_place(&mut out, &[2, 3], &idx, 2, &upd, ScatterMode::Error).unwrap_err();
         assert_eq!(err.kind, ErrorKind::OutOfRange);
         assert_eq!(out, [0.0; 6], "nothing is written on an error");
     }
@@ -596,7 +589,8 @@ mod tests {
             }
             for threads in [1, 2, 3, 7] {
                 let mut out = vec![0.5f32; n];
-                scatter_add_in_place(&mut out, &[n], indices, 1, &values, mode, threads).unwrap();
+                on_threads(threads, || scatter_add_in_place(&mut out, &[n], indices, 1, &values, mode))
+                    .unwrap();
                 let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&out), bits(&sequential), "{threads} threads, {mode:?}");
             }
@@ -606,16 +600,20 @@ mod tests {
         for len in 1..2 * BLOCK + 3 {
             let mut out = vec![0f32; 4];
             let coords = vec![2i64; len];
-            scatter_add_in_place(&mut out, &[4], &coords, 1, &values[..len], ScatterMode::Ignore, 1).unwrap();
+            scatter_add_in_place(&mut out, &[4], &coords, 1, &values[..len], ScatterMode::Ignore).unwrap();
             let sequential = values[..len].iter().fold(0f32, |acc, &v| acc + v);
             assert_eq!(out[2].to_bits(), sequential.to_bits(), "{len}");
         }
         // Slices (depth 1 of a [n/4, 4] input) through the general kernel.
         let coords: Vec<i64> = uniform.iter().take(m / 4).map(|c| c / 4).collect();
-        let mut one = vec![0f32; n];
-        scatter_add_in_place(&mut one, &[n / 4, 4], &coords, 1, &values, ScatterMode::Clip, 1).unwrap();
-        let mut many = vec![0f32; n];
-        scatter_add_in_place(&mut many, &[n / 4, 4], &coords, 1, &values, ScatterMode::Clip, 5).unwrap();
+        let slices = |threads, out: &mut [f32]| {
+            on_threads(threads, || {
+                scatter_add_in_place(out, &[n / 4, 4], &coords, 1, &values, ScatterMode::Clip)
+            })
+        };
+        let (mut one, mut many) = (vec![0f32; n], vec![0f32; n]);
+        slices(1, &mut one).unwrap();
+        slices(5, &mut many).unwrap();
         assert_eq!(one, many);
     }
 }

@@ -1,4 +1,4 @@
-//! The fused fast path (`opspec_cpu::fast_fused`) and `binary_into`'s direct path against the
+//! The fused fast path (`opspec_cpu::fast::fused`) and `binary_into`'s direct path against the
 //! scalar paths, bit for bit.
 //!
 //! The fused reference is the adapter on strided views (every other element), which the fast
@@ -8,8 +8,8 @@
 
 use opspec_adapter::{Adapter, BinaryOp, DType, ErrorKind, Tensor, TernaryOp};
 use opspec_cpu::CpuAdapter;
+use opspec_cpu::fast::fused::ternary_into;
 use opspec_cpu::fast::{PARALLEL_THRESHOLD, STREAM_THRESHOLD};
-use opspec_cpu::fast_fused::ternary_into;
 
 mod common;
 use common::{is_nan, values};

@@ -1,4 +1,4 @@
-//! f32 `pow` and `atan2` (`opspec_cpu::vector_math`): accuracy against an independent
+//! f32 `pow` and `atan2` (`opspec_cpu::fast::transcendental`): accuracy against an independent
 //! reference, and the same bits from every layout.
 //!
 //! The reference is f64 `powf`/`atan2` of the widened operands (the platform's libm, accurate
@@ -9,8 +9,8 @@
 
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
 use opspec_cpu::CpuAdapter;
+use opspec_cpu::fast::transcendental::{atan2_f32, pow_f32};
 use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, binary_into};
-use opspec_cpu::vector_math::{atan2_f32, pow_f32};
 
 /// The error allowed, in f32 ULPs (the array-api suite allows 2).
 const BOUND: f64 = 1.0;

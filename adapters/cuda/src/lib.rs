@@ -1,22 +1,13 @@
 //! opspec's CUDA adapter: element-wise, fused and scatter-add kernels written as CUDA C++,
-//! compiled by NVRTC at run time and launched through [`cudarc`].
-//!
-//! # Loading
-//!
-//! Nothing CUDA is needed to build: cudarc loads the driver (`libcuda.so.1`) and NVRTC at run
-//! time (`dynamic-loading`), after checking that each library can be opened (cudarc panics on
-//! a missing one). The bindings are cudarc's `cuda-13000` feature, the CUDA 13.0 API: the GPU
-//! machine has driver 580 (CUDA 13.0) and CUDA 13.0's NVRTC, and under this feature cudarc tries
-//! `libnvrtc.so`, `libnvrtc.so.13`, then `libnvrtc.so.12` and older, so NVRTC from a CUDA 13 or
-//! 12 toolkit or from the `nvidia-cuda-nvrtc` wheels is found on `LD_LIBRARY_PATH` (`cuda-12080`
-//! would not look for `.so.13`; bindings for a later 13.x may use entry points driver 580 lacks).
-//! NVRTC must not be newer than the driver, which cannot load PTX of a later ISA: the probe below
-//! reports that as unavailability.
+//! compiled by NVRTC at run time and launched through [`cudarc`]. What it needs at run time
+//! (the driver, NVRTC and where it is looked for) and how to test it, with or without a GPU:
+//! `adapters/cuda/README.md`.
 //!
 //! [`CudaAdapter::new`] probes once per process (driver library, NVRTC, a device, then one
 //! empty kernel compiled and loaded) and returns the adapter or the [`Unavailable`] reason; it
-//! never panics. [`CudaAdapter::new_or_unavailable`] always returns an adapter, which answers
-//! [`Support::Unsupported`] with that reason for everything when there is no GPU.
+//! never panics (each library is checked before cudarc, which panics on a missing one, loads
+//! it). The bindings are cudarc's `cuda-13000` feature: `cuda-12080` would not look for
+//! `libnvrtc.so.13`, and bindings for a later 13.x may use entry points driver 580 lacks.
 //!
 //! # Numerics
 //!
@@ -46,24 +37,18 @@
 //!
 //! # Scatter-add
 //!
-//! Operands are checked as the source document (MindSpore `TensorScatterAdd`) states: indices
-//! int32/int64 ([`ErrorKind::IndexDType`] otherwise) of rank >= 2 whose last axis, the depth, is
-//! at most the input's rank ([`ErrorKind::Rank`]); updates of the input's dtype and of shape
-//! `indices.shape[:-1] + input.shape[depth:]` ([`ErrorKind::ShapeMismatch`]). Index vectors are
-//! resolved on the host: out-of-range and negative ones are skipped in [`ScatterMode::Ignore`],
-//! an [`ErrorKind::OutOfRange`] error in [`ScatterMode::Error`], clamped in [`ScatterMode::Clip`].
-//! The sums run on the device in one of two flavours ([`Scatter`]): adapter `cuda` adds with
-//! compare-and-swap loops around the same correctly rounded add (fast, order not deterministic;
-//! not `atom.add.f32`, which may flush subnormals); adapter `cuda-deterministic` gives each
-//! destination element one thread that adds its updates in index order (the sequential sum, the
-//! same bits on every run).
+//! The operands are checked and the index vectors resolved on the host, as the source document
+//! (MindSpore `TensorScatterAdd`) states; the sums run on the device in one of two flavours
+//! ([`Scatter`]): adapter `cuda` adds with compare-and-swap loops around the same correctly
+//! rounded add (fast, order not deterministic; not `atom.add.f32`, which may flush subnormals);
+//! adapter `cuda-deterministic` gives each destination element one thread that adds its updates
+//! in index order (the sequential sum, the same bits on every run).
 
+mod device;
 mod gpu;
 mod kernels;
 mod layout;
 mod scatter;
-
-pub mod bench;
 
 #[cfg(test)]
 mod tests;
@@ -75,6 +60,7 @@ use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, ScatterMode, Support, Tensor, TernaryOp,
 };
 
+pub use device::DeviceBinary;
 use gpu::Gpu;
 use kernels::Kernel;
 use layout::{Plan, broadcast_shape};
@@ -123,8 +109,19 @@ impl CudaAdapter {
         self.gpu.as_ref().err().map(String::as_str)
     }
 
-    fn device(&self) -> Result<&Gpu, AdapterError> {
-        self.gpu.as_deref().map_err(|reason| AdapterError::unsupported(format!("CUDA unavailable: {reason}")))
+    /// The kernel of `op` in `dtype` for dense operands of `elements` elements that are already
+    /// on the device: a kernel's time without host transfers (`examples/bandwidth.rs`).
+    pub fn device_binary(
+        &self,
+        op: BinaryOp,
+        dtype: DType,
+        elements: usize,
+    ) -> Result<DeviceBinary, AdapterError> {
+        DeviceBinary::new(Arc::clone(self.device()?), op, dtype, elements)
+    }
+
+    fn device(&self) -> Result<&Arc<Gpu>, AdapterError> {
+        self.gpu.as_ref().map_err(|reason| AdapterError::unsupported(format!("CUDA unavailable: {reason}")))
     }
 
     fn scatter_kernel(&self, dtype: DType) -> Kernel {

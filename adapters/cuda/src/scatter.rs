@@ -1,4 +1,12 @@
 //! Host-side scatter-add logic: validation, index resolution and the deterministic grouping.
+//!
+//! Operands are checked as the source document (MindSpore `TensorScatterAdd`) states: indices
+//! int32/int64 (`ErrorKind::IndexDType` otherwise) of rank >= 2 whose last axis, the depth, is at
+//! most the input's rank (`ErrorKind::Rank`); updates of the input's dtype
+//! (`ErrorKind::DTypeMismatch`) and of shape `indices.shape[:-1] + input.shape[depth:]`
+//! (`ErrorKind::ShapeMismatch`). Out-of-range and negative index vectors are skipped in
+//! `ScatterMode::Ignore`, an `ErrorKind::OutOfRange` error in `ScatterMode::Error`, clamped in
+//! `ScatterMode::Clip`.
 
 use opspec_adapter::{AdapterError, DType, ErrorKind, ScatterMode, Tensor};
 

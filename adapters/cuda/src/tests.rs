@@ -452,6 +452,31 @@ fn operand_errors_are_typed_with_or_without_a_gpu() {
 }
 
 #[test]
+fn device_binary_computes_on_device_buffers_of_the_prepared_length() {
+    let adapter = CudaAdapter::new_or_unavailable(Scatter::Atomic);
+    if let Some(reason) = adapter.unavailable_reason() {
+        let err = adapter.device_binary(BinaryOp::Add, DType::F32, 4).err().expect("no kernel without a GPU");
+        assert_eq!(err.kind, ErrorKind::Unsupported);
+        println!("skipped: {reason}");
+        return;
+    }
+    let n = 1000;
+    let add = adapter.device_binary(BinaryOp::Add, DType::F32, n).unwrap();
+    let s = add.stream();
+    let bytes = |v: Vec<f32>| -> Vec<u8> { v.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let (a, b) = ((0..n).map(|i| i as f32 * 0.5).collect::<Vec<_>>(), vec![0.25f32; n]);
+    let sum = bytes(a.iter().zip(&b).map(|(x, y)| x + y).collect());
+    let operands = [s.clone_htod(&bytes(a)).unwrap(), s.clone_htod(&bytes(b)).unwrap()];
+    let mut out = s.alloc_zeros::<u8>(n * 4).unwrap();
+    add.launch(&operands, &mut out).unwrap();
+    let result = s.clone_dtoh(&out).unwrap();
+    s.synchronize().unwrap();
+    assert_eq!(result, sum);
+    let mut short = s.alloc_zeros::<u8>(n * 4 - 4).unwrap();
+    assert_eq!(add.launch(&operands, &mut short).unwrap_err().kind, ErrorKind::ShapeMismatch);
+}
+
+#[test]
 fn support_is_truthful() {
     let adapter = CudaAdapter::new_or_unavailable(Scatter::Deterministic);
     assert_eq!(adapter.name(), "cuda-deterministic");

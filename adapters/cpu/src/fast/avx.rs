@@ -10,7 +10,7 @@ use std::arch::x86_64::*;
 
 use opspec_adapter::BinaryOp;
 
-use super::Side;
+use super::side::Side;
 
 /// A block kernel: `out[i] = x[i * x_step] op y[i * y_step]` for every whole 32-byte block
 /// `i` of `out` (a step of 0 repeats one block).

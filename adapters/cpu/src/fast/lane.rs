@@ -4,7 +4,7 @@
 use half::{bf16, f16};
 use opspec_adapter::BinaryOp;
 
-use super::Side;
+use super::side::Side;
 
 /// An element type with fast kernels.
 pub(super) trait Lane: Copy {

@@ -3,13 +3,13 @@
 //!
 //! With AVX2 and FMA (detected at run time) the whole 32-byte blocks go through
 //! `_mm256_fmadd_ps/pd` (or an add and a multiply); the rest, and other CPUs, take a portable
-//! loop over `fused.rs`'s per-element operations (compiled with FMA where the CPU has it, so
-//! that `mul_add` is one instruction rather than a library call).
+//! loop over the scalar per-element operations of `src/fused.rs` (compiled with FMA where the
+//! CPU has it, so that `mul_add` is one instruction rather than a library call).
 //! Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
 //! threads, outputs of [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores,
 //! and the allocating form gets its output from [`output::buffer`].
 //!
-//! Results are bit-identical to `fused.rs` (NaN payloads aside, which the contract leaves
+//! Results are bit-identical to `src/fused.rs` (NaN payloads aside, which the contract leaves
 //! free): a fused multiply-add is exactly specified, and the sum and the product of
 //! `fused_add_mul` are each IEEE operations rounded once.
 

@@ -19,7 +19,7 @@
 //! scalar code. Every step of the fast path is an IEEE operation rounded once (`+ - × ÷`,
 //! fused multiply-add, conversions), the same in the scalar code and the vector kernel.
 
-use crate::fast::Side;
+use super::side::Side;
 
 /// `2 / ln 2 · atanh(√w) / √w` on `w` in `[0, ((√2 - 1) / (√2 + 1))²]`, lowest degree first.
 const LOG2: [f64; 6] = [
@@ -213,19 +213,8 @@ fn atan2_common(y: f32, x: f32) -> f32 {
     (r as f32).copysign(y)
 }
 
-/// True when [`binary_f32`] computes `op`.
-pub(crate) fn handles(op: opspec_adapter::BinaryOp) -> bool {
-    matches!(op, opspec_adapter::BinaryOp::Pow | opspec_adapter::BinaryOp::Atan2)
-}
-
-/// Outputs of at least this many bytes are split across rayon's threads (by `fast.rs`) in
-/// pieces of half as many. pow and atan2 cost about 20 times an add per element, so 8192
-/// elements are some 25 µs of work against a few µs for a split (an estimate, not tuned: the
-/// machine of docs/PERFORMANCE.md was too loaded to time the split reliably).
-pub(crate) const PARALLEL_THRESHOLD: usize = 32 << 10;
-
-/// `out = op(x, y)` for f32 pow or atan2 (see [`handles`]) over little-endian bytes; a slice
-/// side is as long as `out`.
+/// `out = op(x, y)` for f32 pow or atan2 (`op` is one of the two) over little-endian bytes; a
+/// slice side is as long as `out`.
 pub(crate) fn binary_f32(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &mut [u8]) {
     let pow = op == opspec_adapter::BinaryOp::Pow;
     let done = vector(pow, x, y, out);
