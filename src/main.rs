@@ -1,6 +1,7 @@
 //! The `opspec` command line.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -73,6 +74,10 @@ enum Command {
     List {
         #[command(flatten)]
         select: Select,
+        /// After each id, the number of inputs its generator will make (`-` where the check
+        /// draws them as it runs).
+        #[arg(long)]
+        planned: bool,
     },
     /// Evaluate one input of a check in detail, calling the adapter as the check does:
     /// `opspec eval array-api:cpu:add:f32:edges 0x80000000 0x80000000`
@@ -105,7 +110,7 @@ fn main() -> ExitCode {
             let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
             run(&catalog, select.selection(), &out, &options)
         }
-        Command::List { select } => list(&catalog, select.selection()),
+        Command::List { select, planned } => list(&catalog, select.selection(), planned),
         Command::Eval { id, bits } => evaluate(&catalog, &id, &bits),
         Command::Validate => {
             println!(
@@ -185,7 +190,7 @@ fn run(
         total.inputs as f64 / seconds
     );
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
-    let report = Report { info: RunInfo::new(catalog, versions, seconds), results };
+    let report = Report { info: RunInfo::new(catalog, options, versions, seconds), results };
     report::write(out, &report).map_err(|e| format!("cannot write the report to {}: {e}", out.display()))?;
     println!("report: {}", out.join("index.html").display());
     Ok(total.fail == 0)
@@ -201,16 +206,28 @@ fn print_summary(results: &[opspec::run::CheckResult]) {
         entry.1 += r.seconds;
     }
     println!(
-        "{:<12} {:<8} {:<14} {:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>12} {:>8}",
-        "suite", "adapter", "op", "dtype", "pass", "fail", "xfail", "skip", "inputs", "inputs/s", "max ulp"
+        "{:<12} {:<8} {:<14} {:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12} {:>8}",
+        "suite",
+        "adapter",
+        "op",
+        "dtype",
+        "pass",
+        "fail",
+        "xfail",
+        "skip",
+        "planned",
+        "inputs",
+        "inputs/s",
+        "max ulp"
     );
     for ((suite, adapter, op, dtype), (t, secs)) in groups {
         println!(
-            "{suite:<12} {adapter:<8} {op:<14} {dtype:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>12.0} {:>8}",
+            "{suite:<12} {adapter:<8} {op:<14} {dtype:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12.0} {:>8}",
             t.pass,
             t.fail,
             t.expected_fail,
             t.skip,
+            t.planned,
             t.inputs,
             t.inputs as f64 / secs.max(1e-9),
             t.max_ulp_text()
@@ -218,9 +235,18 @@ fn print_summary(results: &[opspec::run::CheckResult]) {
     }
 }
 
-fn list(catalog: &Catalog, selection: Selection) -> Result<bool, String> {
+fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<bool, String> {
+    let mut out = std::io::stdout().lock();
     for check in selection.checks(catalog, &adapters::BUILTIN)? {
-        println!("{}", check.id);
+        let line = match (planned, check.planned) {
+            (false, _) => check.id.to_string(),
+            (true, Some(n)) => format!("{} {n}", check.id),
+            (true, None) => format!("{} -", check.id),
+        };
+        // A closed pipe (`opspec list | head`) ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
     }
     Ok(true)
 }

@@ -87,11 +87,6 @@ impl Domain {
             Domain::Bool => (x != 0).to_string(),
         }
     }
-
-    /// True for a float NaN.
-    pub fn is_nan(self, x: u64) -> bool {
-        matches!(self, Domain::Float(f) if f.is_nan(x))
-    }
 }
 
 #[cfg(test)]

@@ -79,8 +79,10 @@ fn failures(adapter: Buggy) -> (BTreeSet<String>, Vec<CheckResult>) {
 fn html_report(results: &[CheckResult]) -> String {
     let catalog = Catalog::builtin().unwrap();
     let dir = std::env::temp_dir().join(format!("opspec-wrong-adapters-{}", std::process::id()));
-    let report =
-        Report { info: RunInfo::new(&catalog, vec!["zero-sign-bug".into()], 0.0), results: results.to_vec() };
+    let report = Report {
+        info: RunInfo::new(&catalog, &RunOptions::default(), vec!["zero-sign-bug".into()], 0.0),
+        results: results.to_vec(),
+    };
     opspec::report::write(&dir, &report).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();

@@ -170,6 +170,14 @@ fn integer(f: Format, odd: bool) -> BoxedStrategy<u64> {
         .boxed()
 }
 
+/// Operands where underflow can happen: zeros, subnormals, the smallest normals, and any value.
+pub fn tiny_value(f: Format) -> BoxedStrategy<u64> {
+    let small_normal =
+        (any::<bool>(), 1u64..4, any::<u64>()).prop_map(move |(neg, e, frac)| f.compose(neg, e, frac));
+    let subnormal = (any::<bool>(), any::<u64>()).prop_map(move |(neg, frac)| f.compose(neg, 0, frac.max(1)));
+    prop_oneof![2 => subnormal, 1 => small_normal, 1 => Just(f.pos_zero()), 1 => any_value(f)].boxed()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,9 +2,12 @@
 //! check. Every generator is seeded, so the same check id always gets the same inputs.
 
 mod classes;
+mod integer;
 mod scatter;
+pub mod shapes;
 
-pub use classes::{any_value, class_strategy, edge_values};
+pub use classes::{any_value, class_strategy, edge_values, tiny_value};
+pub use integer::{int_edge_values, int_values};
 pub use scatter::scatter_problems;
 
 use proptest::prelude::{Just, Rng, prop_oneof};
@@ -142,11 +145,7 @@ pub const MAX_EDGE_CASES: usize = 8_192;
 pub fn edge_cases(f: Format, arity: usize) -> Cases {
     let edges = edge_values(f);
     let n = edges.len();
-    let total = n.pow(arity as u32);
-    let mut step = total.div_ceil(MAX_EDGE_CASES).max(1);
-    while step > 1 && gcd(step, n) != 1 {
-        step += 1;
-    }
+    let (total, step) = edge_spread(n, arity);
     (0..total)
         .step_by(step)
         .map(|mut index| {
@@ -158,6 +157,23 @@ pub fn edge_cases(f: Format, arity: usize) -> Cases {
             case
         })
         .collect()
+}
+
+/// How many cases [`edge_cases`] gives, without making them.
+pub fn edge_case_count(f: Format, arity: usize) -> usize {
+    let (total, step) = edge_spread(edge_values(f).len(), arity);
+    total.div_ceil(step)
+}
+
+/// The number of combinations of `n` edges in `arity` slots, and the step through them that
+/// keeps at most [`MAX_EDGE_CASES`] (coprime with `n`, so every edge reaches every slot).
+fn edge_spread(n: usize, arity: usize) -> (usize, usize) {
+    let total = n.pow(arity as u32);
+    let mut step = total.div_ceil(MAX_EDGE_CASES).max(1);
+    while step > 1 && gcd(step, n) != 1 {
+        step += 1;
+    }
+    (total, step)
 }
 
 fn gcd(a: usize, b: usize) -> usize {
@@ -229,6 +245,8 @@ mod tests {
         for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
             let edges = edge_values(f);
             let cases = edge_cases(f, 3);
+            assert_eq!(cases.len(), edge_case_count(f, 3), "{}: the count known up front", f.name);
+            assert_eq!(edge_cases(f, 2).len(), edge_case_count(f, 2));
             assert!(cases.len() <= MAX_EDGE_CASES && cases.len() > MAX_EDGE_CASES / 2, "{}", cases.len());
             for k in 0..3 {
                 for e in &edges {

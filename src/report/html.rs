@@ -40,8 +40,9 @@ pub fn render(report: &Report) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>opspec conformance report</title>\
          <style>{STYLE}</style></head><body><h1>opspec conformance report</h1>\
          <p><strong>{}</strong> checks passed, <strong>{}</strong> failed, <strong>{}</strong> skipped; \
-         {} inputs checked.</p>",
-        total.pass, total.fail, total.skip, total.inputs
+         {} inputs checked. The checks that count their inputs before they run planned {} and \
+         ran {}.</p>",
+        total.pass, total.fail, total.skip, total.inputs, total.planned, total.planned_run
     );
     page += &run_info(report);
     let mut groups: BTreeMap<(String, String), Vec<&CheckResult>> = BTreeMap::new();
@@ -64,6 +65,8 @@ fn run_info(report: &Report) -> String {
         ("catalog", i.catalog.clone()),
         ("spec revision", i.spec_revision.clone()),
         ("suite seeds", i.seeds.join(", ")),
+        ("table self-checks", format!("seed {}, {} inputs per row", i.table_seed, i.table_cases_per_row)),
+        ("threads", i.threads.clone()),
         ("adapters", i.adapters.join(", ")),
         ("reference", i.reference.clone()),
         ("target", i.target.clone()),

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::{CheckResult, Status};
+use crate::run::{CheckResult, RunOptions, Status};
 use crate::spec::Catalog;
 
 /// What a run was: enough to reproduce it.
@@ -20,6 +20,15 @@ pub struct RunInfo {
     pub spec_revision: String,
     /// `name: seed` for every suite run.
     pub seeds: Vec<String>,
+    /// The seed and inputs per row of the tables' self-checks.
+    #[serde(default)]
+    pub table_seed: u64,
+    #[serde(default)]
+    pub table_cases_per_row: usize,
+    /// The threads the kernels of an in-process adapter may use: rayon's pool size, and
+    /// `RAYON_NUM_THREADS` when it is set (the one knob; the CPU adapter has no other).
+    #[serde(default)]
+    pub threads: String,
     /// `name: version` for every adapter run.
     pub adapters: Vec<String>,
     pub reference: String,
@@ -33,13 +42,20 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    /// Describes a run of `catalog` with the given adapter versions.
-    pub fn new(catalog: &Catalog, adapters: Vec<String>, seconds: f64) -> RunInfo {
+    /// Describes a run of `catalog` under `options` with the given adapter versions.
+    pub fn new(catalog: &Catalog, options: &RunOptions, adapters: Vec<String>, seconds: f64) -> RunInfo {
+        let threads = match std::env::var("RAYON_NUM_THREADS") {
+            Ok(v) => format!("{} (RAYON_NUM_THREADS={v})", rayon::current_num_threads()),
+            Err(_) => format!("{} (rayon's default: one per CPU)", rayon::current_num_threads()),
+        };
         RunInfo {
             opspec_version: env!("CARGO_PKG_VERSION").to_string(),
             catalog: catalog.origin.to_string(),
             spec_revision: catalog.revision.clone(),
             seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
+            table_seed: options.table_seed,
+            table_cases_per_row: options.table_cases_per_row,
+            threads,
             adapters,
             reference: reference_version(),
             target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
@@ -83,6 +99,10 @@ pub struct Tally {
     /// Failures listed as known deviations.
     pub expected_fail: usize,
     pub inputs: usize,
+    /// Of the checks that knew their count before running: the inputs planned, and the
+    /// inputs they ran (fewer where a contract left inputs out, or a check stopped early).
+    pub planned: usize,
+    pub planned_run: usize,
     /// The largest measured ULP error among the results that report one.
     pub max_ulp_error: Option<f64>,
 }
@@ -97,6 +117,10 @@ impl Tally {
             Status::ExpectedFail => self.expected_fail += 1,
         }
         self.inputs += r.inputs;
+        if let Some(p) = r.planned_inputs {
+            self.planned += p;
+            self.planned_run += r.inputs;
+        }
         if let Some(e) = r.max_ulp_error {
             self.max_ulp_error = Some(self.max_ulp_error.map_or(e, |m| m.max(e)));
         }

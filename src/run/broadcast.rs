@@ -20,7 +20,6 @@ use opspec_adapter::{
     Adapter, AdapterError, Alignment, BinaryOp, Checked, DType, ErrorKind, NamedAxis, NamedOp, OpKind,
     Operand, Support, Tensor, ValueKind, shape_text,
 };
-use proptest::strategy::{Just, Strategy};
 
 use super::batch::steps_from;
 use super::call::{apply_guarded, guarded};
@@ -30,6 +29,9 @@ use super::result::{CheckResult, Citation};
 use crate::check::Expect;
 use crate::expect::Context;
 use crate::format::Format;
+use crate::generate::shapes::{
+    PermutationAxes, permutation_axes, shape_pairs, strided_view, swap_pair, unravel,
+};
 use crate::generate::{Generator, any_value};
 use crate::oracle::broadcast as oracle;
 use crate::spec::broadcast::{Case, Family, LoadedBroadcastTable, NamedExpect};
@@ -47,10 +49,14 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
     for &b in &suite.broadcasting {
         let table = &catalog.broadcasting[b];
         for (v, vector) in table.table.vectors.iter().enumerate() {
+            // A named vector is one checker question; a NumPy vector's inputs depend on the
+            // dtypes the adapter supports.
+            let planned = matches!(table.cases[v], Case::Named { .. }).then_some(1);
             checks.push(Check {
                 id: CheckId::adapter(name, adapter, &table.name, NO_DTYPE, &vector.id.value),
                 needs: None,
                 target: Target::Broadcast(BroadcastTarget::Vector { table: b, vector: v }),
+                planned,
             });
         }
         let family = match table.table.family {
@@ -70,6 +76,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                 id: CheckId::adapter(name, adapter, &table.table.op, dtype.name(), c.name()),
                 needs: Some((table.op, dtype)),
                 target: Target::Broadcast(BroadcastTarget::Values { table: t, dtype, cases: c }),
+                planned: None,
             });
         }
     }
@@ -109,6 +116,7 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
             checks.push(Check {
                 id: CheckId::table(&table.name, NO_DTYPE, &case),
                 needs: None,
+                planned: matches!(target, BroadcastTarget::Vector { .. }).then_some(1),
                 target: Target::Broadcast(target),
             });
         }
@@ -426,18 +434,6 @@ fn describe_tensor(t: &Tensor) -> String {
     format!("{}{:?}{names}, {layout}", t.dtype(), t.shape())
 }
 
-/// Multi-index of element `i` of a row-major `shape`.
-fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
-    let mut index = vec![0; shape.len()];
-    for (k, &n) in shape.iter().enumerate().rev() {
-        if n > 0 {
-            index[k] = i % n;
-            i /= n;
-        }
-    }
-    index
-}
-
 /// The operation a NumPy vector runs: one exact operation, so a value bug of some other
 /// operation fails that operation's value checks, not every shape vector.
 const VECTOR_OP: BinaryOp = BinaryOp::Add;
@@ -478,9 +474,6 @@ fn numpy_vector(
     rec.finish("inputs");
     Ok(())
 }
-
-/// Two unnamed shapes.
-type ShapePair = (Vec<usize>, Vec<usize>);
 
 /// A named result whose axes were right: the axes and the bits in logical order.
 struct NamedResult {
@@ -813,23 +806,9 @@ impl<'a> ValueCheck<'a> {
     /// result follows the rule (checked against the oracle), and all of them hold the same
     /// value at the same named coordinates.
     fn permutation_case(&self, g: &mut Generator, rec: &mut Recorder) -> Result<(), String> {
-        let rank = g.draw(&(2usize..=4))?;
-        let sizes = (0..rank).map(|_| g.draw(&(1usize..=3))).collect::<Result<Vec<_>, _>>()?;
-        let superset: Vec<NamedAxis> =
-            sizes.iter().zip(["p", "q", "r", "s"]).map(|(&n, name)| NamedAxis::named(name, n)).collect();
-        let keep = g.draw(&proptest::collection::vec(proptest::bool::ANY, rank))?;
-        let mut subset: Vec<NamedAxis> =
-            superset.iter().zip(&keep).filter(|(_, k)| **k).map(|(a, _)| a.clone()).collect();
-        if subset.is_empty() {
-            subset.push(superset[rank - 1].clone());
-        }
-        let subset = g.draw(&Just(subset).prop_shuffle())?;
+        let PermutationAxes { superset, subset, orders } = permutation_axes(g)?;
         let x = self.named_operand(g, &subset, true)?;
         let base = self.named_operand(g, &superset, false)?;
-        let mut orders: Vec<Vec<usize>> = vec![(0..rank).collect()];
-        for _ in 0..2 {
-            orders.push(g.draw(&Just((0..rank).collect::<Vec<usize>>()).prop_shuffle())?);
-        }
         let mut reference: Option<(Vec<NamedAxis>, Vec<u64>)> = None;
         for order in orders {
             let axes: Vec<NamedAxis> = order.iter().map(|&j| superset[j].clone()).collect();
@@ -890,123 +869,4 @@ impl<'a> ValueCheck<'a> {
 
 fn named_axes(shape: &[usize], names: &[Option<String>]) -> Vec<NamedAxis> {
     shape.iter().zip(names).map(|(&size, name)| NamedAxis { name: name.clone(), size }).collect()
-}
-
-/// `n` seeded NumPy shape pairs, each in both operand orders: row, column and outer-product
-/// broadcasting, a rank-0 operand, and general pairs (ranks 0-5, random size-1 axes, extra
-/// leading axes).
-fn shape_pairs(g: &mut Generator, n: usize) -> Result<Vec<ShapePair>, String> {
-    let mut pairs = Vec::with_capacity(2 * n);
-    for k in 0..n {
-        let pattern = k % 5;
-        let rank = g.draw(&(if pattern < 3 { 2usize..=5 } else { 0usize..=5 }))?;
-        let largest = if rank == 5 { 3 } else { 4 };
-        let out = (0..rank).map(|_| g.draw(&(1usize..=largest))).collect::<Result<Vec<_>, _>>()?;
-        let (a, b) = match pattern {
-            // Row: a matrix and its last axis.
-            0 => (out.clone(), out[rank - 1..].to_vec()),
-            // Column: the last axis of one operand is 1.
-            1 => {
-                let mut col = out.clone();
-                col[rank - 1] = 1;
-                (out, col)
-            }
-            // Outer: a column against a row.
-            2 => {
-                let mut col = out.clone();
-                col[rank - 1] = 1;
-                let mut row = out[rank - 2..].to_vec();
-                row[0] = 1;
-                (col, row)
-            }
-            3 => (out, Vec::new()),
-            _ => {
-                let operand = |g: &mut Generator| -> Result<Vec<usize>, String> {
-                    let drop = g.draw(&(0..=rank))?;
-                    out[drop..].iter().map(|&d| Ok(if g.draw(&(0u8..3))? == 0 { 1 } else { d })).collect()
-                };
-                (operand(g)?, operand(g)?)
-            }
-        };
-        pairs.push((a.clone(), b.clone()));
-        pairs.push((b, a));
-    }
-    Ok(pairs)
-}
-
-/// A strided view holding `values` (in logical order): axes stored in a random order, each
-/// with a step of 1 or 2 and possibly reversed, behind 1 to 3 leading elements. The gaps hold
-/// other values, so an adapter that ignores strides reads wrong elements.
-fn strided_view(
-    g: &mut Generator,
-    f: Format,
-    dtype: DType,
-    shape: &[usize],
-    values: &[u64],
-) -> Result<Tensor, String> {
-    let rank = shape.len();
-    let order = g.draw(&Just((0..rank).collect::<Vec<usize>>()).prop_shuffle())?;
-    let steps = (0..rank)
-        .map(|_| g.draw(&proptest::sample::select(vec![1isize, 2, -1, -2])))
-        .collect::<Result<Vec<_>, _>>()?;
-    let pad = g.draw(&(1usize..=3))?;
-    // Storage axis k holds logical axis order[k], with room for its steps.
-    let extents: Vec<usize> = order.iter().map(|&i| shape[i] * steps[i].unsigned_abs()).collect();
-    let mut storage_stride = vec![0isize; rank];
-    let mut step = 1isize;
-    for k in (0..rank).rev() {
-        storage_stride[k] = step;
-        step *= extents[k].max(1) as isize;
-    }
-    let mut strides = vec![0isize; rank];
-    let mut offset = pad as isize;
-    for (k, &i) in order.iter().enumerate() {
-        strides[i] = storage_stride[k] * steps[i];
-        if steps[i] < 0 && shape[i] > 0 {
-            offset += (shape[i] as isize - 1) * -strides[i];
-        }
-    }
-    let len = pad + extents.iter().product::<usize>();
-    let any = any_value(f);
-    let mut buffer = (0..len).map(|_| g.draw(&any)).collect::<Result<Vec<u64>, _>>()?;
-    for (i, &v) in values.iter().enumerate() {
-        let index = unravel(i, shape);
-        let position = offset + index.iter().zip(&strides).map(|(&j, &s)| j as isize * s).sum::<isize>();
-        buffer[position as usize] = v;
-    }
-    let base = Tensor::from_bits(dtype, &[len], &buffer).map_err(|e| e.to_string())?;
-    base.view(shape, &strides, offset as usize).map_err(|e| e.to_string())
-}
-
-/// The `k`-th named pair of the swap property: both operands qualifying by name, one
-/// qualifying, and pairs that line up from the right (unnamed and size-1 axes, extra axes).
-fn swap_pair(g: &mut Generator, k: usize) -> Result<(Vec<NamedAxis>, Vec<NamedAxis>), String> {
-    let names = ["p", "q", "r", "s"];
-    let rank = g.draw(&(1usize..=4))?;
-    let sizes = (0..rank).map(|_| g.draw(&(2usize..=3))).collect::<Result<Vec<_>, _>>()?;
-    let full: Vec<NamedAxis> = sizes.iter().zip(names).map(|(&n, name)| NamedAxis::named(name, n)).collect();
-    let shuffled = g.draw(&Just(full.clone()).prop_shuffle())?;
-    Ok(match k % 3 {
-        0 => (full, shuffled),
-        1 => {
-            let keep = g.draw(&(1..=rank))?;
-            (shuffled[..keep].to_vec(), full)
-        }
-        _ => {
-            // From the right: the trailing axes of `full`, some unnamed, some of size 1, and
-            // an unnamed extra axis in front of the longer operand.
-            let keep = g.draw(&(1..=rank))?;
-            let mut short = Vec::with_capacity(keep);
-            for a in &full[rank - keep..] {
-                short.push(match g.draw(&(0u8..3))? {
-                    0 => NamedAxis::unnamed(a.size),
-                    1 => NamedAxis::unnamed(1),
-                    _ => a.clone(),
-                });
-            }
-            let mut long = vec![NamedAxis::unnamed(2)];
-            long.extend(full);
-            (long, short)
-        }
-    })
 }

@@ -197,6 +197,11 @@ pub struct Check {
     /// The (operation, dtype) the adapter must support for the check to run.
     pub needs: Option<(OpKind, DType)>,
     pub target: Target,
+    /// How many inputs the check's generator makes, where that is known before it runs
+    /// (element-wise, integer, property, shape-rule and promotion checks, and named-axis
+    /// checker vectors). Broadcasting value checks draw their shapes, and scatter checks their
+    /// problems, as they run.
+    pub planned: Option<usize>,
 }
 
 impl Check {

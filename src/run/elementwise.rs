@@ -14,15 +14,19 @@ use super::check::{
 };
 use super::record::{Recorder, citation};
 use super::result::{CheckResult, Citation};
+use super::shape_rules;
 use crate::check::Expect;
 use crate::expect::Context;
 use crate::format::Format;
-use crate::generate::{Cases, Generator, edge_cases, random_cases, row_cases};
+use crate::generate::{
+    Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
+};
 use crate::oracle::{high_precision, ulp_error};
-use crate::spec::schema::Accuracy;
+use crate::spec::schema::{Accuracy, Property};
 use crate::spec::suite::NanPolicy;
+use crate::spec::suite::Suite;
 use crate::spec::{Catalog, LoadedSuite, LoadedTable};
-use crate::value::Domain;
+use crate::value::{Domain, IntFormat};
 
 fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
     match cases {
@@ -61,7 +65,8 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                 }
             }
             for (case, target) in targets {
-                checks.push(Check { id: id(&case), needs: Some((table.op, dtype)), target });
+                let planned = planned(table, &target, Some(&suite.suite));
+                checks.push(Check { id: id(&case), needs: Some((table.op, dtype)), target, planned });
             }
         }
     }
@@ -105,12 +110,37 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
                 checks.push(Check {
                     id: CheckId::table(&table.table.op, dtype.name(), &case),
                     needs: None,
+                    planned: planned(table, &target, None),
                     target,
                 });
             }
         }
     }
     checks
+}
+
+/// How many inputs the check of `target` makes: counted from the suite's numbers (or, for a
+/// table self-check, the default run options') before anything is generated. An integer
+/// check counts the operands drawn or enumerated, before the contract leaves some out.
+fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Option<usize> {
+    let per_row = suite.map_or(RunOptions::default().table_cases_per_row, |s| s.cases_per_row);
+    Some(match target {
+        Target::Elementwise(t) => match t.cases {
+            CaseSet::Row(_) => per_row,
+            CaseSet::Edges => edge_case_count(Format::of(t.dtype)?, table.table.operands.len()),
+            CaseSet::Random => suite?.random_cases,
+        },
+        Target::Property(t) => match &table.table.properties[t.property].property {
+            Property::InvariantUnder(transforms) => per_row * (transforms.len() + 1),
+            Property::UnderflowOnlyFromSubnormals => per_row,
+        },
+        Target::Integer(t) => match t.cases {
+            IntegerCases::Edges => int_edge_values(IntFormat::of(t.dtype)?).len().pow(2),
+            IntegerCases::Random => suite?.random_cases,
+        },
+        Target::ShapeRule(t) => shape_rules::scenarios(t.rule),
+        _ => return None,
+    })
 }
 
 /// Whether `table` is checked in `dtype`: the table lists it.

@@ -35,6 +35,7 @@ pub fn run_check(
 ) -> CheckResult {
     let started = Instant::now();
     let mut result = CheckResult::new(check.id.clone());
+    result.planned_inputs = check.planned;
     let adapter = match (check.id.adapter_name(), adapter) {
         (Some(name), None) => Err(format!("adapter `{name}` is not available")),
         (Some(_), Some(a)) => Ok(Some(a)),

@@ -5,14 +5,13 @@
 use std::sync::Arc;
 
 use opspec_adapter::Adapter;
-use proptest::prelude::*;
 
 use super::batch::{Batch, Reading};
 use super::check::{Check, IntegerCases, IntegerTarget, RunOptions};
 use super::record::Recorder;
 use super::result::CheckResult;
 use crate::check::Expect;
-use crate::generate::{Cases, Generator};
+use crate::generate::{Cases, Generator, int_edge_values, int_values};
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::spec::schema::Output;
@@ -77,7 +76,7 @@ impl<'a> IntegerBatch<'a> {
         };
         match target.cases {
             IntegerCases::Edges => {
-                let edges = edge_values(int);
+                let edges = int_edge_values(int);
                 for &a in &edges {
                     for &b in &edges {
                         ints.keep(vec![a, b])?;
@@ -86,7 +85,7 @@ impl<'a> IntegerBatch<'a> {
             }
             IntegerCases::Random => {
                 let mut generator = Generator::new(suite.seed, &check.id.to_string());
-                let values = values(int);
+                let values = int_values(int);
                 let pair = (values.clone(), values);
                 for _ in 0..suite.random_cases * DRAWS_PER_CASE {
                     let (a, b) = generator.draw(&pair)?;
@@ -155,44 +154,6 @@ fn overflowed(
     }
 }
 
-/// Zero, one and two with their negations, the extremes and their neighbours, halves.
-fn edge_values(int: IntFormat) -> Vec<u64> {
-    let candidates = [
-        0,
-        1,
-        2,
-        3,
-        7,
-        -1,
-        -2,
-        -3,
-        -7,
-        int.max(),
-        int.max() - 1,
-        int.max() / 2,
-        int.min(),
-        int.min() + 1,
-        int.min() / 2,
-    ];
-    let mut values: Vec<u64> =
-        candidates.iter().filter(|&&v| int.contains(v)).map(|&v| int.wrap(v)).collect();
-    values.sort();
-    values.dedup();
-    values
-}
-
-/// Random operands: any bit pattern, small values, and values near the extremes.
-fn values(int: IntFormat) -> BoxedStrategy<u64> {
-    let (min, max) = (int.min(), int.max());
-    prop_oneof![
-        2 => any::<u64>().prop_map(move |x| int.wrap(x as i128)),
-        2 => (min.max(-64)..=64).prop_map(move |v| int.wrap(v)),
-        1 => (0i128..64).prop_map(move |d| int.wrap(max - d)),
-        1 => (0i128..64).prop_map(move |d| int.wrap(min + d)),
-    ]
-    .boxed()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,12 +180,5 @@ mod tests {
         assert_eq!(expectation(CONTRACT, I8, Exact::NegativeExponent).unwrap(), None);
         let huge = Exact::Huge { negative: false, residue: Integer::from(0x1_0000_0181u64) };
         assert_eq!(expectation(CONTRACT, I8, huge).unwrap(), Some(Expect::Bits(0x81)));
-    }
-
-    #[test]
-    fn edges_stay_in_range() {
-        let u8f = IntFormat { bits: 8, signed: false };
-        assert_eq!(edge_values(u8f), vec![0, 1, 2, 3, 7, 127, 254, 255]);
-        assert!(edge_values(I8).contains(&0x80));
     }
 }

@@ -30,6 +30,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                 id: CheckId::adapter(&suite.suite.name, adapter, &case.op, &dtype, &case.id.value),
                 needs,
                 target: Target::Promotion(PromotionTarget { table: t, case: c }),
+                planned: Some(1),
             });
         }
     }

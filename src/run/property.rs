@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use opspec_adapter::{Adapter, DType};
-use proptest::prelude::*;
 
 use super::batch::call_batch;
 use super::check::{Check, PropertyTarget, RunOptions};
@@ -14,7 +13,7 @@ use super::record::{Failure, Recorder, Repro};
 use super::result::CheckResult;
 use crate::expect::reference;
 use crate::format::Format;
-use crate::generate::{Cases, Generator, any_value, random_cases};
+use crate::generate::{Cases, Generator, random_cases, tiny_value};
 use crate::spec::schema::{Property, PropertyRow, Transform};
 use crate::spec::{Catalog, LoadedTable};
 
@@ -77,7 +76,7 @@ impl<'a> PropertyRun<'a> {
         let cases = match &stated.property {
             Property::InvariantUnder(_) => random_cases(f, 2, n, &mut generator)?,
             Property::UnderflowOnlyFromSubnormals => {
-                let tiny = tiny_values(f);
+                let tiny = tiny_value(f);
                 (0..n)
                     .map(|_| generator.draw(&(tiny.clone(), tiny.clone())).map(|(a, b)| vec![a, b]))
                     .collect::<Result<_, _>>()?
@@ -159,14 +158,6 @@ impl<'a> PropertyRun<'a> {
             repro: Repro::Element(v.inputs[0].clone()),
         }
     }
-}
-
-/// Operands where underflow can happen: zeros, subnormals, the smallest normals, and any value.
-fn tiny_values(f: Format) -> BoxedStrategy<u64> {
-    let small_normal =
-        (any::<bool>(), 1u64..4, any::<u64>()).prop_map(move |(neg, e, frac)| f.compose(neg, e, frac));
-    let subnormal = (any::<bool>(), any::<u64>()).prop_map(move |(neg, frac)| f.compose(neg, 0, frac.max(1)));
-    prop_oneof![2 => subnormal, 1 => small_normal, 1 => Just(f.pos_zero()), 1 => any_value(f)].boxed()
 }
 
 fn transform(f: Format, t: Transform, case: &[u64]) -> Vec<u64> {

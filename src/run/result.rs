@@ -52,6 +52,9 @@ pub struct CheckResult {
     #[serde(flatten)]
     pub id: CheckId,
     pub status: Status,
+    /// Inputs the check planned to make, where that was known before it ran.
+    #[serde(default)]
+    pub planned_inputs: Option<usize>,
     /// Inputs checked.
     pub inputs: usize,
     /// Inputs whose result was not accepted.
@@ -88,6 +91,7 @@ impl CheckResult {
         CheckResult {
             id,
             status: Status::Pass,
+            planned_inputs: None,
             inputs: 0,
             failed_inputs: 0,
             max_ulp_error: None,

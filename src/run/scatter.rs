@@ -16,6 +16,7 @@ use super::check::{Check, CheckId, RunOptions, ScatterCases, ScatterTarget, Targ
 use super::record::{Failure, Recorder, Repro, citation};
 use super::result::{CheckResult, Citation};
 use crate::format::Format;
+use crate::generate::shapes::unravel;
 use crate::generate::{Generator, scatter_problems};
 use crate::oracle::scatter::{ElementExpect, ElementRef, Policy, Problem, parse_value, reference};
 use crate::spec::scatter::{
@@ -49,6 +50,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                 checks.push(Check {
                     id: CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), &case),
                     needs: Some((OpKind::ScatterAdd, dtype)),
+                    planned: None,
                     target: Target::Scatter(ScatterTarget { table: t, dtype, cases }),
                 });
             }
@@ -67,6 +69,7 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
                 checks.push(Check {
                     id: CheckId::table(&table.table.op, dtype.name(), &case.id.value),
                     needs: None,
+                    planned: None,
                     target: Target::Scatter(ScatterTarget {
                         table: t,
                         dtype,
@@ -407,13 +410,7 @@ fn ulp(dtype: DType, expect: &ElementExpect, actual: u64) -> Option<u64> {
 
 /// `[1, 2]` for the row-major position `flat` of `shape`.
 fn index_text(shape: &[usize], flat: usize) -> String {
-    let mut coords = vec![0; shape.len()];
-    let mut rest = flat;
-    for (c, &n) in coords.iter_mut().zip(shape).rev() {
-        *c = rest % n.max(1);
-        rest /= n.max(1);
-    }
-    format!("{coords:?}")
+    format!("{:?}", unravel(flat, shape))
 }
 
 fn shape_text(dtype: DType, shape: &[usize]) -> String {
@@ -500,17 +497,5 @@ fn index_bits(dtype: DType, v: i64) -> Result<u64, String> {
         Some(f) => f.from_f64_exact(v as f64).ok_or_else(|| format!("index {v} is not exact in {dtype}")),
         None if dtype == DType::Bool => Ok(u64::from(v != 0)),
         None => Ok(v as u64),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_text_is_row_major() {
-        assert_eq!(index_text(&[2, 3], 4), "[1, 1]");
-        assert_eq!(index_text(&[3], 2), "[2]");
-        assert_eq!(index_text(&[], 0), "[]");
     }
 }

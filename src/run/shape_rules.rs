@@ -36,6 +36,17 @@ pub fn run(
     }
 }
 
+/// How many calls the check of `rule` makes.
+pub fn scenarios(rule: ShapeRule) -> usize {
+    match rule {
+        ShapeRule::NoBroadcast => NO_BROADCAST_SHAPES.len(),
+        ShapeRule::IntoRules => INTO_SCENARIOS,
+    }
+}
+
+/// The destinations `into-rules` tries: one that fits, and four that must be refused.
+const INTO_SCENARIOS: usize = 5;
+
 /// A failed scenario: what was called, what the rule requires, what happened.
 fn problem(call: &str, expected: &str, actual: String) -> Failure {
     Failure {
@@ -125,7 +136,7 @@ fn check_into_rules(
     };
     // A [2, 3] view that is the transpose of a contiguous [3, 2] buffer.
     let transposed = filled(dtype, &[3, 2])?.view(&A_SHAPE, &[1, 2], 0).map_err(|e| e.to_string())?;
-    let scenarios: [(&str, Tensor, bool); 5] = [
+    let scenarios: [(&str, Tensor, bool); INTO_SCENARIOS] = [
         ("a fitting contiguous out of shape [2, 3]", filled(dtype, &A_SHAPE)?, true),
         ("an out of another dtype", filled(other, &A_SHAPE)?, false),
         ("an out of shape [3, 2]", filled(dtype, &[3, 2])?, false),
