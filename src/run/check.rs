@@ -28,6 +28,7 @@ use std::time::Duration;
 use opspec_adapter::{DType, OpKind};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use crate::spec::broadcast::ValueCases;
 use crate::spec::{Catalog, LoadedSuite};
 
 /// What a check is run against: an adapter in a suite, or the oracle (a table self-check).
@@ -189,6 +190,21 @@ impl<'de> Deserialize<'de> for CheckId {
     }
 }
 
+/// How the CLI is invoked in printed commands.
+const OPSPEC: &str = "cargo run --release --";
+
+/// The command that reruns exactly the check `id`.
+pub fn run_command(id: &CheckId) -> String {
+    format!("{OPSPEC} run --exact {id}")
+}
+
+/// The command that evaluates one input of the check `id` in detail, calling the adapter as
+/// the check did.
+pub fn eval_command(id: &CheckId, operands: &[u64]) -> String {
+    let bits: Vec<String> = operands.iter().map(|x| format!("0x{x:x}")).collect();
+    format!("{OPSPEC} eval {id} {}", bits.join(" "))
+}
+
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
 /// oracle alone).
 #[derive(Clone, Debug)]
@@ -231,7 +247,7 @@ pub enum Target {
     ShapeRule(ShapeRuleTarget),
     /// A literal case of a promotion table.
     Promotion(PromotionTarget),
-    /// A broadcasting table's vector or coverage, or values under broadcasting.
+    /// A broadcasting table's vector, or values under broadcasting.
     Broadcast(BroadcastTarget),
     /// A scatter table's literal case or generator (`specs/scatter`).
     Scatter(ScatterTarget),
@@ -336,11 +352,6 @@ pub enum BroadcastTarget {
         /// Index into the table's vectors.
         vector: usize,
     },
-    /// The table's coverage of its rules, decisions and codes.
-    Coverage {
-        /// Index into `Catalog::broadcasting`.
-        table: usize,
-    },
     /// Values of an element-wise operation under broadcasting.
     Values {
         /// Index into `Catalog::tables` (an element-wise binary table).
@@ -350,39 +361,6 @@ pub enum BroadcastTarget {
         /// Which operands are generated.
         cases: ValueCases,
     },
-}
-
-/// Which broadcast operands a value check generates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueCases {
-    /// Seeded NumPy shape pairs (ranks 0-5, size-1 axes, rows, columns), contiguous operands.
-    Random,
-    /// The same kinds of shape pairs on strided views: permuted, sliced with steps, reversed.
-    Strided,
-    /// Every element-wise vector of the suite's named tables, on named tensors.
-    NamedVectors,
-    /// By name, the superset operand's axes in several orders: the result follows the rule.
-    NamedPermutation,
-    /// Both operand orders: only the order rule's outcome may change.
-    NamedSwap,
-}
-
-impl ValueCases {
-    /// The case name in check ids.
-    pub fn name(self) -> &'static str {
-        match self {
-            ValueCases::Random => "broadcast-random",
-            ValueCases::Strided => "broadcast-strided",
-            ValueCases::NamedVectors => "named-vectors",
-            ValueCases::NamedPermutation => "named-permutation",
-            ValueCases::NamedSwap => "named-swap",
-        }
-    }
-
-    /// Whether the operands are named tensors.
-    pub fn is_named(self) -> bool {
-        matches!(self, ValueCases::NamedVectors | ValueCases::NamedPermutation | ValueCases::NamedSwap)
-    }
 }
 
 /// Which problems a scatter check runs.

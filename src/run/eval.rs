@@ -94,7 +94,7 @@ pub fn eval(
             return Err(format!(
                 "`eval` shows one input of an element-wise or property check; `{}` is checked as a whole: {}",
                 check.id,
-                super::record::run_command(&check.id)
+                super::check::run_command(&check.id)
             ));
         }
     };

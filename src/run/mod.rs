@@ -9,6 +9,7 @@
 
 mod batch;
 mod broadcast;
+mod broadcast_values;
 pub mod call;
 pub mod check;
 mod elementwise;
@@ -24,7 +25,6 @@ mod scatter;
 pub mod select;
 mod shape_rules;
 
-pub use broadcast::coverage_gaps;
 pub use check::{
     BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget,
     PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,

@@ -6,23 +6,8 @@ use std::path::Path;
 
 use serde_saphyr::Spanned;
 
-use super::check::{CheckId, RunOptions};
+use super::check::{RunOptions, eval_command, run_command};
 use super::result::{CaseFailure, CheckResult, Citation, Status};
-
-/// How the CLI is invoked in printed commands.
-const OPSPEC: &str = "cargo run --release --";
-
-/// The command that reruns exactly the check `id`.
-pub fn run_command(id: &CheckId) -> String {
-    format!("{OPSPEC} run --exact {id}")
-}
-
-/// The command that evaluates one input of the check `id` in detail, calling the adapter as
-/// the check did.
-pub fn eval_command(id: &CheckId, operands: &[u64]) -> String {
-    let bits: Vec<String> = operands.iter().map(|x| format!("0x{x:x}")).collect();
-    format!("{OPSPEC} eval {id} {}", bits.join(" "))
-}
 
 /// What reproduces a failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,6 +105,7 @@ pub fn citation(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::check::CheckId;
 
     #[test]
     fn failures_beyond_the_limit_are_counted_not_listed() {

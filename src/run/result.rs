@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::check::CheckId;
-use super::record::run_command;
+use super::check::{CheckId, run_command};
 
 /// Verdict of a check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -49,6 +49,65 @@ pub struct BroadcastTable {
     pub op: Option<String>,
     /// The literal vectors.
     pub vectors: Vec<Vector>,
+    /// The element-wise value checks run under this table's rules, each with the rules it
+    /// cites.
+    #[serde(default)]
+    pub value_checks: Vec<ValueCheckRow>,
+}
+
+/// A value check a table's rules govern.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValueCheckRow {
+    /// The case name of the checks (`broadcast-random`).
+    pub case: Spanned<ValueCases>,
+    /// The rules of this table the check holds an adapter to (at least one).
+    pub rules: Vec<String>,
+}
+
+/// The element-wise value checks a broadcasting table's rules apply to (`value_checks:`):
+/// which broadcast operands each generates. The YAML spells them as the case names of check
+/// ids.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum ValueCases {
+    /// Seeded NumPy shape pairs (ranks 0-5, size-1 axes, rows, columns), contiguous operands.
+    #[serde(rename = "broadcast-random")]
+    Random,
+    /// The same kinds of shape pairs on strided views: permuted, sliced with steps, reversed.
+    #[serde(rename = "broadcast-strided")]
+    Strided,
+    /// Every element-wise vector of the suite's named tables, on named tensors.
+    #[serde(rename = "named-vectors")]
+    NamedVectors,
+    /// By name, the superset operand's axes in several orders: the result follows the rule.
+    #[serde(rename = "named-permutation")]
+    NamedPermutation,
+    /// Both operand orders: only the order rule's outcome may change.
+    #[serde(rename = "named-swap")]
+    NamedSwap,
+}
+
+impl ValueCases {
+    /// The case name in check ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueCases::Random => "broadcast-random",
+            ValueCases::Strided => "broadcast-strided",
+            ValueCases::NamedVectors => "named-vectors",
+            ValueCases::NamedPermutation => "named-permutation",
+            ValueCases::NamedSwap => "named-swap",
+        }
+    }
+
+    /// The family of tables whose rules the check runs under.
+    pub fn family(self) -> Family {
+        if self.is_named() { Family::Named } else { Family::Numpy }
+    }
+
+    /// Whether the operands are named tensors.
+    pub fn is_named(self) -> bool {
+        matches!(self, ValueCases::NamedVectors | ValueCases::NamedPermutation | ValueCases::NamedSwap)
+    }
 }
 
 /// The two families of broadcasting tables.
@@ -313,8 +372,8 @@ fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError>
         if !is_valid_id(&v.id.value) {
             return Err(err("field `id`: use lower-case letters, digits and '-'".into()));
         }
-        if !seen.insert(v.id.value.as_str()) || v.id.value == "coverage" {
-            return Err(err("field `id`: duplicate vector id (or `coverage`, the table's own check)".into()));
+        if !seen.insert(v.id.value.as_str()) {
+            return Err(err("field `id`: duplicate vector id".into()));
         }
         if v.rules.is_empty() {
             return Err(err("field `rules`: cite at least one rule".into()));
@@ -334,7 +393,54 @@ fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError>
         };
         cases.push(case);
     }
+    let mut value_cases = HashSet::new();
+    for row in &table.value_checks {
+        let err = |m: String| at(file, &row.case, format!("value check `{}`: {m}", row.case.value.name()));
+        if row.case.value.family() != table.family || !value_cases.insert(row.case.value.name()) {
+            return Err(err("field `case`: not a value check of this family, or listed twice".into()));
+        }
+        if row.rules.is_empty() {
+            return Err(err("field `rules`: cite at least one rule".into()));
+        }
+        if let Some(r) = row.rules.iter().find(|r| !rule_ids.contains(r.as_str())) {
+            return Err(err(format!("field `rules`: no rule `{r}`")));
+        }
+    }
+    let gaps = coverage_gaps(table);
+    if !gaps.is_empty() {
+        return Err(whole(format!("the table breaks its own coverage promises: {}", gaps.join("; "))));
+    }
     Ok(cases)
+}
+
+/// What a table promises about itself and does not keep: every rule exercised by a vector,
+/// every decision pinned by one, every code (and, for NumPy tables, `shape_mismatch`)
+/// expected by one vector and narrowly avoided by another.
+fn coverage_gaps(t: &BroadcastTable) -> Vec<String> {
+    let mut gaps = Vec::new();
+    for rule in &t.rules {
+        if !t.vectors.iter().any(|v| v.rules.contains(&rule.id.value)) {
+            gaps.push(format!("rule `{}` has no vector", rule.id.value));
+        }
+    }
+    for d in &t.decisions {
+        if !t.vectors.iter().any(|v| v.decision.as_ref() == Some(&d.id.value)) {
+            gaps.push(format!("decision `{}` is pinned by no vector", d.id.value));
+        }
+    }
+    let mut codes: Vec<&str> = t.codes.iter().map(String::as_str).collect();
+    if t.family == Family::Numpy {
+        codes.push("shape_mismatch");
+    }
+    for code in codes {
+        if !t.vectors.iter().any(|v| v.error.as_ref().is_some_and(|e| e.value == code)) {
+            gaps.push(format!("no vector expects {code}"));
+        }
+        if !t.vectors.iter().any(|v| v.avoids.iter().any(|a| a == code)) {
+            gaps.push(format!("no vector narrowly avoids {code}"));
+        }
+    }
+    gaps
 }
 
 fn numpy_case(file: &Path, v: &Vector) -> Result<Case, LoadError> {
