@@ -384,7 +384,8 @@ fn malformed_tables_are_located_errors() {
     for (name, from, to, says) in cases {
         assert!(NAMED.contains(from), "named.yaml no longer contains {from:?}");
         let text = NAMED.replacen(from, to, 1);
-        let line = text.lines().position(|l| l == to.trim_end_matches('\n')).unwrap() as u64 + 1;
+        let first = to.lines().next().unwrap();
+        let line = text.lines().position(|l| l == first).unwrap() as u64 + 1;
         let root = root_with(name, "named.yaml", &text);
         let err = Catalog::load(&root).expect_err("the malformed table loaded");
         std::fs::remove_dir_all(&root).unwrap();

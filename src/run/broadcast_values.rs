@@ -6,8 +6,7 @@
 use std::sync::Arc;
 
 use opspec_adapter::{
-    Adapter, AdapterError, Alignment, BinaryOp, DType, ErrorKind, NamedAxis, NamedOp, OpKind, Tensor,
-    ValueKind, shape_text,
+    Adapter, AdapterError, Alignment, BinaryOp, DType, ErrorKind, NamedAxis, OpKind, Tensor, shape_text,
 };
 
 use super::batch::steps_from;
@@ -22,7 +21,7 @@ use crate::generate::shapes::{
 };
 use crate::generate::{Generator, any_value};
 use crate::oracle::broadcast as oracle;
-use crate::spec::broadcast::{Case, NamedExpect};
+use crate::spec::broadcast::Case;
 use crate::spec::{Catalog, LoadedSuite};
 use crate::value::Domain;
 
@@ -363,23 +362,14 @@ impl<'a> ValueCheck<'a> {
         }
     }
 
-    /// Every element-wise order-rule vector of the suite's named tables, executed.
+    /// Every vector of the suite's named tables that says `executes: true`, executed.
     fn named_vectors(&self, g: &mut Generator, rec: &mut Recorder) -> Result<(), String> {
         let mut ran = 0;
         for &t in &self.suite.broadcasting {
             for (k, case) in self.catalog.broadcasting[t].cases.iter().enumerate() {
-                let Case::Named { op, operands, expect } = case else { continue };
-                let elementwise = !matches!(
-                    op,
-                    NamedOp::Matmul | NamedOp::MaskedFill | NamedOp::LogicalNot | NamedOp::Negative
-                );
-                let shape_level = match expect {
-                    NamedExpect::Result { .. } => true,
-                    NamedExpect::Error(code) => code == "E0401" || code == "E0404",
-                };
-                let executable =
-                    operands.iter().all(|o| !matches!(o.kind, ValueKind::Str | ValueKind::Python));
-                if !(elementwise && shape_level && executable) {
+                let Case::Named { operands, .. } = case else { continue };
+                // The loader made sure a vector that says so can execute.
+                if !self.catalog.broadcasting[t].table.vectors[k].executes {
                     continue;
                 }
                 ran += 1;

@@ -185,6 +185,11 @@ pub struct Vector {
     /// Errors this vector narrowly avoids (it sits just on the right side of their rule).
     #[serde(default)]
     pub avoids: Vec<String>,
+    /// Named tables: whether the suite's `named-vectors` value check runs this vector on
+    /// tensors with those axes (only an element-wise operation on executable operands whose
+    /// result, or shape-level error, a kernel can give; see [`why_not_executable`]).
+    #[serde(default)]
+    pub executes: bool,
 }
 
 /// A shape as written: a list of sizes (numpy tables) or the named notation (named tables).
@@ -391,6 +396,16 @@ fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError>
             Family::Numpy => numpy_case(file, v)?,
             Family::Named => named_case(file, v, default_op)?,
         };
+        if v.executes {
+            match &case {
+                Case::Numpy { .. } => return Err(err("field `executes`: NumPy vectors all run".into())),
+                Case::Named { op, operands, expect } => {
+                    if let Some(why) = why_not_executable(*op, operands, expect) {
+                        return Err(err(format!("field `executes`: {why}")));
+                    }
+                }
+            }
+        }
         cases.push(case);
     }
     let mut value_cases = HashSet::new();
@@ -441,6 +456,30 @@ fn coverage_gaps(t: &BroadcastTable) -> Vec<String> {
         }
     }
     gaps
+}
+
+/// The error codes a kernel raises from the operands' shapes and names alone: mismatched
+/// sizes (E0401) and mismatched names (E0404). The others depend on what a DSL's type checker
+/// knows and a kernel does not (ranks of operators, kinds, dtypes).
+const SHAPE_LEVEL_CODES: [&str; 2] = ["E0401", "E0404"];
+
+/// Why a named vector cannot run as element-wise values, if it cannot: its operation is not
+/// element-wise and binary, an operand is a string or a Python value, or it expects an error
+/// that is not shape-level.
+pub fn why_not_executable(op: NamedOp, operands: &[Operand], expect: &NamedExpect) -> Option<String> {
+    if matches!(op, NamedOp::Matmul | NamedOp::MaskedFill | NamedOp::LogicalNot | NamedOp::Negative) {
+        return Some(format!("`{op}` is not an element-wise binary operation"));
+    }
+    if operands.iter().any(|o| matches!(o.kind, ValueKind::Str | ValueKind::Python)) {
+        return Some("an operand is a string or a Python value, not a tensor".into());
+    }
+    match expect {
+        NamedExpect::Error(code) if !SHAPE_LEVEL_CODES.contains(&code.as_str()) => Some(format!(
+            "{code} is not raised from shapes and names alone ({})",
+            SHAPE_LEVEL_CODES.join(", ")
+        )),
+        _ => None,
+    }
 }
 
 fn numpy_case(file: &Path, v: &Vector) -> Result<Case, LoadError> {
