@@ -6,6 +6,7 @@ pub mod files;
 mod listing;
 pub mod load;
 pub mod matching;
+pub mod notation;
 pub mod promotion;
 pub mod scatter;
 pub mod schema;
