@@ -111,10 +111,9 @@ impl fmt::Display for CheckId {
     }
 }
 
-/// Whether `s` is a name: lowercase ASCII letters, digits and `-`, not empty.
-pub fn is_name(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-}
+/// Whether `s` is a name: lowercase ASCII letters, digits and `-`, not empty (the tables'
+/// permanent ids follow the same rule).
+pub use crate::spec::load::is_valid_id as is_name;
 
 fn is_op(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')

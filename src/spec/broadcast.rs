@@ -19,7 +19,7 @@ use opspec_adapter::{Alignment, NAMED_AXIS_CODES, NamedAxis, NamedOp, Operand, V
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::load::{LoadError, parse_yaml};
+use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::notation::{parse_alignment, parse_operand};
 use super::source::{NotCovered, Source};
 
@@ -324,9 +324,6 @@ fn at<T>(file: &Path, span: &Spanned<T>, message: String) -> LoadError {
     }
 }
 
-fn is_valid_id(id: &str) -> bool {
-    !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
 
 fn known_code(code: &str) -> bool {
     NAMED_AXIS_CODES.iter().any(|(c, _)| *c == code)

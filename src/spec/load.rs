@@ -137,7 +137,9 @@ pub fn validate_table(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
     Ok(())
 }
 
-fn is_valid_id(id: &str) -> bool {
+/// Whether `id` is a permanent id: lowercase ASCII letters, digits and `-`, not empty (the
+/// `case` segment of a check id).
+pub fn is_valid_id(id: &str) -> bool {
     !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 

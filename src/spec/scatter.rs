@@ -18,7 +18,7 @@ use opspec_adapter::{DType, ErrorKind, ScatterMode};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::load::{LoadError, parse_yaml};
+use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::source::{NotCovered, Source};
 use crate::value::Literal;
 
@@ -316,9 +316,6 @@ pub fn validate_params(params: &ScatterParams) -> Result<(), String> {
     Ok(())
 }
 
-fn is_valid_id(id: &str) -> bool {
-    !id.is_empty() && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
 
 /// Checks what serde cannot: ids valid and unique, sources declared, dtypes known, values
 /// readable in every dtype of their case, value counts matching shapes, generator settings
