@@ -204,9 +204,11 @@ const FUSED_MUL_ADD: &str = include_str!("../specs/fused/fused_mul_add.yaml");
 const ADD_INTO: &str = include_str!("../specs/fused/add_into.yaml");
 
 /// The load error of a catalog root holding only `specs/<path>` with `text` as its content.
+/// Each call has a root of its own, as the tests run in parallel.
 fn table_error(path: &str, text: &str) -> LoadError {
-    let name = path.replace(['/', '.'], "-");
-    let root = std::env::temp_dir().join(format!("opspec-spec-errors-{}-{name}", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("opspec-spec-errors-{}-table-{call}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(root.join("specs/fused")).unwrap();
     std::fs::create_dir_all(root.join("specs/elementwise")).unwrap();

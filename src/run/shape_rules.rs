@@ -24,7 +24,6 @@ use crate::oracle::broadcast::{expand, numpy_alignment, numpy_shape};
 use crate::oracle::scatter::parse_value;
 use crate::spec::Catalog;
 use crate::spec::LoadedTable;
-use crate::spec::scatter::TensorLiteral;
 use crate::spec::schema::{Destination, IntoResult, Layout, OutDtype};
 
 /// The shape rule `table` states, if it states one.
@@ -179,7 +178,7 @@ fn check_into_rules(
     };
     let rules = table.table.into_rules.as_ref().ok_or("the table states no into_rules")?;
     let f = Format::of(dtype).ok_or("the into-rules check runs in float dtypes")?;
-    let (a_bits, b_bits) = (read(&rules.a, dtype)?, read(&rules.b, dtype)?);
+    let (a_bits, b_bits) = (read(&rules.a.values, dtype)?, read(&rules.b.values, dtype)?);
     let fitting =
         numpy_shape(&rules.a.shape, &rules.b.shape).ok_or("the table's a and b do not broadcast")?;
     let lined_up = |bits: &[u64], shape: &[usize]| {
@@ -215,7 +214,7 @@ fn check_into_rules(
             }
         };
         if let Some(values) = stated {
-            let bits = values.iter().map(|v| parse_value(dtype, v)).collect::<Result<Vec<_>, _>>()?;
+            let bits = read(values, dtype)?;
             if bits != sum {
                 return Err(format!(
                     "{at}: row `{id}` states the bits {bits:x?} in {dtype}, but the oracle's {op}(a, b) is {sum:x?}"
@@ -283,9 +282,9 @@ fn check_into_rules(
     Ok(())
 }
 
-/// The bits of a written-out tensor's values in `dtype`.
-fn read(t: &TensorLiteral, dtype: DType) -> Result<Vec<u64>, String> {
-    t.values.iter().map(|v| parse_value(dtype, v)).collect()
+/// The bits of values as a table writes them, in `dtype`.
+fn read(values: &[String], dtype: DType) -> Result<Vec<u64>, String> {
+    values.iter().map(|v| parse_value(dtype, v)).collect()
 }
 
 /// The destination's dtype when the operands are `dtype`.
@@ -323,5 +322,108 @@ fn destination(out: &Destination, dtype: DType) -> Result<Tensor, String> {
                 (0..out.shape.len()).map(|i| out.shape[..i].iter().product::<usize>() as isize).collect();
             filled(&reversed)?.view(&out.shape, &strides, 0).map_err(|e| e.to_string())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::check::Target;
+    use crate::run::{Status, adapter_checks, run_check};
+
+    /// Runs `numr:cpu:add_into:f32:into-rules` on the shipped catalog after `edit` changed
+    /// the add_into table's rules.
+    fn into_rules_after(edit: impl FnOnce(&mut crate::spec::schema::IntoRules)) -> CheckResult {
+        let mut catalog = Catalog::builtin().unwrap();
+        let check = adapter_checks(&catalog, &["cpu".to_string()])
+            .into_iter()
+            .find(|c| c.id.to_string() == "numr:cpu:add_into:f32:into-rules")
+            .unwrap();
+        let Target::ShapeRule(target) = check.target else { panic!("not a shape-rule check") };
+        edit(catalog.tables[target.table].table.into_rules.as_mut().unwrap());
+        let cpu: Arc<dyn Adapter> = Arc::new(opspec_cpu::CpuAdapter::new());
+        run_check(&catalog, &check, Some(&cpu), &RunOptions::default())
+    }
+
+    /// The CPU adapter, refusing unequal fused operands with the wrong error kind.
+    struct OtherKind;
+
+    impl Adapter for OtherKind {
+        fn name(&self) -> &str {
+            "other-kind"
+        }
+
+        fn version(&self) -> String {
+            "deliberately wrong".into()
+        }
+
+        fn supports(&self, op: OpKind, dtype: DType) -> opspec_adapter::Support {
+            opspec_cpu::CpuAdapter.supports(op, dtype)
+        }
+
+        fn ternary(
+            &self,
+            op: opspec_adapter::TernaryOp,
+            a: &Tensor,
+            b: &Tensor,
+            c: &Tensor,
+        ) -> Result<Tensor, opspec_adapter::AdapterError> {
+            opspec_cpu::CpuAdapter
+                .ternary(op, a, b, c)
+                .map_err(|e| opspec_adapter::AdapterError::new(opspec_adapter::ErrorKind::Other, e.message))
+        }
+    }
+
+    #[test]
+    fn a_refusal_of_another_kind_fails_naming_the_row() {
+        let catalog = Catalog::builtin().unwrap();
+        let check = adapter_checks(&catalog, &["other-kind".to_string()])
+            .into_iter()
+            .find(|c| c.id.to_string() == "numr:other-kind:fused_add_mul:f64:no-broadcast")
+            .unwrap();
+        let adapter: Arc<dyn Adapter> = Arc::new(OtherKind);
+        let result = run_check(&catalog, &check, Some(&adapter), &RunOptions::default());
+        assert_eq!((result.status, result.failed_inputs, check.planned), (Status::Fail, 5, Some(5)));
+        let f = &result.failures[0];
+        assert!(f.inputs[0].starts_with("same-shape: fused_add_mul(x1: f64[2, 3]"), "{:?}", f.inputs);
+        assert!(f.expected.starts_with("a shape_mismatch error (same-shape: "), "{}", f.expected);
+        assert!(f.actual.starts_with("error other"), "{}", f.actual);
+    }
+
+    #[test]
+    fn the_shipped_rules_pass_on_a_right_adapter() {
+        let result = into_rules_after(|_| {});
+        assert_eq!(
+            (result.status, result.inputs, result.failed_inputs),
+            (Status::Pass, 5, 0),
+            "{}",
+            result.report()
+        );
+    }
+
+    #[test]
+    fn a_row_that_contradicts_the_rule_is_an_error_of_the_table() {
+        // A stated sum that is not the oracle's.
+        let result = into_rules_after(|r| {
+            r.destinations[0].result =
+                IntoResult::Values(["11", "22", "33", "14", "25", "37"].map(String::from).into());
+        });
+        assert_eq!(result.status, Status::Fail);
+        assert!(result.message.contains("row `out-fits` states the bits"), "{}", result.message);
+        assert!(result.message.starts_with("specs/fused/add_into.yaml:"), "{}", result.message);
+        // A refusal of an out that fits.
+        let result = into_rules_after(|r| r.destinations[2].out.shape = vec![2, 3]);
+        assert!(
+            result.message.contains("row `out-shape-swapped` states a refusal, but its out fits"),
+            "{}",
+            result.message
+        );
+        // Values for an out that does not fit.
+        let result = into_rules_after(|r| r.destinations[0].out.shape = vec![3, 2]);
+        assert!(
+            result.message.contains("row `out-fits` states values, but its out does not fit [2, 3]"),
+            "{}",
+            result.message
+        );
     }
 }
