@@ -199,3 +199,188 @@ fn step_bound_for_an_operation_that_has_none() {
     let (_, err) = suite_error("bound-exact", "  add: {f32: 1}\n");
     assert!(err.to_string().contains("field `step_bounds`: `add` is not approximate"), "{err}");
 }
+
+const FUSED_MUL_ADD: &str = include_str!("../specs/fused/fused_mul_add.yaml");
+const ADD_INTO: &str = include_str!("../specs/fused/add_into.yaml");
+
+/// The load error of a catalog root holding only `specs/<path>` with `text` as its content.
+/// Each call has a root of its own, as the tests run in parallel.
+fn table_error(path: &str, text: &str) -> LoadError {
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("opspec-spec-errors-{}-table-{call}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("specs/fused")).unwrap();
+    std::fs::create_dir_all(root.join("specs/elementwise")).unwrap();
+    std::fs::create_dir_all(root.join("suites")).unwrap();
+    std::fs::write(root.join("specs").join(path), text).unwrap();
+    let err = Catalog::load(&root).expect_err("the malformed table loaded");
+    std::fs::remove_dir_all(&root).unwrap();
+    err
+}
+
+/// `text` with the first occurrence of `from` (which must exist) replaced by `to`.
+fn replaced(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "the table no longer contains {from:?}");
+    text.replacen(from, to, 1)
+}
+
+/// `err` is in `specs/<path>` at `line` with a column, names `field` and says `says`.
+fn assert_at(err: &LoadError, path: &str, line: u64, field: &str, says: &str) {
+    let text = err.to_string();
+    assert!(err.file.ends_with(Path::new("specs").join(path)), "{text}");
+    assert_eq!(err.line, Some(line), "{text}");
+    assert!(err.column.is_some() && text.contains(&format!(":{line}:")), "no file:line:col in {text}");
+    assert!(text.contains(&format!("field `{field}`")), "field {field:?} not named in {text}");
+    assert!(text.contains(says), "{says:?} not in {text}");
+}
+
+#[test]
+fn shape_rule_id_that_is_not_a_name() {
+    let text = replaced(FUSED_MUL_ADD, "  - id: same-shape\n", "  - id: Same_Shape\n");
+    let err = table_error("fused/fused_mul_add.yaml", &text);
+    assert_at(
+        &err,
+        "fused/fused_mul_add.yaml",
+        line_of(&text, "Same_Shape"),
+        "no_broadcast[0].id",
+        "lower-case",
+    );
+}
+
+#[test]
+fn shape_rule_id_that_is_already_taken() {
+    // A destination may not reuse a special-case row's id, nor another destination's.
+    let text = replaced(ADD_INTO, "    - id: out-other-dtype\n", "    - id: nan-either\n");
+    let err = table_error("fused/add_into.yaml", &text);
+    let line = line_of(&text, "    - id: nan-either");
+    assert_at(&err, "fused/add_into.yaml", line, "into_rules.destinations[1].id", "duplicate id");
+    let text = replaced(ADD_INTO, "    - id: out-shape-one-row\n", "    - id: out-shape-swapped\n");
+    let err = table_error("fused/add_into.yaml", &text);
+    let line = line_of(&text, "    - id: out-shape-swapped") + 5;
+    assert_at(&err, "fused/add_into.yaml", line, "into_rules.destinations[3].id", "duplicate id");
+}
+
+#[test]
+fn shape_rule_with_an_unknown_source() {
+    let text = replaced(
+        FUSED_MUL_ADD,
+        "    source: numr\n    text: \"All three",
+        "    source: numpy\n    text: \"All three",
+    );
+    let err = table_error("fused/fused_mul_add.yaml", &text);
+    let line = line_of(&text, "id: same-shape");
+    assert_at(&err, "fused/fused_mul_add.yaml", line, "no_broadcast[0].source", "unknown source `numpy`");
+    let text = replaced(
+        ADD_INTO,
+        "      source: numr\n      text: \"Returns an error if",
+        "      source: numpy\n      text: \"Returns an error if",
+    );
+    let err = table_error("fused/add_into.yaml", &text);
+    let line = line_of(&text, "id: out-other-dtype");
+    assert_at(
+        &err,
+        "fused/add_into.yaml",
+        line,
+        "into_rules.destinations[1].source",
+        "unknown source `numpy`",
+    );
+}
+
+#[test]
+fn operand_shapes_that_are_not_one_per_operand() {
+    let text = replaced(FUSED_MUL_ADD, "      - [[2, 3], [1, 3], [2, 3]]\n", "      - [[2, 3], [1, 3]]\n");
+    let err = table_error("fused/fused_mul_add.yaml", &text);
+    let line = line_of(&text, "[[2, 3], [1, 3]]");
+    assert_at(
+        &err,
+        "fused/fused_mul_add.yaml",
+        line,
+        "no_broadcast[0].shapes[1]",
+        "invalid length 2, expected an array of length 3",
+    );
+    let text = replaced(FUSED_MUL_ADD, "      - [[4], [4], []]\n", "      - [[4], [4], [4]]\n");
+    let err = table_error("fused/fused_mul_add.yaml", &text);
+    // Found after parsing, so located at the row's id.
+    let line = line_of(&text, "id: same-shape");
+    assert_at(&err, "fused/fused_mul_add.yaml", line, "no_broadcast[0].shapes[3]", "the shapes are equal");
+    let text = replaced(FUSED_MUL_ADD, "      - [[4], [4], []]\n", "      - [[4], [4], 4]\n");
+    let err = table_error("fused/fused_mul_add.yaml", &text);
+    assert_at(
+        &err,
+        "fused/fused_mul_add.yaml",
+        line_of(&text, "[[4], [4], 4]"),
+        "no_broadcast[0].shapes[3][2]",
+        "expected sequence start",
+    );
+}
+
+#[test]
+fn shape_rule_on_an_operation_without_it() {
+    // The no-broadcast rule belongs to fused operations, the destination rules to `_into`; a
+    // block has no line of its own, so the error points at its first row.
+    let block = FUSED_MUL_ADD.split_once("no_broadcast:\n").unwrap().1;
+    let text = format!("{ADD}no_broadcast:\n{block}");
+    let err = table_error("elementwise/add.yaml", &text);
+    let line = line_of(&text, "- id: same-shape");
+    assert_at(&err, "elementwise/add.yaml", line, "no_broadcast", "`add` is not a fused (ternary) operation");
+    let block = ADD_INTO.split_once("into_rules:\n").unwrap().1;
+    let text = format!("{FUSED_MUL_ADD}into_rules:\n{block}");
+    let err = table_error("fused/fused_mul_add.yaml", &text);
+    let line = line_of(&text, "- id: out-fits");
+    assert_at(
+        &err,
+        "fused/fused_mul_add.yaml",
+        line,
+        "into_rules",
+        "`fused_mul_add` does not write into a destination",
+    );
+}
+
+#[test]
+fn destination_that_contradicts_its_result() {
+    let text = replaced(ADD_INTO, "layout: transposed}", "layout: strided}");
+    let err = table_error("fused/add_into.yaml", &text);
+    assert_at(
+        &err,
+        "fused/add_into.yaml",
+        line_of(&text, "strided"),
+        "into_rules.destinations[4].out.layout",
+        "unknown variant `strided`",
+    );
+    let text = replaced(
+        ADD_INTO,
+        "      out: {shape: [2, 3], dtype: same, layout: contiguous}\n      result: {values",
+        "      out: {shape: [2, 3], dtype: other, layout: contiguous}\n      result: {values",
+    );
+    let err = table_error("fused/add_into.yaml", &text);
+    assert_at(
+        &err,
+        "fused/add_into.yaml",
+        line_of(&text, "id: out-fits"),
+        "into_rules.destinations[0].result",
+        "must have `dtype: same`",
+    );
+    let text = replaced(ADD_INTO, "[11, 22, 33, 14, 25, 36]", "[11, 22, 33, 14, 25]");
+    let err = table_error("fused/add_into.yaml", &text);
+    assert_at(
+        &err,
+        "fused/add_into.yaml",
+        line_of(&text, "id: out-fits"),
+        "into_rules.destinations[0].result.values",
+        "5 values for shape [2, 3]",
+    );
+    let text = replaced(
+        ADD_INTO,
+        "{shape: [1, 3], dtype: same, layout: contiguous}",
+        "{shape: [1, 3], dtype: same, layout: transposed}",
+    );
+    let err = table_error("fused/add_into.yaml", &text);
+    assert_at(
+        &err,
+        "fused/add_into.yaml",
+        line_of(&text, "id: out-shape-one-row"),
+        "into_rules.destinations[3].out.layout",
+        "two axes longer than 1",
+    );
+}

@@ -1,7 +1,7 @@
 //! The harness catches bugs: deliberately wrong adapters fail on the rows they break, and
 //! nowhere else (that the correct CPU adapter passes everything, tests/conformance.rs shows).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use opspec::format::Format;
@@ -441,8 +441,8 @@ impl Adapter for WrongFused {
     }
 }
 
-/// The numr suite's fused checks against `adapter`; returns the ids of failed checks.
-fn fused_failures(adapter: WrongFused) -> BTreeSet<String> {
+/// The numr suite's fused checks against `adapter`; returns the failed checks by id.
+fn fused_failures(adapter: WrongFused) -> BTreeMap<String, CheckResult> {
     let catalog = Catalog::builtin().unwrap();
     let name = adapter.name.to_string();
     let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
@@ -451,16 +451,17 @@ fn fused_failures(adapter: WrongFused) -> BTreeSet<String> {
         .collect();
     assert!(!checks.is_empty());
     let results = run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0);
-    results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.to_string()).collect()
+    results.into_iter().filter(|r| r.status == Status::Fail).map(|r| (r.id.to_string(), r)).collect()
 }
 
 #[test]
 fn fused_multiply_add_rounded_twice() {
     let failed = fused_failures(WrongFused { name: "fma-twice", broadcasts: false });
     for dtype in ["f16", "bf16", "f32", "f64"] {
-        assert!(failed.contains(&format!("numr:fma-twice:fused_mul_add:{dtype}:random")), "{failed:?}");
+        let id = format!("numr:fma-twice:fused_mul_add:{dtype}:random");
+        assert!(failed.contains_key(&id), "{:?}", failed.keys());
     }
-    for id in &failed {
+    for id in failed.keys() {
         assert!(id.contains(":fused_mul_add:"), "{id} failed, but only fused_mul_add is wrong");
         assert!(!id.ends_with(":no-broadcast"), "{id} failed, but the shapes are handled right");
     }
@@ -475,7 +476,21 @@ fn fused_operation_that_broadcasts() {
             ["f16", "bf16", "f32", "f64"].map(|d| format!("numr:fused-broadcasts:{op}:{d}:no-broadcast"))
         })
         .collect();
-    assert_eq!(failed, expected);
+    assert_eq!(failed.keys().cloned().collect::<BTreeSet<_>>(), expected);
+    // Every set of shapes of the table's row is broadcast, and each failure names the row.
+    let result = &failed["numr:fused-broadcasts:fused_mul_add:f32:no-broadcast"];
+    let report = result.report();
+    assert_eq!((result.failed_inputs, result.inputs), (5, 5), "{report}");
+    assert!(
+        report.contains(
+            "same-shape: fused_mul_add(x1: f32[2, 3], x2: f32[2, 3], x3: f32[3])\n    \
+             expected: a shape_mismatch error (same-shape: \"All three tensors must have the same shape"
+        ),
+        "{report}"
+    );
+    let citation = result.citation.as_ref().expect("a citation");
+    assert_eq!(citation.row, "fused_mul_add/same-shape");
+    assert!(citation.location.starts_with("specs/fused/fused_mul_add.yaml:"), "{}", citation.location);
 }
 
 /// The CPU adapter with an `add_into` that accepts a non-contiguous `out` (and rewrites it as
@@ -517,13 +532,20 @@ fn add_into_that_accepts_a_non_contiguous_out() {
     let expected: BTreeSet<String> =
         ["f16", "bf16", "f32", "f64"].map(|d| format!("numr:lax-add-into:add_into:{d}:into-rules")).into();
     assert_eq!(failed, expected);
-    let report = results
-        .iter()
-        .find(|r| r.id.to_string() == "numr:lax-add-into:add_into:f32:into-rules")
-        .unwrap()
-        .report();
+    let result =
+        results.iter().find(|r| r.id.to_string() == "numr:lax-add-into:add_into:f32:into-rules").unwrap();
+    let report = result.report();
+    // The failure names the row it broke; the check cites the table's rows.
     assert!(
-        report.contains("into a non-contiguous out (a transposed view)\n    expected: an error"),
+        report.contains(
+            "out-not-contiguous: add_into(a: f32[2, 3], b: f32[3]) into out: f32[2, 3] transposed\n    \
+             expected: an error, with out unchanged (out-not-contiguous: \"Returns an error … if out is not contiguous\""
+        ),
         "{report}"
     );
+    assert_eq!((result.failed_inputs, result.inputs), (1, 5), "{report}");
+    let citation = result.citation.as_ref().expect("a citation");
+    assert_eq!(citation.row, "add_into/into-rules");
+    assert!(citation.location.starts_with("specs/fused/add_into.yaml:"), "{}", citation.location);
+    assert!(citation.text.contains("\"Returns an error if dtypes mismatch\""), "{}", citation.text);
 }

@@ -300,16 +300,16 @@ pub struct PropertyTarget {
     pub property: usize,
 }
 
-/// A shape rule of an element-wise operation.
+/// A shape rule of an element-wise operation: a block of its table's rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShapeRule {
-    /// A fused (ternary) operation given operands of different but broadcastable shapes must
-    /// refuse them with a shape-mismatch error (seed 003: "All three tensors must have the
-    /// same shape (no broadcasting)").
+    /// A fused (ternary) operation refuses the operand shapes of its table's `no_broadcast:`
+    /// rows with the stated error (seed 003: "All three tensors must have the same shape (no
+    /// broadcasting)").
     NoBroadcast,
-    /// A destination-passing operation writes a broadcast result into a fitting `out`, and
-    /// refuses a mismatched dtype, a mismatched shape and a non-contiguous `out`, leaving it
-    /// unchanged.
+    /// A destination-passing operation writes its table's `into_rules:` operands into each
+    /// listed destination: a fitting `out` gets the stated values, any other is refused and
+    /// left unchanged.
     IntoRules,
 }
 

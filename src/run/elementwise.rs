@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::batch::{Batch, Reading};
 use super::check::{
     CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
-    ShapeRule, ShapeRuleTarget, Target,
+    ShapeRuleTarget, Target,
 };
 use super::record::{Recorder, citation};
 use super::result::{CheckResult, Citation};
@@ -37,7 +37,7 @@ fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
 }
 
 /// The checks of `suite`'s element-wise tables against `adapter`: in float dtypes every row,
-/// edges, random inputs, the stated properties and the operation's shape rule; in integer
+/// edges, random inputs, the stated properties and the shape rule the table states; in integer
 /// dtypes edges and random inputs (rows and properties are conditions on floats).
 pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
@@ -50,12 +50,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
             let mut targets: Vec<(String, Target)> = Vec::new();
             if dtype.is_float() {
                 targets.extend(float_targets(table, t, dtype));
-                let rule = match table.op {
-                    OpKind::Ternary(_) => Some(ShapeRule::NoBroadcast),
-                    OpKind::BinaryInto(_) => Some(ShapeRule::IntoRules),
-                    _ => None,
-                };
-                targets.extend(rule.map(|rule| {
+                targets.extend(shape_rules::rule_of(table).map(|rule| {
                     (rule.name().to_string(), Target::ShapeRule(ShapeRuleTarget { table: t, dtype, rule }))
                 }));
             } else {
@@ -138,7 +133,7 @@ fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Optio
             IntegerCases::Edges => int_edge_values(IntFormat::of(t.dtype)?).len().pow(2),
             IntegerCases::Random => suite?.random_cases,
         },
-        Target::ShapeRule(t) => shape_rules::scenarios(t.rule),
+        Target::ShapeRule(t) => shape_rules::scenarios(table, t.rule),
         _ => return None,
     })
 }
@@ -189,7 +184,7 @@ pub fn cite(
     bullet: u32,
     text: &str,
 ) -> Citation {
-    let title = table.table.sources.iter().find(|s| s.id == source).map_or(source, |s| s.title.as_str());
+    let title = table.table.source(source).map_or(source, |s| s.title.as_str());
     let anchor = format!("{} bullet {bullet}", table.table.op);
     citation(&table.table.op, id, &table.path, title, &anchor, text.to_string())
 }

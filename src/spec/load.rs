@@ -4,10 +4,12 @@ use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use opspec_adapter::DType;
+use opspec_adapter::{DType, OpKind};
 use serde::de::DeserializeOwned;
+use serde_saphyr::{Location, Spanned};
 
-use super::schema::{Condition, Operand, Outcome, SpecTable};
+use super::schema::{Condition, IntoResult, Layout, Operand, OutDtype, Outcome, SpecTable};
+use crate::value::Literal;
 
 /// A load or validation error, located in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,8 +68,10 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
 }
 
 /// Checks what serde cannot: ids unique and cited sources declared, overrides naming rows,
-/// operands within the table's arity, dtypes known, constants representable.
-pub fn validate_table(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
+/// operands within the table's arity, dtypes known, constants representable, and shape rules
+/// only where the operation `op` has them (`no_broadcast` on a fused operation, `into_rules`
+/// on a destination-passing one), well formed.
+pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), LoadError> {
     let first_line = |m: String| LoadError::whole(file, m);
     if table.operands.is_empty() || table.operands.len() > 3 {
         return Err(first_line(format!(
@@ -133,6 +137,137 @@ pub fn validate_table(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
             }
         }
         check_operands(table.operands.len(), &row.when, &row.result).map_err(err)?;
+    }
+    validate_no_broadcast(file, table, op, &sources, &mut seen)?;
+    validate_into_rules(file, table, op, &sources, &mut seen)
+}
+
+/// An error at `loc` about the field `field` of the shape-rule row `id`.
+fn rule_error(file: &Path, loc: &Location, id: &str, field: &str, message: &str) -> LoadError {
+    LoadError::at(file, loc.line(), loc.column(), format!("row `{id}`: field `{field}`: {message}"))
+}
+
+/// Checks a shape-rule row's id (a name, fresh in the table) and source; `field` is the row's
+/// path (`no_broadcast[0]`).
+fn check_rule_row<'t>(
+    file: &Path,
+    id: &'t Spanned<String>,
+    source: &str,
+    field: &str,
+    sources: &HashSet<&str>,
+    seen: &mut HashSet<&'t str>,
+) -> Result<(), LoadError> {
+    let err = |f: &str, m: &str| rule_error(file, &id.referenced, &id.value, &format!("{field}.{f}"), m);
+    if !is_valid_id(&id.value) {
+        return Err(err("id", "use lower-case letters, digits and '-'"));
+    }
+    if !seen.insert(id.value.as_str()) {
+        return Err(err("id", "duplicate id (ids are unique among a table's rows, properties and rules)"));
+    }
+    if !sources.contains(source) {
+        return Err(err("source", &format!("unknown source `{source}`")));
+    }
+    Ok(())
+}
+
+/// The `no_broadcast:` rows: only on a fused operation; each cites a source and lists sets of
+/// operand shapes (one shape per operand, serde checks the count), not all equal.
+fn validate_no_broadcast<'t>(
+    file: &Path,
+    table: &'t SpecTable,
+    op: OpKind,
+    sources: &HashSet<&str>,
+    seen: &mut HashSet<&'t str>,
+) -> Result<(), LoadError> {
+    if let Some(first) = table.no_broadcast.first()
+        && !matches!(op, OpKind::Ternary(_))
+    {
+        let m = format!("`{}` is not a fused (ternary) operation; only those have this rule", table.op);
+        return Err(rule_error(file, &first.id.referenced, &first.id.value, "no_broadcast", &m));
+    }
+    for (i, row) in table.no_broadcast.iter().enumerate() {
+        let field = format!("no_broadcast[{i}]");
+        check_rule_row(file, &row.id, &row.source, &field, sources, seen)?;
+        let err = |f: String, m: &str| rule_error(file, &row.id.referenced, &row.id.value, &f, m);
+        if row.shapes.is_empty() {
+            return Err(err(format!("{field}.shapes"), "list at least one set of operand shapes"));
+        }
+        if let Some(k) = row.shapes.iter().position(|set| set.iter().all(|s| s == &set[0])) {
+            let m = "the shapes are equal, and the rule refuses only unequal ones";
+            return Err(err(format!("{field}.shapes[{k}]"), m));
+        }
+    }
+    Ok(())
+}
+
+/// The `into_rules:` block: only on a destination-passing operation; the operands and every
+/// stated result are numbers in each of the table's float dtypes and fill their shapes; a
+/// destination that must be written has the operands' dtype and a contiguous layout; a
+/// transposed one has two axes longer than 1.
+fn validate_into_rules<'t>(
+    file: &Path,
+    table: &'t SpecTable,
+    op: OpKind,
+    sources: &HashSet<&str>,
+    seen: &mut HashSet<&'t str>,
+) -> Result<(), LoadError> {
+    let Some(rules) = &table.into_rules else { return Ok(()) };
+    let Some(first) = rules.destinations.first() else {
+        return Err(LoadError::whole(
+            file,
+            "field `into_rules.destinations`: list at least one destination".into(),
+        ));
+    };
+    // The block has no line of its own: its errors point at its first destination.
+    let block_err = |field: &str, m: &str| rule_error(file, &first.id.referenced, &first.id.value, field, m);
+    if !matches!(op, OpKind::BinaryInto(_)) {
+        let m = format!(
+            "`{}` does not write into a destination (`_into`); only such operations have these rules",
+            table.op
+        );
+        return Err(block_err("into_rules", &m));
+    }
+    let floats: Vec<DType> =
+        table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()).filter(|d| d.is_float()).collect();
+    for (name, operand) in [("a", &rules.a), ("b", &rules.b)] {
+        check_literal(&operand.values, &operand.shape, &floats)
+            .map_err(|m| block_err(&format!("into_rules.{name}.values"), &m))?;
+    }
+    for (i, row) in rules.destinations.iter().enumerate() {
+        let field = format!("into_rules.destinations[{i}]");
+        check_rule_row(file, &row.id, &row.source, &field, sources, seen)?;
+        let err = |f: &str, m: &str| {
+            rule_error(file, &row.id.referenced, &row.id.value, &format!("{field}.{f}"), m)
+        };
+        let out = &row.out;
+        if out.layout == Layout::Transposed && out.shape.iter().filter(|&&n| n > 1).count() < 2 {
+            return Err(err(
+                "out.layout",
+                "a transposed out needs two axes longer than 1 (with fewer, the transpose is laid out contiguously)",
+            ));
+        }
+        if let IntoResult::Values(values) = &row.result {
+            if out.dtype != OutDtype::Same || out.layout != Layout::Contiguous {
+                return Err(err(
+                    "result",
+                    "an out that is written must have `dtype: same` and `layout: contiguous`: the rules refuse any other",
+                ));
+            }
+            check_literal(values, &out.shape, &floats).map_err(|m| err("result.values", &m))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `values` fill `shape` row-major and are numbers in each of `dtypes`.
+fn check_literal(values: &[String], shape: &[usize], dtypes: &[DType]) -> Result<(), String> {
+    if shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) != Some(values.len()) {
+        return Err(format!("{} values for shape {shape:?}", values.len()));
+    }
+    for &dtype in dtypes {
+        for v in values {
+            Literal::parse(dtype, v).map_err(|e| format!("in {dtype}: {e}"))?;
+        }
     }
     Ok(())
 }

@@ -180,13 +180,13 @@ pub fn arity(op: OpKind) -> usize {
 
 fn load_table(path: &Path, text: &str) -> Result<LoadedTable, LoadError> {
     let table: SpecTable = parse_yaml(path, text)?;
-    validate_table(path, &table)?;
     let whole = |m: String| LoadError::whole(path, m);
     let op =
         parse_op(&table.op).ok_or_else(|| whole(format!("field `op`: unknown operation `{}`", table.op)))?;
     if arity(op) != table.operands.len() {
         return Err(whole(format!("field `operands`: `{}` takes {} operands", table.op, arity(op))));
     }
+    validate_table(path, &table, op)?;
     Ok(LoadedTable { path: path.to_path_buf(), key: key_of(path), op, table })
 }
 

@@ -2,12 +2,15 @@
 //!
 //! A table encodes one operation's contract: its special-case rows (each a condition on the
 //! operands and the result the source document requires), its default accuracy, and the
-//! documents it was written from. The vocabulary is closed: an unknown field, class or result
-//! is a load error that names the file, line and column.
+//! documents it was written from, and the operation's shape rules (a fused operation's
+//! `no_broadcast:`, a destination-passing operation's `into_rules:`). The vocabulary is closed:
+//! an unknown field, class or result is a load error that names the file, line and column.
 
+use opspec_adapter::ErrorKind;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::scatter::TensorLiteral;
 use super::source::{NotCovered, Source};
 
 /// One operation's table.
@@ -38,6 +41,21 @@ pub struct SpecTable {
     /// Properties of the results as a whole (hypot's symmetry).
     #[serde(default)]
     pub properties: Vec<PropertyRow>,
+    /// A fused (ternary) operation's shape rule: operand shapes it must refuse. Checked as
+    /// `<suite>:<adapter>:<op>:<dtype>:no-broadcast`.
+    #[serde(default)]
+    pub no_broadcast: Vec<NoBroadcastRow>,
+    /// A destination-passing operation's (`add_into`'s) rules about `out`. Checked as
+    /// `<suite>:<adapter>:<op>:<dtype>:into-rules`.
+    #[serde(default)]
+    pub into_rules: Option<IntoRules>,
+}
+
+impl SpecTable {
+    /// The source with id `id`.
+    pub fn source(&self, id: &str) -> Option<&Source> {
+        self.sources.iter().find(|s| s.id == id)
+    }
 }
 
 /// Operand positions.
@@ -376,4 +394,111 @@ pub enum NamedConstant {
     NegQuarterPi,
     ThreeQuarterPi,
     NegThreeQuarterPi,
+}
+
+/// A shape rule of a fused operation: each listed set of operand shapes must be refused.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoBroadcastRow {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// The rule, quoted from the source.
+    pub text: String,
+    /// The error every refusal must be.
+    pub error: ShapeError,
+    /// Operand shapes the operation must refuse, one shape per operand of the fused
+    /// operation (`[[2, 3], [2, 3], [3]]`). They are unequal, and chosen to broadcast under
+    /// NumPy's rules, so that an implementation that silently broadcasts returns a result
+    /// instead of the error.
+    pub shapes: Vec<[Vec<usize>; 3]>,
+}
+
+/// The error kinds a shape rule can require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeError {
+    /// Shapes that do not match where they must.
+    ShapeMismatch,
+}
+
+impl ShapeError {
+    /// The adapter API's error kind.
+    pub fn kind(self) -> ErrorKind {
+        match self {
+            ShapeError::ShapeMismatch => ErrorKind::ShapeMismatch,
+        }
+    }
+}
+
+/// The rules of a destination-passing operation: one pair of operands, written into each
+/// listed destination.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntoRules {
+    /// The first operand (values read in the check's dtype).
+    pub a: TensorLiteral,
+    /// The second operand.
+    pub b: TensorLiteral,
+    /// The destinations, each with what the call must do.
+    pub destinations: Vec<DestinationRow>,
+}
+
+/// One destination and what writing `a op b` into it must do.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DestinationRow {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// What the source says about such a destination, quoted.
+    pub text: String,
+    /// The destination.
+    pub out: Destination,
+    /// What the call must do.
+    pub result: IntoResult,
+}
+
+/// A caller-owned destination tensor. It starts filled with a sentinel value, so that a write
+/// is visible.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Destination {
+    pub shape: Vec<usize>,
+    pub dtype: OutDtype,
+    pub layout: Layout,
+}
+
+/// A destination's dtype, relative to the operands'.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutDtype {
+    /// The operands' dtype.
+    Same,
+    /// Another float dtype: f64, or f32 where the operands are f64.
+    Other,
+}
+
+/// How a destination's elements are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// Row-major and dense.
+    Contiguous,
+    /// The transpose of a contiguous buffer: a `[2, 3]` view of a `[3, 2]` buffer, its axes
+    /// in reverse order (not contiguous).
+    Transposed,
+}
+
+/// What writing into a destination must do.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum IntoResult {
+    /// The call succeeds and `out` then holds exactly these values, row-major (each read in
+    /// the check's dtype; the check also requires them to be the oracle's `a op b`).
+    Values(Vec<String>),
+    /// The call returns an error (of any kind) and leaves `out` as it was.
+    Refused,
 }
