@@ -324,7 +324,6 @@ fn at<T>(file: &Path, span: &Spanned<T>, message: String) -> LoadError {
     }
 }
 
-
 fn known_code(code: &str) -> bool {
     NAMED_AXIS_CODES.iter().any(|(c, _)| *c == code)
 }

@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::load::{LoadError, is_valid_id, parse_yaml};
+pub use super::schema::TensorLiteral;
 use super::source::{NotCovered, Source};
 use crate::value::Literal;
 
@@ -120,17 +121,6 @@ impl CaseWhen {
         self.mode.is_none_or(|m| m == params.mode)
             && self.negative_indices.is_none_or(|n| n == params.negative_indices)
     }
-}
-
-/// A tensor written out in a table: its shape and row-major values as text (decimals, or
-/// `nan`, `inf`, `-inf`, `-0`), read in the check's dtype with one correct rounding.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TensorLiteral {
-    /// The shape.
-    pub shape: Vec<usize>,
-    /// The values, row-major.
-    pub values: Vec<String>,
 }
 
 /// An index tensor written out in a table.
@@ -315,7 +305,6 @@ pub fn validate_params(params: &ScatterParams) -> Result<(), String> {
     }
     Ok(())
 }
-
 
 /// Checks what serde cannot: ids valid and unique, sources declared, dtypes known, values
 /// readable in every dtype of their case, value counts matching shapes, generator settings

@@ -10,7 +10,6 @@ use opspec_adapter::ErrorKind;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::scatter::TensorLiteral;
 use super::source::{NotCovered, Source};
 
 /// One operation's table.
@@ -501,4 +500,15 @@ pub enum IntoResult {
     Values(Vec<String>),
     /// The call returns an error (of any kind) and leaves `out` as it was.
     Refused,
+}
+
+/// A tensor written out in a table: its shape and row-major values as text (decimals, or
+/// `nan`, `inf`, `-inf`, `-0`), read in the check's dtype with one correct rounding.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorLiteral {
+    /// The shape.
+    pub shape: Vec<usize>,
+    /// The values, row-major.
+    pub values: Vec<String>,
 }
