@@ -384,3 +384,26 @@ fn destination_that_contradicts_its_result() {
         "two axes longer than 1",
     );
 }
+
+#[test]
+fn a_suite_name_follows_the_id_grammar() {
+    let suite = |name: &str| {
+        format!(
+            "name: {name}\ntitle: t\nspecs: [elementwise/add]\ndtypes: [f32]\ncases_per_row: 1\nrandom_cases: 1\nseed: 1\n"
+        )
+    };
+    for (name, says) in [("table", "`table` is reserved"), ("Array_API", "is not a suite name")] {
+        let root = root_with_add(&format!("suite-name-{}", name.to_lowercase()), ADD);
+        std::fs::write(root.join("suites/s.yaml"), suite(name)).unwrap();
+        let err = Catalog::load(&root).expect_err("the suite loaded");
+        std::fs::remove_dir_all(&root).unwrap();
+        assert!(err.file.ends_with(Path::new("suites/s.yaml")), "{err}");
+        assert!(err.to_string().contains(says), "{says:?} not in {err}");
+    }
+    let root = root_with_add("suite-twice", ADD);
+    std::fs::write(root.join("suites/a.yaml"), suite("same")).unwrap();
+    std::fs::write(root.join("suites/b.yaml"), suite("same")).unwrap();
+    let err = Catalog::load(&root).expect_err("two suites of one name loaded");
+    std::fs::remove_dir_all(&root).unwrap();
+    assert!(err.to_string().contains("another suite is called `same`"), "{err}");
+}

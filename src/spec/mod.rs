@@ -200,6 +200,15 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
     let suite: Suite = parse_yaml(path, text)?;
     let tables = &catalog.tables;
     let whole = |m: String| LoadError::whole(path, m);
+    if !load::is_valid_id(&suite.name) || suite.name == "table" {
+        return Err(whole(format!(
+            "field `name`: `{}` is not a suite name (lowercase letters, digits and `-`; `table` is reserved for the tables' own checks)",
+            suite.name
+        )));
+    }
+    if catalog.suites.iter().any(|s| s.suite.name == suite.name) {
+        return Err(whole(format!("field `name`: another suite is called `{}`", suite.name)));
+    }
     let (mut indices, mut promotions, mut broadcasting, mut scatter) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for key in &suite.specs {
