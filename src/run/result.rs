@@ -128,3 +128,18 @@ impl CheckResult {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_reads_back_from_json() {
+        let mut result = CheckResult::new("array-api:cpu:add:f32:edges".parse().unwrap());
+        result.inputs = 3;
+        let json = serde_json::to_string(&result).unwrap();
+        assert!(json.contains("\"id\":\"array-api:cpu:add:f32:edges\",\"suite\":\"array-api\""), "{json}");
+        let back: CheckResult = serde_json::from_str(&json).unwrap();
+        assert_eq!((back.id, back.inputs), (result.id, 3));
+    }
+}
