@@ -38,14 +38,19 @@ pub struct LoadedTable {
     pub table: SpecTable,
 }
 
-/// A promotion table with where it came from.
+/// A table with where it came from: its path relative to the catalog root
+/// (`specs/promotion/array_api.yaml`) and the key suites use (`promotion/array_api`).
+/// Element-wise and broadcasting tables have types of their own, as they also carry what
+/// loading derived from them (the parsed operation; the parsed vectors).
 #[derive(Debug)]
-pub struct LoadedPromotion {
+pub struct Loaded<T> {
     pub path: PathBuf,
-    /// The name suites use (`promotion/array_api`).
     pub key: String,
-    pub table: PromotionTable,
+    pub table: T,
 }
+
+/// A promotion table with where it came from.
+pub type LoadedPromotion = Loaded<PromotionTable>;
 
 /// A suite with its tables resolved.
 #[derive(Debug)]

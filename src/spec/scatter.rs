@@ -12,12 +12,13 @@
 //! bit-identical across runs.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use opspec_adapter::{DType, ErrorKind, ScatterMode};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::Loaded;
 use super::load::{LoadError, is_valid_id, parse_yaml};
 pub use super::schema::TensorLiteral;
 use super::source::{NotCovered, Source};
@@ -265,17 +266,9 @@ pub struct GeneratorSpec {
 }
 
 /// A scatter table with where it came from.
-#[derive(Debug)]
-pub struct LoadedScatter {
-    /// Path relative to the catalog root (`specs/scatter/tensor_scatter_add.yaml`).
-    pub path: PathBuf,
-    /// The name suites use (`scatter/tensor_scatter_add`).
-    pub key: String,
-    /// The table.
-    pub table: ScatterTable,
-}
+pub type LoadedScatter = Loaded<ScatterTable>;
 
-impl LoadedScatter {
+impl Loaded<ScatterTable> {
     /// The table's dtypes, parsed (validated at load time).
     pub fn dtypes(&self) -> Vec<DType> {
         self.table.dtypes.iter().filter_map(|d| d.parse().ok()).collect()
