@@ -43,7 +43,7 @@ pub fn eval(
         let Some(adapter) = adapter else { return Ok(None) };
         let position = batch.position(operands).ok_or("the case is not in its batch")?;
         lines.push(format!(
-            "called {} as the check does: a batch of {} inputs, this one at position {position}",
+            "called {} with a batch of {} inputs, this one at position {position}",
             adapter.name(),
             batch.cases.len()
         ));
@@ -153,7 +153,7 @@ fn eval_property(
     }
     match run.cases.iter().position(|c| c == operands) {
         Some(p) => lines.push(format!(
-            "evaluated as the check does: batches of {} inputs, this one at position {p}",
+            "evaluated as the check does: batches of {} inputs (the inputs, then each transform), this one at position {p}",
             run.cases.len()
         )),
         None => {
