@@ -119,9 +119,9 @@ fn a_path_is_not_a_citation() {
     );
     let url =
         "      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html\n";
-    let text = edit(url, "      url: ../shared/reference/array-api-special-cases.txt\n");
+    let text = edit(url, "      url: ../notes/special-cases.txt\n");
     let err = load_error("path-url", &text);
-    assert_located(&err, line_of(&text, "url: ../shared"), "sources[0].citation.url", "not a public URL");
+    assert_located(&err, line_of(&text, "url: ../notes"), "sources[0].citation.url", "not a public URL");
 }
 
 #[test]

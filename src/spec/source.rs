@@ -129,7 +129,7 @@ mod tests {
         for path in [
             "shared/seeds/003_f64cea9378dccddf.txt#add_into",
             "see shared/reference/array-api-special-cases.txt",
-            "../shared/DESIGN.md",
+            "../notes/DESIGN.md",
             "/work/shared/seeds/004.txt",
             "./specs/add.yaml",
             "~/notes.txt",
