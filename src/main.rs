@@ -264,7 +264,7 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String
         .collect::<Result<Vec<_>, _>>()?;
     let check = opspec::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
     let adapters = load_adapters(std::slice::from_ref(&check))?;
-    let evaluation = eval(catalog, &adapters, id, &operands, &RunOptions::default())?;
+    let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
     for line in &evaluation.lines {
         println!("{line}");
     }

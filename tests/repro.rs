@@ -138,7 +138,7 @@ fn reproduces(wrong: Wrong, id: &str) -> String {
         ["eval", id, bits @ ..] => {
             let operands: Vec<u64> =
                 bits.iter().map(|b| u64::from_str_radix(b.trim_start_matches("0x"), 16).unwrap()).collect();
-            let evaluation = eval(&catalog, &adapters, id, &operands, &options).unwrap();
+            let evaluation = eval(&catalog, &adapters, &exact(id), &operands, &options).unwrap();
             assert!(!evaluation.pass, "`{command}` passes:\n{}", evaluation.lines.join("\n"));
         }
         ["run", "--exact", again] => {

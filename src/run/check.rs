@@ -29,6 +29,7 @@ use opspec_adapter::{DType, OpKind};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use crate::spec::broadcast::ValueCases;
+use crate::spec::suite::Suite;
 use crate::spec::{Catalog, LoadedSuite};
 
 /// What a check is run against: an adapter in a suite, or the oracle (a table self-check).
@@ -393,6 +394,14 @@ pub struct RunOptions {
     pub table_cases_per_row: usize,
     /// Seed for table self-checks.
     pub table_seed: u64,
+}
+
+impl RunOptions {
+    /// Inputs per row and the seed of a check: its suite's, or, for a table self-check
+    /// (no suite), the run's.
+    pub fn per_row_and_seed(&self, suite: Option<&Suite>) -> (usize, u64) {
+        suite.map_or((self.table_cases_per_row, self.table_seed), |s| (s.cases_per_row, s.seed))
+    }
 }
 
 impl Default for RunOptions {

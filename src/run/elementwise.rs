@@ -118,7 +118,7 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
 /// table self-check, the default run options') before anything is generated. An integer
 /// check counts the operands drawn or enumerated, before the contract leaves some out.
 fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Option<usize> {
-    let per_row = suite.map_or(RunOptions::default().table_cases_per_row, |s| s.cases_per_row);
+    let (per_row, _) = RunOptions::default().per_row_and_seed(suite);
     Some(match target {
         Target::Elementwise(t) => match t.cases {
             CaseSet::Row(_) => per_row,
@@ -216,10 +216,8 @@ impl<'a> FloatBatch<'a> {
         let table = &catalog.tables[target.table];
         let f = Format::of(target.dtype).ok_or("not a float dtype")?;
         let suite = check.suite(catalog).map(|s| &s.suite);
-        let (n_row, n_random, seed, nan) = match suite {
-            Some(s) => (s.cases_per_row, s.random_cases, s.seed, s.nan),
-            None => (options.table_cases_per_row, 0, options.table_seed, NanPolicy::Any),
-        };
+        let (n_row, seed) = options.per_row_and_seed(suite);
+        let (n_random, nan) = suite.map_or((0, NanPolicy::Any), |s| (s.random_cases, s.nan));
         let ctx = Context::new(table, suite, f);
         let arity = table.table.operands.len();
         let mut generator = Generator::new(seed, &check.id.to_string());

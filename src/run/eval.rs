@@ -12,7 +12,6 @@ use super::check::{Check, RunOptions, Target};
 use super::elementwise::FloatBatch;
 use super::integer::IntegerBatch;
 use super::property::PropertyRun;
-use super::select::exact_check;
 use crate::adapters::{NamedAdapter, find_adapter};
 use crate::check::Expect;
 use crate::spec::Catalog;
@@ -26,17 +25,15 @@ pub struct Evaluation {
     pub pass: bool,
 }
 
-/// Evaluates `operands` (bits) in the check `id` against the adapter it names, found among
-/// `adapters`.
+/// Evaluates `operands` (bits) in `check` (as `select::exact_check` finds it) against the
+/// adapter its id names, found among `adapters`.
 pub fn eval(
     catalog: &Catalog,
     adapters: &[NamedAdapter],
-    id: &str,
+    check: &Check,
     operands: &[u64],
     options: &RunOptions,
 ) -> Result<Evaluation, String> {
-    let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
-    let check = exact_check(catalog, id, &names)?;
     let adapter = check.id.adapter_name().and_then(|n| find_adapter(adapters, n)).map(|(_, a)| a);
     let mut lines = Vec::new();
     let actual = |batch: &Batch, lines: &mut Vec<String>| -> Result<Option<u64>, String> {
@@ -51,7 +48,7 @@ pub fn eval(
     };
     let pass = match &check.target {
         Target::Elementwise(t) => {
-            let mut floats = FloatBatch::prepare(catalog, &check, t, options)?;
+            let mut floats = FloatBatch::prepare(catalog, check, t, options)?;
             describe_operands(&floats.batch, operands, &mut lines)?;
             if floats.batch.position(operands).is_none() {
                 lines.push("these operands are not among the check's inputs: evaluated alone".into());
@@ -75,7 +72,7 @@ pub fn eval(
             }
         }
         Target::Integer(t) => {
-            let mut ints = IntegerBatch::prepare(catalog, &check, t)?;
+            let mut ints = IntegerBatch::prepare(catalog, check, t)?;
             describe_operands(&ints.batch, operands, &mut lines)?;
             if ints.batch.position(operands).is_none() {
                 lines.push("these operands are not among the check's inputs: evaluated alone".into());
@@ -92,7 +89,7 @@ pub fn eval(
             let a = actual(&ints.batch, &mut lines)?.ok_or("an integer check needs an adapter")?;
             verdict(&expected, &ints.batch, a, &mut lines)
         }
-        Target::Property(t) => eval_property(catalog, &check, t, adapter, operands, options, &mut lines)?,
+        Target::Property(t) => eval_property(catalog, check, t, adapter, operands, options, &mut lines)?,
         _ => {
             return Err(format!(
                 "`eval` shows one input of an element-wise or property check; `{}` is checked as a whole: {}",

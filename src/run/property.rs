@@ -68,10 +68,7 @@ impl<'a> PropertyRun<'a> {
         let table = &catalog.tables[target.table];
         let stated = &table.table.properties[target.property];
         let f = Format::of(target.dtype).ok_or("not a float dtype")?;
-        let (n, seed) = match check.suite(catalog) {
-            Some(s) => (s.suite.cases_per_row, s.suite.seed),
-            None => (options.table_cases_per_row, options.table_seed),
-        };
+        let (n, seed) = options.per_row_and_seed(check.suite(catalog).map(|s| &s.suite));
         let mut generator = Generator::new(seed, &check.id.to_string());
         let cases = match &stated.property {
             Property::InvariantUnder(_) => random_cases(f, 2, n, &mut generator)?,
