@@ -8,6 +8,7 @@
 
 pub mod adapters;
 pub mod check;
+pub mod cli;
 pub mod expect;
 pub mod format;
 pub mod generate;

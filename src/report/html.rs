@@ -127,8 +127,8 @@ fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String
             if t.fail > 0 {
                 let _ = write!(text, "<br>{} failed", t.fail);
             }
-            if t.expected_fail > 0 {
-                let _ = write!(text, "<br>{} known deviations", t.expected_fail);
+            if t.known_deviation > 0 {
+                let _ = write!(text, "<br>{} known deviations", t.known_deviation);
             }
             if t.skip > 0 {
                 let _ = write!(text, "<br>{} skipped", t.skip);
@@ -149,8 +149,8 @@ fn dtype_rank(d: &str) -> usize {
 
 fn failures(results: &[CheckResult]) -> String {
     let mut out = listing(results, Status::Fail, "Failures");
-    let known = listing(results, Status::ExpectedFail, "Known deviations (expected failures)");
-    if results.iter().any(|r| r.status == Status::ExpectedFail) {
+    let known = listing(results, Status::KnownDeviation, "Known deviations (expected failures)");
+    if results.iter().any(|r| r.status == Status::KnownDeviation) {
         out += &known;
     }
     out

@@ -97,7 +97,11 @@ pub struct Tally {
     pub fail: usize,
     pub skip: usize,
     /// Failures listed as known deviations.
-    pub expected_fail: usize,
+    pub known_deviation: usize,
+    /// Planned checks the run never ran.
+    pub missing: usize,
+    /// Checks whose adapter could not be started.
+    pub unavailable: usize,
     pub inputs: usize,
     /// Of the checks that knew their count before running: the inputs planned, and the
     /// inputs they ran (fewer where a contract left inputs out, or a check stopped early).
@@ -114,7 +118,9 @@ impl Tally {
             Status::Pass => self.pass += 1,
             Status::Fail => self.fail += 1,
             Status::Skip => self.skip += 1,
-            Status::ExpectedFail => self.expected_fail += 1,
+            Status::KnownDeviation => self.known_deviation += 1,
+            Status::Missing => self.missing += 1,
+            Status::Unavailable => self.unavailable += 1,
         }
         self.inputs += r.inputs;
         if let Some(p) = r.planned_inputs {

@@ -78,14 +78,14 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
     let Some(listed) = catalog.expectations.listed(&result.id.to_string()) else { return };
     let location = format!("{}:{}", listed.file.display(), listed.line);
     match result.status {
-        Status::Fail => result.status = Status::ExpectedFail,
+        Status::Fail => result.status = Status::KnownDeviation,
         Status::Pass => {
             result.status = Status::Fail;
             result.message = format!(
                 "listed as a known deviation in {location}, but passed: the deviation is gone, remove the entry"
             );
         }
-        Status::Skip | Status::ExpectedFail => {}
+        Status::Skip | Status::KnownDeviation | Status::Missing | Status::Unavailable => {}
     }
     result.deviation = Some(KnownDeviation {
         location,

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::{CheckId, run_command};
 
-/// Verdict of a check.
+/// Verdict of a check (the table in `docs/RESULTS.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
@@ -12,9 +12,32 @@ pub enum Status {
     Fail,
     /// Not run, with the reason in `message` (never counted as a pass).
     Skip,
-    /// Failed, and listed as a known deviation of the adapter in `expectations/`: reported
-    /// with the entry, but not failing the run.
-    ExpectedFail,
+    /// Failed, and listed as a known deviation of the adapter in its expectations file:
+    /// reported with the entry, but not failing the run.
+    KnownDeviation,
+    /// Planned, but the run ended before it ran.
+    Missing,
+    /// Not run because its adapter could not be started (the reason in `message`).
+    Unavailable,
+}
+
+impl Status {
+    /// Whether a check with this status fails the run (see `docs/RESULTS.md`).
+    pub fn fails_run(self) -> bool {
+        matches!(self, Status::Fail | Status::Missing | Status::Unavailable)
+    }
+
+    /// The status as `results.jsonl` and the report spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+            Status::KnownDeviation => "known_deviation",
+            Status::Missing => "missing",
+            Status::Unavailable => "unavailable",
+        }
+    }
 }
 
 /// Where a check's row comes from.
