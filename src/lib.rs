@@ -13,6 +13,7 @@ pub mod expect;
 pub mod format;
 pub mod generate;
 pub mod oracle;
+pub mod platform;
 pub mod report;
 pub mod run;
 pub mod spec;

@@ -36,6 +36,42 @@ pub struct Deviation {
     pub does: String,
     /// Which rule that breaks.
     pub why: String,
+    /// How far the deviation may go before it fails the run.
+    #[serde(default)]
+    pub tolerate: Tolerance,
+    /// Where the entry applies (default: everywhere).
+    #[serde(default)]
+    pub when: Condition,
+}
+
+/// Bounds on a known deviation: a check that fails beyond them is a failure.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// At most this many failing inputs per check.
+    pub failed_inputs: Option<usize>,
+    /// At most this ULP error (approximate operations).
+    pub max_ulp: Option<f64>,
+}
+
+/// The platform an entry is about, for libraries that pick kernels at run time.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// `x86_64-linux` (architecture-os, as the report's `target`).
+    pub target: Option<String>,
+    /// CPU features that must all be present (`avx512f`), as the report lists them.
+    #[serde(default)]
+    pub cpu_features: Vec<String>,
+}
+
+impl Condition {
+    /// Whether the entry applies on this machine.
+    pub fn holds(&self) -> bool {
+        let features = crate::platform::cpu_features();
+        self.target.as_ref().is_none_or(|t| *t == crate::platform::target())
+            && self.cpu_features.iter().all(|f| features.contains(f))
+    }
 }
 
 /// Every expectations file of a catalog.
@@ -66,15 +102,25 @@ impl Expectations {
                     message: format!("field `adapter`: `{}` must match the file name", file.adapter),
                 });
             }
+            check_bounds(path, &file)?;
             loaded.push((path.to_path_buf(), file));
         }
         Ok(Expectations { files: loaded })
     }
 
-    /// The entry listing check `id`, if any.
+    /// Adds a file from outside the catalog (`--expectations FILE`): a vendor's own, whose
+    /// adapter is named by its `adapter` field.
+    pub fn add_file(&mut self, path: &Path, text: &str) -> Result<(), LoadError> {
+        let file: ExpectationsFile = parse_yaml(path, text)?;
+        check_bounds(path, &file)?;
+        self.files.push((path.to_path_buf(), file));
+        Ok(())
+    }
+
+    /// The entry listing check `id` on this machine, if any.
     pub fn listed(&self, id: &str) -> Option<Listed<'_>> {
         self.files.iter().find_map(|(file, f)| {
-            f.deviations.iter().find(|d| matches(&d.id.value, id)).map(|deviation| Listed {
+            f.deviations.iter().find(|d| d.when.holds() && matches(&d.id.value, id)).map(|deviation| Listed {
                 file,
                 line: deviation.id.referenced.line(),
                 deviation,
@@ -102,6 +148,25 @@ impl Expectations {
             })
             .collect()
     }
+}
+
+/// A `tolerate.max_ulp` must be a finite, non-negative number of ULPs.
+fn check_bounds(path: &Path, file: &ExpectationsFile) -> Result<(), LoadError> {
+    for d in &file.deviations {
+        if let Some(u) = d.tolerate.max_ulp
+            && !(u.is_finite() && u >= 0.0)
+        {
+            return Err(LoadError {
+                file: path.to_path_buf(),
+                line: Some(d.id.referenced.line()),
+                column: Some(d.id.referenced.column()),
+                message: format!(
+                    "field `tolerate.max_ulp`: {u} is not a finite, non-negative number of ULPs"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal).
