@@ -249,7 +249,7 @@ fn run(
     );
     let started = Instant::now();
     let lost = Mutex::new(None);
-    run_streamed(catalog, &checks, &adapters, options, (checks.len() / 20).max(1), &|result| {
+    run_streamed(catalog, &checks, &adapters, options, (checks.len() / 10).max(1), &|result| {
         if let Err(e) = writer.check(result) {
             lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
         }

@@ -184,6 +184,46 @@ fn a_deviation_past_its_tolerance_fails() {
     assert!(r.message.contains("where the entry tolerates 1"), "{}", r.message);
 }
 
+#[test]
+fn an_entry_for_another_platform_does_not_apply() {
+    let dir = scratch("platform");
+    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    when:\n      target: riscv64-none\n";
+    let root = catalog_with_numr_entry(&dir, entry);
+    let out = dir.display().to_string();
+    let run = opspec(&["--root", root.to_str().unwrap(), "run", "--exact", KNOWN, "--out", &out]);
+    assert_eq!(code(&run), 1, "an entry for riscv64-none excused a failure here: {}", text(&run));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_interrupted_with_ctrl_c_leaves_results_that_report_renders() {
+    let dir = scratch("interrupted");
+    let out = dir.join("run");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_opspec"))
+        .args(["run", "--adapter", "cpu", "--adapter", "numr", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let results = out.join("results.jsonl");
+    // Wait until some checks are on disk, then interrupt as Ctrl-C does.
+    let lines = || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
+    let started = std::time::Instant::now();
+    while lines() < 50 && started.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = i32::try_from(child.id()).unwrap();
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the run finished before it was interrupted");
+    let rendered = dir.join("rendered").display().to_string();
+    let report = opspec(&["report", results.to_str().unwrap(), "--out", &rendered]);
+    assert_eq!(code(&report), 4, "{}", text(&report));
+    let run = report::read(&results).unwrap();
+    assert!(!run.complete && run.results.iter().any(|r| r.status == Status::Missing));
+    assert!(run.results.iter().filter(|r| r.status != Status::Missing).count() >= 49);
+}
+
 /// Wraps the CPU adapter with markup in everything it says: its version, an error and a
 /// reason to skip.
 struct Markup(opspec_cpu::CpuAdapter);
