@@ -46,12 +46,12 @@ struct Select {
 }
 
 impl Select {
-    fn selection(self) -> Selection {
+    fn selection(&self) -> Selection {
         Selection {
-            suites: self.suites,
-            adapters: self.adapters,
-            filter: self.filter,
-            exact: self.exact,
+            suites: self.suites.clone(),
+            adapters: self.adapters.clone(),
+            filter: self.filter.clone(),
+            exact: self.exact.clone(),
             tables: !self.no_tables,
         }
     }
@@ -105,6 +105,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Err((code, e)) = check_arguments(&cli.command, &catalog) {
+        eprintln!("error: {e}");
+        return ExitCode::from(code);
+    }
     let outcome = match cli.command {
         Command::Run { select, out, timeout } => {
             let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
@@ -113,7 +117,9 @@ fn main() -> ExitCode {
         Command::List { select, planned } => list(&catalog, select.selection(), planned),
         Command::Eval { id, bits } => evaluate(&catalog, &id, &bits),
         Command::Validate => {
-            println!(
+            // A closed stdout (`opspec validate | true`) is not an error of the catalog.
+            let _ = writeln!(
+                std::io::stdout(),
                 "{} (revision {}): {} tables and {} suites are valid",
                 catalog.origin,
                 catalog.revision,
@@ -133,12 +139,43 @@ fn main() -> ExitCode {
     }
 }
 
-/// A positive, finite number of seconds.
+/// Seconds from [`MIN_TIMEOUT`] to [`MAX_TIMEOUT`].
 fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
-        _ => Err(format!("`{text}` is not a positive number of seconds")),
+        Ok(s) if (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&s) => Ok(s),
+        _ => {
+            Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)"))
+        }
     }
+}
+
+/// The shortest `--timeout`: one millisecond.
+const MIN_TIMEOUT: f64 = 0.001;
+/// The longest `--timeout`: one day.
+const MAX_TIMEOUT: f64 = 86_400.0;
+
+/// Checks what clap cannot, before any work starts: that `run` and `list` select at least one
+/// check (exit 3, nothing to check) and that `run` can write its report folder (exit 2).
+fn check_arguments(command: &Command, catalog: &Catalog) -> Result<(), (u8, String)> {
+    let (select, out) = match command {
+        Command::Run { select, out, .. } => (select, Some(out)),
+        Command::List { select, .. } => (select, None),
+        Command::Eval { .. } | Command::Validate => return Ok(()),
+    };
+    if select.selection().checks(catalog, &adapters::BUILTIN).map_err(|e| (2, e))?.is_empty() {
+        return Err((
+            3,
+            "the selection matches no check: nothing to check (`opspec list` lists the check ids)".into(),
+        ));
+    }
+    if let Some(out) = out {
+        let probe = out.join(".opspec-write-check");
+        std::fs::create_dir_all(out)
+            .and_then(|()| std::fs::write(&probe, b""))
+            .and_then(|()| std::fs::remove_file(&probe))
+            .map_err(|e| (2, format!("--out {}: cannot write the report there: {e}", out.display())))?;
+    }
+    Ok(())
 }
 
 /// The built-in adapters the checks run against.
@@ -265,8 +302,12 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String
     let check = opspec::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
     let adapters = load_adapters(std::slice::from_ref(&check))?;
     let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
+    let mut out = std::io::stdout().lock();
     for line in &evaluation.lines {
-        println!("{line}");
+        // A closed pipe ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
     }
     Ok(evaluation.pass)
 }

@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::files::CatalogFiles;
-use super::load::{LoadError, parse_yaml};
+use super::load::{LoadError, is_valid_id, parse_yaml};
+use super::pattern::Pattern;
 
 /// One adapter's expectations file.
 #[derive(Debug, Deserialize)]
@@ -53,19 +54,12 @@ pub struct Listed<'a> {
 }
 
 impl Expectations {
-    /// Loads the catalog's `expectations/*.yaml` (none if it has no such files).
+    /// Loads the catalog's `expectations/*.yaml` (none if it has no such files): one file per
+    /// adapter, named after it, each entry's `id` a valid pattern listed once.
     pub fn load(files: &CatalogFiles) -> Result<Expectations, LoadError> {
-        let mut loaded = Vec::new();
+        let mut loaded: Vec<(PathBuf, ExpectationsFile)> = Vec::new();
         for (path, text) in files.below("expectations") {
-            let file: ExpectationsFile = parse_yaml(path, text)?;
-            if path.file_stem().is_none_or(|s| s.to_string_lossy() != file.adapter) {
-                return Err(LoadError {
-                    file: path.to_path_buf(),
-                    line: None,
-                    column: None,
-                    message: format!("field `adapter`: `{}` must match the file name", file.adapter),
-                });
-            }
+            let file = load_file(path, text, &loaded).map_err(|e| e.located(text))?;
             loaded.push((path.to_path_buf(), file));
         }
         Ok(Expectations { files: loaded })
@@ -82,48 +76,60 @@ impl Expectations {
         })
     }
 
-    /// Entries that name no check among `ids` (the planned checks of their adapter), as
-    /// load errors.
-    pub fn unknown(&self, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
+    /// Entries of `adapter`'s file that name no check among `ids` (the adapter's planned
+    /// checks), as load errors.
+    pub fn unknown(&self, adapter: &str, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
         self.files
             .iter()
+            .filter(|(_, f)| f.adapter == adapter)
             .flat_map(|(file, f)| {
                 f.deviations.iter().filter(|d| !ids.iter().any(|id| matches(&d.id.value, id))).map(move |d| {
-                    LoadError {
-                        file: file.clone(),
-                        line: Some(d.id.referenced.line()),
-                        column: Some(d.id.referenced.column()),
-                        message: format!(
-                            "field `id`: `{}` matches no check (renamed or removed?)",
-                            d.id.value
-                        ),
-                    }
+                    let m = format!(
+                        "field `id`: `{}` matches no check of adapter `{}` (renamed or removed?)",
+                        d.id.value, f.adapter
+                    );
+                    LoadError::at_location(file, &d.id.referenced, m)
                 })
             })
             .collect()
     }
 }
 
-/// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal).
-pub fn matches(pattern: &str, id: &str) -> bool {
-    expand(pattern).iter().any(|p| glob(p.as_bytes(), id.as_bytes()))
-}
-
-/// The brace alternatives of `pattern`, expanded (`a{b,c}d` -> `abd`, `acd`).
-fn expand(pattern: &str) -> Vec<String> {
-    let Some(open) = pattern.find('{') else { return vec![pattern.to_string()] };
-    let Some(close) = pattern[open..].find('}').map(|c| open + c) else { return vec![pattern.to_string()] };
-    let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
-    pattern[open + 1..close].split(',').flat_map(|alt| expand(&format!("{head}{alt}{tail}"))).collect()
-}
-
-/// `*` matches any run of bytes; other bytes match themselves.
-fn glob(pattern: &[u8], text: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => text.is_empty(),
-        Some((b'*', rest)) => (0..=text.len()).any(|i| glob(rest, &text[i..])),
-        Some((c, rest)) => text.first() == Some(c) && glob(rest, &text[1..]),
+/// Parses and checks one expectations file; `earlier` are the files loaded before it.
+fn load_file(
+    path: &Path,
+    text: &str,
+    earlier: &[(PathBuf, ExpectationsFile)],
+) -> Result<ExpectationsFile, LoadError> {
+    let file: ExpectationsFile = parse_yaml(path, text)?;
+    if !is_valid_id(&file.adapter) || file.adapter == "table" {
+        let m = format!("`{}` is not an adapter name (lowercase letters, digits and `-`)", file.adapter);
+        return Err(LoadError::in_field(path, "adapter", m));
     }
+    if path.file_stem().is_none_or(|s| s.to_string_lossy() != file.adapter) {
+        let m = format!("`{}` must match the file name (expectations/<adapter>.yaml)", file.adapter);
+        return Err(LoadError::in_field(path, "adapter", m));
+    }
+    if let Some((other, _)) = earlier.iter().find(|(_, f)| f.adapter == file.adapter) {
+        let m = format!("{} lists adapter `{}` too: one file per adapter", other.display(), file.adapter);
+        return Err(LoadError::in_field(path, "adapter", m));
+    }
+    for (i, d) in file.deviations.iter().enumerate() {
+        let at = |m: String| {
+            LoadError::at_location(path, &d.id.referenced, format!("field `deviations[{i}].id`: {m}"))
+        };
+        Pattern::new(&d.id.value).map_err(|m| at(format!("`{}`: {m}", d.id.value)))?;
+        if file.deviations[..i].iter().any(|e| e.id.value == d.id.value) {
+            return Err(at(format!("`{}` is listed twice", d.id.value)));
+        }
+    }
+    Ok(file)
+}
+
+/// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal); a
+/// malformed pattern matches nothing (loading refuses it).
+pub fn matches(pattern: &str, id: &str) -> bool {
+    Pattern::new(pattern).is_ok_and(|p| p.matches(id))
 }
 
 #[cfg(test)]
