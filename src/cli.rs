@@ -88,7 +88,7 @@ enum Command {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
         /// Seconds one adapter call may take before its check fails as hung.
-        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout)]
+        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout, allow_hyphen_values = true)]
         timeout: f64,
         #[command(flatten)]
         render: Render,
@@ -179,7 +179,9 @@ pub fn main() -> ExitCode {
         Command::List { select, planned } => catalog().and_then(|c| list(&c, select.selection(), *planned)),
         Command::Eval { id, bits } => catalog().and_then(|c| evaluate(&c, id, bits)),
         Command::Validate => catalog().map(|catalog| {
-            println!(
+            // A closed stdout (`opspec validate | true`) is not an error of the catalog.
+            let _ = writeln!(
+                std::io::stdout(),
                 "{} (revision {}): {} tables and {} suites are valid",
                 catalog.origin,
                 catalog.revision,
@@ -198,13 +200,18 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// A positive, finite number of seconds.
+/// Seconds from [`MIN_TIMEOUT`] to [`MAX_TIMEOUT`].
 fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
-        _ => Err(format!("`{text}` is not a positive number of seconds")),
+        Ok(s) if (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&s) => Ok(s),
+        _ => Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)")),
     }
 }
+
+/// The shortest `--timeout`: one millisecond.
+const MIN_TIMEOUT: f64 = 0.001;
+/// The longest `--timeout`: one day.
+const MAX_TIMEOUT: f64 = 86_400.0;
 
 /// The built-in adapters the checks run against.
 fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, String> {
@@ -371,8 +378,12 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<u8, String> 
     let check = crate::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
     let adapters = load_adapters(std::slice::from_ref(&check))?;
     let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
+    let mut out = std::io::stdout().lock();
     for line in &evaluation.lines {
-        println!("{line}");
+        // A closed pipe ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
     }
     Ok(if evaluation.pass { 0 } else { report::EXIT_FAIL })
 }
