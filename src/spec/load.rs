@@ -104,13 +104,23 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
             Some(loc) => (Some(loc.line()), Some(loc.column())),
             None => (None, None),
         };
-        let detail = match &e {
+        let detail = match e.without_snippet() {
             serde_saphyr::Error::Budget { breach, .. } => budget_message(breach),
             _ => e.to_string().replace("<input>", &file.display().to_string()),
         };
-        let message =
-            if field.is_empty() || field == "." { detail } else { format!("in field `{field}`: {detail}") };
-        let field = (!field.is_empty() && field != ".").then_some(field);
+        let message = if field.is_empty() || field == "." || field == "?" {
+            detail
+        } else {
+            format!("in field `{field}`: {detail}")
+        };
+        let field = (!field.is_empty() && field != "." && field != "?").then_some(field);
+        // serde reports a missing field where its map ends; the map's start is clearer.
+        let (line, column) = match (e.without_snippet(), &field) {
+            (serde_saphyr::Error::SerdeMissingField { .. }, Some(f)) => {
+                locate(text, f).map_or((line, column), |(l, c)| (Some(l), Some(c)))
+            }
+            _ => (line, column),
+        };
         LoadError { file: file.to_path_buf(), line, column, field, message }
     })
 }
@@ -458,7 +468,7 @@ fn validate_into_rules<'t>(
         table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()).filter(|d| d.is_float()).collect();
     for (name, operand) in [("a", &rules.a), ("b", &rules.b)] {
         check_literal(&operand.values, &operand.shape, &floats)
-            .map_err(|m| block_err(&format!("into_rules.{name}.values"), &m))?;
+            .map_err(|m| LoadError::in_field(file, &format!("into_rules.{name}.values"), m))?;
     }
     for (i, row) in rules.destinations.iter().enumerate() {
         let field = format!("into_rules.destinations[{i}]");

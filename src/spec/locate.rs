@@ -172,7 +172,10 @@ fn steps(field: &str) -> Option<Vec<Step<'_>>> {
 /// the item for a sequence index. Where the path goes further than the document, the deepest
 /// node it reaches; `None` if the text does not parse or the path names nothing at all.
 pub fn locate(text: &str, field: &str) -> Option<(u64, u64)> {
-    let root: Spanned<Node> = serde_saphyr::from_str(text).ok()?;
+    let mut options = serde_saphyr::Options::default();
+    // `.nan` and `.inf` are leaves like any other scalar.
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
+    let root: Spanned<Node> = serde_saphyr::from_str_with_options(text, options).ok()?;
     let mut node = &root;
     let mut found: Option<&Location> = None;
     for step in steps(field)? {
@@ -203,6 +206,7 @@ mod tests {
         assert_eq!(locate(TEXT, "rows[1]"), Some((5, 5)));
         assert_eq!(locate(TEXT, "rows[1].when.x2"), Some((7, 7)));
         assert_eq!(locate(TEXT, "rows[0].when.x1"), Some((4, 12)));
+        assert_eq!(locate(TEXT, "rows[0].when"), Some((4, 5)));
         // Past the document: the deepest node the path reaches.
         assert_eq!(locate(TEXT, "rows[1].when.x3"), Some((6, 5)));
         assert_eq!(locate(TEXT, "rows[7]"), Some((2, 1)));
