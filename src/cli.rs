@@ -114,11 +114,16 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
     },
-    /// Draft expectations entries for the failing checks of a results file, for review.
+    /// Draft expectations entries for the failing checks of a results file (`--from`), or
+    /// rewrite a file's entries that name renamed rows by their old ids (`--migrate`).
+    #[command(group(clap::ArgGroup::new("expect_input").required(true).args(["from", "migrate"])))]
     Expect {
-        /// The results file.
+        /// The results file to draft entries from (printed to stdout).
         #[arg(long)]
-        from: PathBuf,
+        from: Option<PathBuf>,
+        /// The expectations file to migrate, in place.
+        #[arg(long)]
+        migrate: Option<PathBuf>,
     },
     /// List check ids.
     List {
@@ -172,10 +177,12 @@ pub fn main() -> ExitCode {
             .collect::<Result<Vec<_>, _>>()
             .and_then(|runs| show(&runs, out, render)),
         Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
-        Command::Expect { from } => report::read(from).map(|run| {
+        Command::Expect { from: Some(from), .. } => report::read(from).map(|run| {
             print!("{}", draft_expectations(&run));
             0
         }),
+        Command::Expect { migrate: Some(path), .. } => catalog().and_then(|c| migrate(&c, path)),
+        Command::Expect { .. } => Err("expect needs --from RESULTS or --migrate FILE".into()),
         Command::List { select, planned } => catalog().and_then(|c| list(&c, select.selection(), *planned)),
         Command::Eval { id, bits } => catalog().and_then(|c| evaluate(&c, id, bits)),
         Command::Validate => catalog().map(|catalog| {
@@ -345,6 +352,40 @@ fn draft_expectations(run: &report::Run) -> String {
         );
     }
     out
+}
+
+/// `expect --migrate`: rewrites in place the entries of `path` that name checks by old ids;
+/// exit 1 when one could not be rewritten.
+fn migrate(catalog: &Catalog, path: &Path) -> Result<u8, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = crate::spec::expectations::read_file(path, &text).map_err(|e| e.to_string())?;
+    let checks = crate::run::adapter_checks(catalog, std::slice::from_ref(&file.adapter));
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let mut refused = 0;
+    for m in crate::run::renamed::migrate(catalog, &file, &checks) {
+        let line = usize::try_from(m.line).unwrap_or(0).saturating_sub(1);
+        match (&m.new, lines.get_mut(line)) {
+            (Ok(new), Some(l)) if l.contains(&m.old) => {
+                *l = l.replacen(&m.old, new, 1);
+                eprintln!("{}:{}: {} -> {new}", path.display(), m.line, m.old);
+            }
+            (Ok(_), _) => {
+                refused += 1;
+                eprintln!(
+                    "{}:{}: `{}` is not on that line: rewrite it by hand",
+                    path.display(),
+                    m.line,
+                    m.old
+                );
+            }
+            (Err(why), _) => {
+                refused += 1;
+                eprintln!("{}:{}: {why}", path.display(), m.line);
+            }
+        }
+    }
+    std::fs::write(path, lines.join("\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(if refused > 0 { report::EXIT_FAIL } else { 0 })
 }
 
 fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<u8, String> {

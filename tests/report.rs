@@ -194,6 +194,54 @@ fn an_entry_for_another_platform_does_not_apply() {
     assert_eq!(code(&run), 1, "an entry for riscv64-none excused a failure here: {}", text(&run));
 }
 
+/// Renames the `nan-either` row of each of `ops` to `nan-any`, keeping the old id as an
+/// alias.
+fn rename_nan_rows(root: &Path, ops: &[&str]) {
+    for op in ops {
+        let path = root.join(format!("specs/elementwise/{op}.yaml"));
+        let yaml = std::fs::read_to_string(&path).unwrap();
+        let renamed =
+            yaml.replacen("  - id: nan-either\n", "  - id: nan-any\n    aliases: [nan-either]\n", 1);
+        assert_ne!(renamed, yaml);
+        std::fs::write(
+            &path,
+            renamed.replace("- nan-either", "- nan-any").replace("[nan-either,", "[nan-any,"),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn a_renamed_row_keeps_its_old_id_and_migrate_rewrites_it() {
+    let dir = scratch("renamed");
+    let root = catalog_with_numr_entry(
+        &dir,
+        "  - id: \"array-api:numr:{maximum,minimum}:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n",
+    );
+    rename_nan_rows(&root, &["maximum"]);
+    let root_arg = root.to_str().unwrap();
+    let out = dir.join("run").display().to_string();
+    let new_id = "array-api:numr:maximum:f32:nan-any";
+    // The old id still names the renamed row's check.
+    let run = opspec(&["--root", root_arg, "run", "--exact", new_id, "--out", &out]);
+    assert_eq!(code(&run), 0, "the entry's old id no longer names the check: {}", text(&run));
+    assert_eq!(results(&dir.join("run")).results[0].status, Status::KnownDeviation);
+
+    // Only maximum's row was renamed: `nan-any` in the pattern would lose minimum's check.
+    let file = root.join("expectations/numr.yaml");
+    let refused = opspec(&["--root", root_arg, "expect", "--migrate", file.to_str().unwrap()]);
+    assert_eq!(code(&refused), 1, "{}", text(&refused));
+    assert!(text(&refused).contains("rewrite it by hand"), "{}", text(&refused));
+
+    rename_nan_rows(&root, &["minimum"]);
+    let migrated = opspec(&["--root", root_arg, "expect", "--migrate", file.to_str().unwrap()]);
+    assert_eq!(code(&migrated), 0, "{}", text(&migrated));
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    assert!(yaml.contains("\"array-api:numr:{maximum,minimum}:f32:nan-any\""), "{yaml}");
+    let run = opspec(&["--root", root_arg, "run", "--exact", new_id, "--out", &out]);
+    assert_eq!(code(&run), 0, "{}", text(&run));
+}
+
 #[cfg(unix)]
 #[test]
 fn a_run_interrupted_with_ctrl_c_leaves_results_that_report_renders() {

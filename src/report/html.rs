@@ -200,6 +200,7 @@ fn environment(run: &Run) -> String {
         ("opspec", i.opspec_version.clone()),
         ("catalog", i.catalog.clone()),
         ("contract revision", i.spec_revision.clone()),
+        ("check-id contract", format!("version {}", i.contract_version)),
         ("suite seeds", i.seeds.join(", ")),
         ("table self-checks", format!("seed {}, {} inputs per row", i.table_seed, i.table_cases_per_row)),
         ("threads", i.threads.clone()),

@@ -14,6 +14,9 @@ pub struct RunInfo {
     /// The contract revision: a hash of the catalog files loaded (tables, suites,
     /// expectations), so reports of different contracts differ.
     pub spec_revision: String,
+    /// The version of the check-id contract ([`crate::run::renamed::CONTRACT_VERSION`]).
+    #[serde(default)]
+    pub contract_version: u32,
     /// `name: seed` for every suite run.
     pub seeds: Vec<String>,
     /// The seed and inputs per row of the tables' self-checks.
@@ -52,6 +55,7 @@ impl RunInfo {
             opspec_version: env!("CARGO_PKG_VERSION").to_string(),
             catalog: catalog.origin.to_string(),
             spec_revision: catalog.revision.clone(),
+            contract_version: crate::run::renamed::CONTRACT_VERSION,
             seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
             table_seed: options.table_seed,
             table_cases_per_row: options.table_cases_per_row,

@@ -76,7 +76,12 @@ pub fn run_check(
 /// failure; a listed check that passed fails, so that a fixed deviation is removed from the
 /// file.
 fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
-    let Some(listed) = catalog.expectations.listed(&result.id.to_string()) else { return };
+    let listed = catalog.expectations.listed(&result.id.to_string()).or_else(|| {
+        super::renamed::old_ids(catalog, &result.id)
+            .iter()
+            .find_map(|old| catalog.expectations.listed(&old.to_string()))
+    });
+    let Some(listed) = listed else { return };
     let location = format!("{}:{}", listed.file.display(), listed.line);
     match result.status {
         Status::Fail => match beyond_tolerance(&listed.deviation.tolerate, result) {

@@ -20,6 +20,7 @@ mod plan;
 mod promotion;
 mod property;
 pub mod record;
+pub mod renamed;
 mod result;
 mod scatter;
 pub mod select;

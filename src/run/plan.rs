@@ -31,7 +31,12 @@ pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
 pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
     for (_, file) in &catalog.expectations.files {
         let planned = adapter_checks(catalog, std::slice::from_ref(&file.adapter));
-        let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
+        // A check also answers to the ids its row had before a rename.
+        let owned: Vec<String> = planned
+            .iter()
+            .flat_map(|c| std::iter::once(c.id.clone()).chain(super::renamed::old_ids(catalog, &c.id)))
+            .map(|id| id.to_string())
+            .collect();
         let ids = owned.iter().map(String::as_str).collect();
         if let Some(e) = catalog.expectations.unknown(&file.adapter, &ids).into_iter().next() {
             return Err(e);

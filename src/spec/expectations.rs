@@ -140,6 +140,11 @@ impl Expectations {
     }
 }
 
+/// Parses and checks an expectations file on its own (for `opspec expect --migrate`).
+pub fn read_file(path: &Path, text: &str) -> Result<ExpectationsFile, LoadError> {
+    load_file(path, text, &[], false).map_err(|e| e.located(text))
+}
+
 /// Parses and checks one expectations file; `earlier` are the files loaded before it. A
 /// catalog's file must be named after its adapter (`named_after_adapter`); a vendor's file
 /// given with `--expectations` may have any name.

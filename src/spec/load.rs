@@ -232,6 +232,27 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
         if !seen.insert(row.id.value.as_str()) {
             return Err(err("field `id`: duplicate row id".into()));
         }
+        for a in &row.aliases {
+            let at = |m: String| {
+                LoadError::at_location(
+                    file,
+                    &a.referenced,
+                    format!("row `{}`: field `aliases`: {m}", row.id.value),
+                )
+            };
+            if !is_valid_id(&a.value) || RESERVED_CASES.contains(&a.value.as_str()) {
+                return Err(at(format!(
+                    "`{}` is not a row id (lower-case letters, digits and '-')",
+                    a.value
+                )));
+            }
+            if ids.contains(a.value.as_str()) || !seen.insert(a.value.as_str()) {
+                return Err(at(format!(
+                    "`{}` is the id or an alias of another row: an old id names one row",
+                    a.value
+                )));
+            }
+        }
         if !sources.contains(row.source.as_str()) {
             return Err(err(format!("field `source`: unknown source `{}`", row.source)));
         }

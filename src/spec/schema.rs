@@ -161,6 +161,10 @@ pub struct Definition {
 pub struct Row {
     /// Permanent id, unique in the table; never changes when the wording does.
     pub id: Spanned<String>,
+    /// Ids this row had before it was renamed: check ids with an old id still name its
+    /// checks (in expectations files), and `opspec expect --migrate` rewrites them.
+    #[serde(default)]
+    pub aliases: Vec<Spanned<String>>,
     /// Id of the source document (one of the table's `sources`).
     pub source: String,
     /// Bullet number within the function's special-case section (1-based).
