@@ -396,6 +396,29 @@ fn whole_files_and_folders() {
 }
 
 #[test]
+fn tables_whose_checks_would_share_ids() {
+    // A second numpy table in another folder: the same name in the check ids.
+    let root = Root::new("broadcast-name-twice");
+    root.write("specs/broadcasting/more/numpy.yaml", &root.read(NUMPY));
+    root.edit(NUMR, "  - broadcasting/numpy\n", "  - broadcasting/numpy\n  - broadcasting/more/numpy\n");
+    let err = refused("broadcast-name-twice", &root);
+    let line = line_of(&root.read(NUMR), "  - broadcasting/more/numpy");
+    let says = ["`broadcasting/more/numpy` and `broadcasting/numpy` both have the name `numpy`"];
+    assert_eq!(misplaced(&err, NUMR, line, &says), None);
+    // Two promotion tables with a case id in common, in one suite.
+    let root = Root::new("promotion-case-twice");
+    root.write("specs/promotion/copy.yaml", &root.read(PROMOTION));
+    root.edit(
+        "suites/array-api.yaml",
+        "  - promotion/array_api\n",
+        "  - promotion/array_api\n  - promotion/copy\n",
+    );
+    let err = refused("promotion-case-twice", &root);
+    let line = line_of(&root.read("suites/array-api.yaml"), "  - promotion/copy");
+    assert_eq!(misplaced(&err, "suites/array-api.yaml", line, &["both have a case `i8-i16`"]), None);
+}
+
+#[test]
 fn several_expectations_files_load_and_each_error_blames_its_own() {
     let root = Root::new("second-adapter");
     let cpu = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:edges\"\n    does: x\n    why: y\n";

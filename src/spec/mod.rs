@@ -228,6 +228,34 @@ fn load_table(path: &Path, text: &str) -> Result<LoadedTable, LoadError> {
     Ok(LoadedTable { path: path.to_path_buf(), key: key_of(path), op, table })
 }
 
+/// Checks that the suite's tables give its checks distinct ids: two promotion tables may not
+/// share a case id, nor two broadcasting tables a name (the op segment of their ids).
+fn check_ids_unique(path: &Path, suite: &Suite, catalog: &Catalog) -> Result<(), LoadError> {
+    let mut cases: Vec<(&str, &str)> = Vec::new();
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    for (i, key) in suite.specs.iter().enumerate() {
+        let clash = |other: &str, what: String| {
+            let m = format!("`{key}` and `{other}` both have {what}: their checks would share ids");
+            LoadError::in_field(path, &format!("specs[{i}]"), m)
+        };
+        if let Some(t) = catalog.promotions.iter().find(|t| &t.key == key) {
+            for case in &t.table.cases {
+                if let Some((other, _)) = cases.iter().find(|(_, id)| *id == case.id.value) {
+                    return Err(clash(other, format!("a case `{}`", case.id.value)));
+                }
+            }
+            cases.extend(t.table.cases.iter().map(|c| (key.as_str(), c.id.value.as_str())));
+        }
+        if let Some(t) = catalog.broadcasting.iter().find(|t| &t.key == key) {
+            if let Some((other, _)) = names.iter().find(|(_, name)| *name == t.name) {
+                return Err(clash(other, format!("the name `{}`", t.name)));
+            }
+            names.push((key.as_str(), t.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
 /// A table's key, from its path relative to the catalog root (`specs/elementwise/add.yaml` is
 /// `elementwise/add`).
 fn key_of(path: &Path) -> String {
@@ -275,6 +303,7 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             return Err(field(&here, format!("no table specs/{key}.yaml")));
         }
     }
+    check_ids_unique(path, &suite, catalog)?;
     match &suite.scatter {
         None if !scatter.is_empty() => {
             return Err(field("specs", "a suite with scatter tables needs a `scatter:` block".into()));
