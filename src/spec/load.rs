@@ -450,10 +450,7 @@ fn validate_into_rules<'t>(
 ) -> Result<(), LoadError> {
     let Some(rules) = &table.into_rules else { return Ok(()) };
     let Some(first) = rules.destinations.first() else {
-        return Err(LoadError::whole(
-            file,
-            "field `into_rules.destinations`: list at least one destination".into(),
-        ));
+        return Err(LoadError::in_field(file, "into_rules.destinations", "list at least one destination"));
     };
     // The block has no line of its own: its errors point at its first destination.
     let block_err = |field: &str, m: &str| rule_error(file, &first.id.referenced, &first.id.value, field, m);
