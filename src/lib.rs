@@ -8,10 +8,12 @@
 
 pub mod adapters;
 pub mod check;
+pub mod cli;
 pub mod expect;
 pub mod format;
 pub mod generate;
 pub mod oracle;
+pub mod platform;
 pub mod report;
 pub mod run;
 pub mod spec;

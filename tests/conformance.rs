@@ -52,10 +52,12 @@ fn main() -> ExitCode {
             let result = run_check(&catalog, &check, adapter.as_ref(), &options);
             match result.status {
                 // A known deviation (listed in expectations/): reported, not failing.
-                Status::Pass | Status::ExpectedFail => Ok(()),
+                Status::Pass | Status::KnownDeviation => Ok(()),
                 // libtest-mimic has no "skipped" verdict for a trial that already started; a
                 // skip must not read as a pass, so it fails with its reason.
-                Status::Skip | Status::Fail => Err(Failed::from(result.report())),
+                Status::Skip | Status::Fail | Status::Missing | Status::Unavailable => {
+                    Err(Failed::from(result.report()))
+                }
             }
         });
         // Listed checks show as `[known deviation] <id>` in the test output.

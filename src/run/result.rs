@@ -4,7 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use super::check::{CheckId, run_command};
 
-/// Verdict of a check.
+/// Upper edges, in ULPs, of the buckets of [`CheckResult::ulp_histogram`]: at most 0.5
+/// (correctly rounded), at most 1, 2, 4, …; the last bucket takes every larger error.
+pub const ULP_BUCKETS: [f64; 10] = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0, f64::INFINITY];
+
+/// Verdict of a check (the table in `docs/RESULTS.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
@@ -12,9 +16,32 @@ pub enum Status {
     Fail,
     /// Not run, with the reason in `message` (never counted as a pass).
     Skip,
-    /// Failed, and listed as a known deviation of the adapter in `expectations/`: reported
-    /// with the entry, but not failing the run.
-    ExpectedFail,
+    /// Failed, and listed as a known deviation of the adapter in its expectations file:
+    /// reported with the entry, but not failing the run.
+    KnownDeviation,
+    /// Planned, but the run ended before it ran.
+    Missing,
+    /// Not run because its adapter could not be started (the reason in `message`).
+    Unavailable,
+}
+
+impl Status {
+    /// Whether a check with this status fails the run (see `docs/RESULTS.md`).
+    pub fn fails_run(self) -> bool {
+        matches!(self, Status::Fail | Status::Missing | Status::Unavailable)
+    }
+
+    /// The status as `results.jsonl` and the report spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+            Status::KnownDeviation => "known_deviation",
+            Status::Missing => "missing",
+            Status::Unavailable => "unavailable",
+        }
+    }
 }
 
 /// Where a check's row comes from.
@@ -35,8 +62,14 @@ pub struct Citation {
 pub struct CaseFailure {
     /// Operand values as `name = decimal (hex-float, bits)`.
     pub inputs: Vec<String>,
+    /// The operands' bits in hex, where the inputs are scalars (what `eval` takes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_bits: Vec<String>,
     pub expected: String,
     pub actual: String,
+    /// The result's bits in hex, where the result is one scalar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_bits: Option<String>,
     /// Distance in representable steps from the expectation's centre, when it has one (a
     /// count of values, not the fractional ULP error of `CheckResult::max_ulp_error`).
     pub steps: Option<u64>,
@@ -62,6 +95,10 @@ pub struct CheckResult {
     /// reference's binade, against the exact value (0.5 means correctly rounded).
     #[serde(default)]
     pub max_ulp_error: Option<f64>,
+    /// For approximate operations: how many finite results had an error in each bucket of
+    /// [`ULP_BUCKETS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ulp_histogram: Option<Vec<u64>>,
     pub citation: Option<Citation>,
     /// Why the check failed or was skipped (empty on a pass).
     pub message: String,
@@ -94,6 +131,7 @@ impl CheckResult {
             inputs: 0,
             failed_inputs: 0,
             max_ulp_error: None,
+            ulp_histogram: None,
             citation: None,
             message: String::new(),
             failures: Vec::new(),
@@ -104,7 +142,7 @@ impl CheckResult {
 
     /// The failure as a bug report: id, citation, failing inputs, reproduction commands.
     pub fn report(&self) -> String {
-        let mut out = format!("{} {:?}: {}\n", self.id, self.status, self.message);
+        let mut out = format!("{} {}: {}\n", self.id, self.status.name(), self.message);
         if let Some(d) = &self.deviation {
             out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);
         }

@@ -16,6 +16,7 @@ pub mod schema;
 pub mod source;
 pub mod suite;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
@@ -90,6 +91,8 @@ pub struct Catalog {
     pub broadcasting: Vec<LoadedBroadcastTable>,
     /// Known deviations per adapter (`expectations/`).
     pub expectations: Expectations,
+    /// The text of every table and expectations file, by path (what a report cites).
+    pub sources: BTreeMap<String, String>,
 }
 
 impl Catalog {
@@ -117,6 +120,11 @@ impl Catalog {
             scatter: Vec::new(),
             suites: Vec::new(),
             expectations: Expectations::default(),
+            sources: files
+                .below("specs")
+                .chain(files.below("expectations"))
+                .map(|(path, text)| (path.display().to_string(), text.to_string()))
+                .collect(),
         };
         for (path, text) in files.below("specs") {
             catalog.add_table(path, text).map_err(|e| e.located(text))?;

@@ -1,0 +1,389 @@
+//! The `opspec` command line: argument parsing and the commands, as a library function so
+//! that the binary and the Rust vendor harness run the same code.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::adapters::{self, NamedAdapter};
+use crate::platform::unix_now;
+use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
+use crate::run::select::Selection;
+use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectations};
+use crate::spec::Catalog;
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
+struct Cli {
+    /// Folder holding specs/, suites/ and expectations/ (default: the catalog built into opspec).
+    #[arg(long, global = true)]
+    root: Option<PathBuf>,
+    /// An expectations file from outside the catalog (a vendor's own), in addition to the
+    /// catalog's; repeatable.
+    #[arg(long = "expectations", global = true, value_name = "FILE")]
+    expectations: Vec<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which checks a command takes; check ids are `suite:adapter:op:dtype:case` or
+/// `table:op:dtype:case`.
+#[derive(Args)]
+struct Select {
+    /// Suites to run (default: all).
+    #[arg(long = "suite")]
+    suites: Vec<String>,
+    /// Adapters to run (default: cpu).
+    #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
+    adapters: Vec<String>,
+    /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
+    /// that match a pattern with `*` and `{a,b}` (`*:cpu:{add,multiply}:f16:*`).
+    #[arg(long)]
+    filter: Option<String>,
+    /// Exactly the check with this id (its suite and adapter come from the id).
+    #[arg(long, conflicts_with_all = ["suites", "filter"])]
+    exact: Option<String>,
+    /// Leave out the table self-checks.
+    #[arg(long)]
+    no_tables: bool,
+}
+
+impl Select {
+    fn selection(&self) -> Selection {
+        Selection {
+            suites: self.suites.clone(),
+            adapters: self.adapters.clone(),
+            filter: self.filter.clone(),
+            exact: self.exact.clone(),
+            tables: !self.no_tables,
+        }
+    }
+}
+
+/// How a command's results are shown and written.
+#[derive(Args)]
+struct Render {
+    /// Also print one line per (suite, adapter, op, dtype).
+    #[arg(long)]
+    verbose: bool,
+    /// Exit 0 even when every check of an adapter was skipped (otherwise exit 3).
+    #[arg(long)]
+    allow_skips: bool,
+    /// Also write a Markdown summary here (e.g. `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_name = "FILE")]
+    github_summary: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run suites against adapters; stream results.jsonl, then write index.html and junit.xml.
+    Run {
+        #[command(flatten)]
+        select: Select,
+        /// Where to write the results and the report.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Seconds one adapter call may take before its check fails as hung.
+        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout, allow_hyphen_values = true)]
+        timeout: f64,
+        #[command(flatten)]
+        render: Render,
+    },
+    /// Render index.html and junit.xml from one or more results files (several adapters side
+    /// by side), without running anything.
+    Report {
+        /// Results files (`results.jsonl`) written by `run`.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// Where to write the report.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        #[command(flatten)]
+        render: Render,
+    },
+    /// Compare two results files: new failures, fixes, newly skipped checks, changed ULP
+    /// maxima. Exits 1 when a check newly fails.
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        /// Also write the comparison as an HTML page.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+    },
+    /// Draft expectations entries for the failing checks of a results file, for review.
+    Expect {
+        /// The results file.
+        #[arg(long)]
+        from: PathBuf,
+    },
+    /// List check ids.
+    List {
+        #[command(flatten)]
+        select: Select,
+        /// After each id, the number of inputs its generator will make (`-` where the check
+        /// draws them as it runs).
+        #[arg(long)]
+        planned: bool,
+    },
+    /// Evaluate one input of a check in detail, calling the adapter as the check does:
+    /// `opspec eval array-api:cpu:add:f32:edges 0x80000000 0x80000000`
+    /// (`table:…` ids evaluate the oracle alone).
+    Eval {
+        /// The check's id (as `list` and `run` print it).
+        id: String,
+        /// Operand bits, in hex (`0x3c00`).
+        bits: Vec<String>,
+    },
+    /// Load and validate every table and suite.
+    Validate,
+}
+
+/// Parses the process's arguments and runs the command; the exit code follows
+/// `docs/RESULTS.md`.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let catalog = || -> Result<Catalog, String> {
+        let loaded = match &cli.root {
+            Some(root) => Catalog::load(root),
+            None => Catalog::builtin(),
+        };
+        let mut catalog = loaded.map_err(|e| e.to_string())?;
+        for path in &cli.expectations {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            catalog.expectations.add_file(path, &text).map_err(|e| e.to_string())?;
+            catalog.sources.insert(path.display().to_string(), text);
+        }
+        validate_expectations(&catalog).map_err(|e| e.to_string())?;
+        Ok(catalog)
+    };
+    let outcome = match &cli.command {
+        Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
+            let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
+            run(&catalog, select.selection(), out, &options, render)
+        }),
+        Command::Report { results, out, render } => results
+            .iter()
+            .map(|p| report::read(p))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|runs| show(&runs, out, render)),
+        Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
+        Command::Expect { from } => report::read(from).map(|run| {
+            print!("{}", draft_expectations(&run));
+            0
+        }),
+        Command::List { select, planned } => catalog().and_then(|c| list(&c, select.selection(), *planned)),
+        Command::Eval { id, bits } => catalog().and_then(|c| evaluate(&c, id, bits)),
+        Command::Validate => catalog().map(|catalog| {
+            // A closed stdout (`opspec validate | true`) is not an error of the catalog.
+            let _ = writeln!(
+                std::io::stdout(),
+                "{} (revision {}): {} tables and {} suites are valid",
+                catalog.origin,
+                catalog.revision,
+                catalog.table_count(),
+                catalog.suites.len()
+            );
+            0
+        }),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(report::EXIT_BAD_INPUT)
+        }
+    }
+}
+
+/// Seconds from [`MIN_TIMEOUT`] to [`MAX_TIMEOUT`].
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&s) => Ok(s),
+        _ => Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)")),
+    }
+}
+
+/// The shortest `--timeout`: one millisecond.
+const MIN_TIMEOUT: f64 = 0.001;
+/// The longest `--timeout`: one day.
+const MAX_TIMEOUT: f64 = 86_400.0;
+
+/// The built-in adapters the checks run against.
+fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, String> {
+    let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
+    names.sort();
+    names.dedup();
+    names.into_iter().map(|n| adapters::builtin(n).map(|a| (n.to_string(), a))).collect()
+}
+
+/// The error of a selection that matched no check (exit 3).
+fn nothing_selected() -> u8 {
+    eprintln!("error: the selection matched no check: nothing to check");
+    report::EXIT_NOTHING_CHECKED
+}
+
+/// Runs the checks, streaming each result to `out/results.jsonl`, then renders the report
+/// from that file, as `report` would.
+fn run(
+    catalog: &Catalog,
+    selection: Selection,
+    out: &Path,
+    options: &RunOptions,
+    render: &Render,
+) -> Result<u8, String> {
+    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
+    if checks.is_empty() {
+        return Ok(nothing_selected());
+    }
+    let adapters = load_adapters(&checks)?;
+    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
+    let info = RunInfo::new(catalog, options, versions);
+    let path = out.join("results.jsonl");
+    let ids: Vec<_> = checks.iter().map(|c| c.id.clone()).collect();
+    let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources)?;
+    let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
+    eprintln!(
+        "running {} checks against {}; results go to {} as they finish",
+        checks.len(),
+        names.join(", "),
+        path.display()
+    );
+    let started = Instant::now();
+    let lost = Mutex::new(None);
+    run_streamed(catalog, &checks, &adapters, options, (checks.len() / 10).max(1), &|result| {
+        if let Err(e) = writer.check(result) {
+            lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+        }
+    });
+    if let Some(e) = lost.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    writer.finish(started.elapsed().as_secs_f64(), unix_now())?;
+    show(&[report::read(&path)?], out, render)
+}
+
+/// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
+fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String> {
+    print!("{}", terminal_summary(runs, render.verbose));
+    report::write(out, runs, render.github_summary.as_deref())?;
+    println!("report: {} (JUnit: {})", out.join("index.html").display(), out.join("junit.xml").display());
+    let verdict = report::verdict(runs, render.allow_skips);
+    if verdict.code != 0 {
+        eprintln!("{}", verdict.reason);
+    }
+    Ok(verdict.code)
+}
+
+/// `diff`: the changes as text (and HTML); exit 1 on a new failure.
+fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
+    let (a, b) = (report::read(old)?, report::read(new)?);
+    let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
+    print!("{}", d.text());
+    if let Some(path) = html {
+        let page = d.html(&old.display().to_string(), &new.display().to_string());
+        std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let incomplete = [&a, &b].into_iter().find(|r| !r.complete);
+    Ok(match incomplete {
+        _ if d.regressed() => report::EXIT_FAIL,
+        Some(r) => {
+            eprintln!("{} is incomplete: the comparison covers only the checks it ran", r.path.display());
+            report::EXIT_INCOMPLETE
+        }
+        None => 0,
+    })
+}
+
+/// Expectations entries, one per failing (suite, adapter, op, case) with its failing dtypes
+/// as a `{…}` pattern: what the implementation did and how to reproduce it; the reason is
+/// left for the vendor to quote from the document.
+fn draft_expectations(run: &report::Run) -> String {
+    let mut groups: BTreeMap<(String, String, String, String), Vec<&crate::run::CheckResult>> =
+        BTreeMap::new();
+    for r in run.results.iter().filter(|r| r.status == Status::Fail) {
+        let Some(adapter) = r.id.adapter_name() else { continue };
+        let key = (adapter.to_string(), r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
+        groups.entry(key).or_default().push(r);
+    }
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out =
+        String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
+    let mut current = None;
+    for ((adapter, suite, op, case), results) in groups {
+        if current.as_ref() != Some(&adapter) {
+            out += &format!("adapter: {adapter}\ndeviations:\n");
+            current = Some(adapter.clone());
+        }
+        let dtypes: Vec<&str> = results.iter().map(|r| r.id.dtype.as_str()).collect();
+        let dtype =
+            if dtypes.len() == 1 { dtypes[0].to_string() } else { format!("{{{}}}", dtypes.join(",")) };
+        let first = results[0];
+        let mut does = first.message.clone();
+        if let Some(f) = first.failures.first() {
+            does += &format!(
+                "; e.g. {}: expected {}, got {} (reproduce: {})",
+                f.inputs.join(", "),
+                f.expected,
+                f.actual,
+                f.reproduce
+            );
+        }
+        out += &format!(
+            "  - id: {}\n    does: {}\n    why: {}\n",
+            quote(&format!("{suite}:{adapter}:{op}:{dtype}:{case}")),
+            quote(&does),
+            quote("TODO: quote the document's words this result breaks")
+        );
+    }
+    out
+}
+
+fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<u8, String> {
+    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
+    if checks.is_empty() {
+        return Ok(nothing_selected());
+    }
+    let mut out = std::io::stdout().lock();
+    for check in checks {
+        let line = match (planned, check.planned) {
+            (false, _) => check.id.to_string(),
+            (true, Some(n)) => format!("{} {n}", check.id),
+            (true, None) => format!("{} -", check.id),
+        };
+        // A closed pipe (`opspec list | head`) ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+    Ok(0)
+}
+
+/// Evaluates one input of a check against the built-in adapter its id names.
+fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<u8, String> {
+    let operands = bits
+        .iter()
+        .map(|b| {
+            let digits = b
+                .strip_prefix("0x")
+                .ok_or_else(|| format!("`{b}`: operand bits are written in hex, as 0x…"))?;
+            u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let check = crate::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
+    let adapters = load_adapters(std::slice::from_ref(&check))?;
+    let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
+    let mut out = std::io::stdout().lock();
+    for line in &evaluation.lines {
+        // A closed pipe ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+    Ok(if evaluation.pass { 0 } else { report::EXIT_FAIL })
+}
