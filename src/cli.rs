@@ -204,7 +204,9 @@ pub fn main() -> ExitCode {
 fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&s) => Ok(s),
-        _ => Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)")),
+        _ => {
+            Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)"))
+        }
     }
 }
 

@@ -272,6 +272,8 @@ const CORPUS: &[Broken] = &[
     case("into-out-shape-huge", ADD_INTO, &[("      out: {shape: [3, 2], dtype: same", "      out: {shape: [100000, 100000], dtype: same")], "  - id: out-shape-swapped", &["out.shape", "more than 1048576 elements"]),
     case("into-a-values-count", ADD_INTO, &[("  a: {shape: [2, 3], values: [1, 2, 3, 4, 5, 6]}", "  a: {shape: [2, 3], values: [1, 2, 3, 4, 5]}")], "  a: {shape", &["into_rules.a.values", "5 values for shape [2, 3]"]),
     case("into-a-shape-overflow", ADD_INTO, &[("  a: {shape: [2, 3], values", "  a: {shape: [4294967296, 4294967296], values")], "  a: {shape", &["into_rules.a.values", "more than 1048576 elements"]),
+    case("into-operands-do-not-broadcast", ADD_INTO, &[("  b: {shape: [3], values: [10, 20, 30]}", "  b: {shape: [4], values: [10, 20, 30, 40]}")], "  b: {shape", &["`into_rules.b.shape`", "[2, 3] and [4] do not broadcast"]),
+    case("into-written-out-shape", ADD_INTO, &[("      out: {shape: [2, 3], dtype: same, layout: contiguous}", "      out: {shape: [3, 3], dtype: same, layout: contiguous}")], "  - id: out-fits", &["out.shape", "the shape of a and b broadcast, [2, 3]"]),
     case("into-transposed-one-axis", ADD_INTO, &[("      out: {shape: [2, 3], dtype: same, layout: transposed}", "      out: {shape: [1, 3], dtype: same, layout: transposed}")], "  - id: out-not-contiguous", &["out.layout"]),
     // Broadcasting tables.
     case("numpy-shape-huge", NUMPY, &[("    x: [2, 3]\n    y: [2, 3]\n    result: [2, 3]", "    x: [65536, 65536]\n    y: [2, 3]\n    result: [2, 3]")], "x: [65536, 65536]", &["field `x`", "more than 1048576 elements"]),
@@ -297,6 +299,8 @@ const CORPUS: &[Broken] = &[
     case("promotion-case-id-invalid", PROMOTION, &[("  - id: i8-i32\n", "  - id: I8_I32\n")], "I8_I32", &["field `id`", "lower-case"]),
     case("promotion-dtype-unknown", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i7, values: [1, 2, 3]}}")], "  - id: i8-i16", &["x1.dtype", "i7"]),
     case("promotion-ragged", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [[1, 2], [3]]}}")], "  - id: i8-i16", &["x1.values", "ragged"]),
+    case("promotion-value-out-of-range", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [1000, 2, 3]}}")], "  - id: i8-i16", &["x1.values", "1000 is not exactly a i8 value"]),
+    case("promotion-value-fraction", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [1.5, 2, 3]}}")], "  - id: i8-i16", &["1.5 is not exactly a i8 value"]),
     case("promotion-op-unknown", PROMOTION, &[("    op: add\n", "    op: plus\n")], "  - id: i8-i16", &["field `op`", "plus"]),
     // Scatter tables.
     case("scatter-problems-huge", SCATTER, &[("    problems: 48\n", "    problems: 1000000000\n")], "  - id: random\n", &["generator `random`", "`problems` <= 4096"]),

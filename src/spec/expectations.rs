@@ -173,7 +173,9 @@ fn load_file(
         if let Some(u) = d.tolerate.max_ulp
             && !(u.is_finite() && u >= 0.0)
         {
-            let m = format!("field `deviations[{i}].tolerate.max_ulp`: {u} is not a finite, non-negative number of ULPs");
+            let m = format!(
+                "field `deviations[{i}].tolerate.max_ulp`: {u} is not a finite, non-negative number of ULPs"
+            );
             return Err(LoadError::at_location(path, &d.id.referenced, m));
         }
     }

@@ -467,6 +467,10 @@ fn validate_into_rules<'t>(
         check_literal(&operand.values, &operand.shape, &floats)
             .map_err(|m| LoadError::in_field(file, &format!("into_rules.{name}.values"), m))?;
     }
+    let Some(fitting) = broadcast_shape(&rules.a.shape, &rules.b.shape) else {
+        let m = format!("shapes {:?} and {:?} do not broadcast (NumPy rules)", rules.a.shape, rules.b.shape);
+        return Err(LoadError::in_field(file, "into_rules.b.shape", m));
+    };
     for (i, row) in rules.destinations.iter().enumerate() {
         let field = format!("into_rules.destinations[{i}]");
         check_rule_row(file, &row.id, &row.source, &field, sources, seen)?;
@@ -482,6 +486,10 @@ fn validate_into_rules<'t>(
             ));
         }
         if let IntoResult::Values(values) = &row.result {
+            if out.shape != fitting {
+                let m = format!("an out that is written has the shape of a and b broadcast, {fitting:?}");
+                return Err(err("out.shape", &m));
+            }
             if out.dtype != OutDtype::Same || out.layout != Layout::Contiguous {
                 return Err(err(
                     "result",
@@ -492,6 +500,19 @@ fn validate_into_rules<'t>(
         }
     }
     Ok(())
+}
+
+/// The NumPy broadcast of shapes `a` and `b`, if they broadcast.
+fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let axis = |s: &[usize], k: usize| if k < rank - s.len() { 1 } else { s[k - (rank - s.len())] };
+    (0..rank)
+        .map(|k| match (axis(a, k), axis(b, k)) {
+            (x, y) if x == y || y == 1 => Some(x),
+            (1, y) => Some(y),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks that `values` fill `shape` row-major and are numbers in each of `dtypes`.
