@@ -310,6 +310,7 @@ const CORPUS: &[Broken] = &[
     case("scatter-probability-nan", SCATTER, &[("    empty_indices: 0.05\n", "    empty_indices: .nan\n")], "  - id: random\n", &["field `empty_indices`", "a probability"]),
     case("scatter-values-count", SCATTER, &[("    input: {shape: [2, 3], values: [1, 2, 3, 4, 5, 6]}", "    input: {shape: [2, 3], values: [1, 2, 3, 4, 5]}")], "  - id: duplicates-summed", &["field `input.values`", "5 values for shape [2, 3]"]),
     case("scatter-shape-overflow", SCATTER, &[("    input: {shape: [2, 3], values: [1, 2, 3, 4, 5, 6]}", "    input: {shape: [4294967296, 4294967296, 0, 2], values: []}")], "  - id: duplicates-summed", &["field `input.shape`", "more than 1048576 elements"]),
+    case("scatter-index-out-of-dtype", SCATTER, &[("    indices: {dtype: i32, shape: [2, 2], values: [0, 0, 0, 0]}", "    indices: {dtype: i32, shape: [2, 2], values: [0, 0, 0, 4294967296]}")], "  - id: example-duplicate-index", &["field `indices.values`", "4294967296 is not a i32 value"]),
     case("scatter-case-dtype", SCATTER, &[("    dtypes: [f32]\n", "    dtypes: [c64]\n")], "  - id: example-duplicate-index", &["field `dtypes`", "c64"]),
     case("scatter-bool", SCATTER, &[("dtypes: [f16, bf16, f32, f64, i8,", "dtypes: [bool, f16, bf16, f32, f64, i8,")], "dtypes: [bool", &["`dtypes[0]`", "not defined for bool"]),
     case("scatter-dtype-twice", SCATTER, &[("dtypes: [f16, bf16, f32, f64, i8,", "dtypes: [f16, f16, bf16, f32, f64, i8,")], "dtypes: [f16, f16", &["`dtypes[1]`", "`f16` is listed twice"]),
