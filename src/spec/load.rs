@@ -12,7 +12,9 @@ use serde_saphyr::{Location, Spanned};
 use super::locate::locate;
 
 use super::limits::check_shape;
-use super::schema::{Class, Condition, IntoResult, Layout, Operand, OutDtype, Outcome, SpecTable};
+use super::schema::{
+    Accuracy, Class, Condition, IntoResult, Layout, Operand, OutDtype, Outcome, Property, SpecTable,
+};
 use crate::format::Format;
 use crate::value::Literal;
 
@@ -168,6 +170,9 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             ));
         }
     }
+    if table.dtypes.is_empty() {
+        return Err(field("dtypes", "list at least one dtype".into()));
+    }
     let mut dtypes = Vec::new();
     for (i, d) in table.dtypes.iter().enumerate() {
         let dtype = d.parse::<DType>().map_err(|e| field(&format!("dtypes[{i}]"), e.to_string()))?;
@@ -214,6 +219,14 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
         if table.operands.len() != 2 {
             return Err(err("field `property`: properties are defined for binary operations".into()));
         }
+        if let Property::InvariantUnder(transforms) = &p.property
+            && (transforms.is_empty()
+                || transforms.iter().enumerate().any(|(k, t)| transforms[..k].contains(t)))
+        {
+            return Err(err(
+                "field `property.invariant_under`: list each transformation once, at least one".into()
+            ));
+        }
     }
     let floats: Vec<Format> = dtypes.iter().filter_map(|&d| Format::of(d)).collect();
     for (i, row) in table.rows.iter().enumerate() {
@@ -251,7 +264,9 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             }
         }
         check_operands(table.operands.len(), &row.when, &row.result).map_err(&err)?;
-        check_constants(&row.when, &row.result, &floats).map_err(|(f, m)| in_field(f.into(), m))?;
+        let approximate = table.accuracy == Accuracy::Approximate;
+        check_constants(&row.when, &row.result, &floats, approximate)
+            .map_err(|(f, m)| in_field(f.into(), m))?;
     }
     check_precedence(file, table)?;
     validate_no_broadcast(file, table, op, &sources, &mut seen)?;
@@ -321,12 +336,14 @@ fn check_precedence(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
 
 /// Checks a row's constants: a class constant is not NaN (NaN compares false with every
 /// value, so the class would be empty or everything: write `nan` or `not_nan`); a stated
-/// value is a number representable in each float format of the table. An error gives the
+/// value is a number representable in each float format of the table; an approximation
+/// (`approx`) only in an `approximate` table (others have no step bound). An error gives the
 /// field (`when`, `result`) and what is wrong.
 fn check_constants(
     when: &Condition,
     result: &Outcome,
     floats: &[Format],
+    approximate: bool,
 ) -> Result<(), (&'static str, String)> {
     let classes = [Operand::X1, Operand::X2, Operand::X3]
         .into_iter()
@@ -363,6 +380,12 @@ fn check_constants(
                         ),
                     ));
                 }
+            }
+            Outcome::Approx(_) if !approximate => {
+                return Err((
+                    "result",
+                    "an approximation has a step bound only in an `approximate` table".into(),
+                ));
             }
             Outcome::AnyOf(list) => values.extend(list),
             _ => {}

@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
+use crate::format::Format;
+
 use broadcast::LoadedBroadcastTable;
 use expectations::Expectations;
 pub use files::{CatalogFiles, Origin};
@@ -316,6 +318,12 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
         None if !scatter.is_empty() => {
             return Err(field("specs", "a suite with scatter tables needs a `scatter:` block".into()));
         }
+        Some(_) if scatter.is_empty() => {
+            return Err(field(
+                "scatter",
+                "the suite names no scatter table, so this block would be ignored".into(),
+            ));
+        }
         Some(params) => scatter::validate_params(path, params)?,
         None => {}
     }
@@ -353,7 +361,13 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             return Err(field(&here, format!("`{op}` is not approximate, so it has no bound")));
         }
         for (&dtype, &bound) in bounds {
-            let Some(f) = crate::format::Format::of(dtype) else { continue };
+            if !dtypes.contains(&dtype) {
+                return Err(field(
+                    &format!("{here}.{dtype}"),
+                    format!("{dtype} is not among the suite's dtypes"),
+                ));
+            }
+            let Some(f) = Format::of(dtype) else { continue };
             let max = limits::max_step_bound(f);
             if bound > max {
                 return Err(field(
@@ -363,6 +377,23 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
                     ),
                 ));
             }
+        }
+    }
+    for &i in &indices {
+        let table = &tables[i];
+        if table.table.accuracy != schema::Accuracy::Approximate {
+            continue;
+        }
+        let checked =
+            dtypes.iter().filter(|d| table.table.dtypes.iter().any(|t| t.parse().ok() == Some(**d)));
+        if let Some(f) =
+            checked.filter_map(|&d| Format::of(d)).find(|&f| suite.step_bound(table.op, f).is_none())
+        {
+            let m = format!(
+                "`{}` is approximate and checked in {}: give its bound (`{}: {{{}: N}}`)",
+                table.table.op, f.name, table.table.op, f.name
+            );
+            return Err(field("step_bounds", m));
         }
     }
     Ok(LoadedSuite {
