@@ -225,7 +225,7 @@ fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, Stri
 
 /// The error of a selection that matched no check (exit 3).
 fn nothing_selected() -> u8 {
-    eprintln!("error: the selection matched no check: nothing to check");
+    eprintln!("error: the selection matches no check: nothing to check");
     report::EXIT_NOTHING_CHECKED
 }
 
@@ -243,7 +243,8 @@ fn run(
         return Ok(nothing_selected());
     }
     let adapters = load_adapters(&checks)?;
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
     let info = RunInfo::new(catalog, options, versions);
     let path = out.join("results.jsonl");
