@@ -362,6 +362,17 @@ fn every_broken_input_is_refused_at_its_place() {
         }
     }
     assert!(wrong.is_empty(), "{} of {} cases:\n{}", wrong.len(), CORPUS.len(), wrong.join("\n"));
+    // Nothing was allocated for the huge counts and shapes: this process never held 1 GiB.
+    if let Some(peak) = peak_memory_kib() {
+        assert!(peak < 1 << 20, "the corpus peaked at {peak} KiB of memory");
+    }
+}
+
+/// This process's peak resident memory (Linux's `VmHWM`), where the system says.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Cases the one-file edits above cannot make.
