@@ -178,7 +178,7 @@ pub fn main() -> ExitCode {
             .and_then(|runs| show(&runs, out, render)),
         Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
         Command::Expect { from: Some(from), .. } => report::read(from).map(|run| {
-            print!("{}", draft_expectations(&run));
+            say(&draft_expectations(&run));
             0
         }),
         Command::Expect { migrate: Some(path), .. } => catalog().and_then(|c| migrate(&c, path)),
@@ -228,6 +228,11 @@ fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, Stri
     names.sort();
     names.dedup();
     names.into_iter().map(|n| adapters::builtin(n).map(|a| (n.to_string(), a))).collect()
+}
+
+/// Writes `text` to stdout; a closed pipe (`opspec run | head`) is not an error of the run.
+fn say(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// The error of a selection that matched no check (exit 3).
@@ -280,9 +285,13 @@ fn run(
 
 /// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
 fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String> {
-    print!("{}", terminal_summary(runs, render.verbose));
+    say(&terminal_summary(runs, render.verbose));
     report::write(out, runs, render.github_summary.as_deref())?;
-    println!("report: {} (JUnit: {})", out.join("index.html").display(), out.join("junit.xml").display());
+    say(&format!(
+        "report: {} (JUnit: {})\n",
+        out.join("index.html").display(),
+        out.join("junit.xml").display()
+    ));
     let verdict = report::verdict(runs, render.allow_skips);
     if verdict.code != 0 {
         eprintln!("{}", verdict.reason);
@@ -294,7 +303,7 @@ fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String>
 fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
     let (a, b) = (report::read(old)?, report::read(new)?);
     let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
-    print!("{}", d.text());
+    say(&d.text());
     if let Some(path) = html {
         let page = d.html(&old.display().to_string(), &new.display().to_string());
         std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

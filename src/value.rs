@@ -79,6 +79,16 @@ impl Domain {
         }
     }
 
+    /// The bits of `v` in this domain, if it holds `v` exactly (a float rounds nowhere, an
+    /// integer is whole and in range, a bool is 0 or 1).
+    pub fn exact_bits(self, v: f64) -> Option<u64> {
+        match self {
+            Domain::Float(f) => f.from_f64_exact(v),
+            Domain::Int(i) => (v.fract() == 0.0 && i.contains(v as i128)).then(|| i.wrap(v as i128)),
+            Domain::Bool => (v == 0.0 || v == 1.0).then_some(v as u64),
+        }
+    }
+
     /// The value as text for reports: decimal, hex-float and bits for floats.
     pub fn describe(self, x: u64) -> String {
         match self {

@@ -259,6 +259,16 @@ const CORPUS: &[Broken] = &[
     case("table-any-of-empty", ADD, &[("    result: pos_infinity\n", "    result: {any_of: []}\n")], "id: pinf-plus-pinf", &["`result.any_of`: empty"]),
     case("table-row-unknown-field", ADD, &[("    bullet: 2\n", "    bulet: 2\n")], "bulet: 2", &["unknown field `bulet`"]),
     case("table-row-missing-field", ADD, &[("    text: If x1_i is +infinity and x2_i is -infinity, the result is NaN.\n", "")], "  - id: pinf-plus-ninf", &["rows[1]", "missing field `text`"]),
+    case("expectation-why-blank", EXPECT, &[("    why: >-\n      The array API (maximum/minimum, special case 1): \"If either x1_i or x2_i is NaN, the\n      result is NaN\"; the result also depends on the operand order, which no reading allows.\n", "    why: \" \"\n")], "    why: \" \"", &["`deviations[0].why`", "say it"]),
+    case("expectation-max-ulp-nan", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .nan}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .nan", &["`deviations[0].tolerate.max_ulp`", "NaN is not a finite, non-negative number of ULPs"]),
+    case("expectation-max-ulp-negative", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: -1}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: -1", &["`deviations[0].tolerate.max_ulp`", "-1 is not a finite"]),
+    case("suite-step-bound-missing", NUMR, &[("pow: {f16: 1, bf16: 1, f32: 2, f64: 2}", "pow: {f16: 1, bf16: 1, f64: 2}")], "step_bounds:", &["`step_bounds`", "`pow` is approximate and checked in f32: give its bound"]),
+    case("suite-step-bound-dtype-unused", NUMR, &[("dtypes: [f16, bf16, f32, f64, i8", "dtypes: [f16, bf16, f32, i8")], "pow: {f16: 1, bf16: 1, f32: 2, f64", &["`step_bounds.pow.f64`", "f64 is not among the suite's dtypes"]),
+    case("suite-scatter-block-unused", MEGENGINE, &[("dtypes: [f16, f32, i8, i16, i32, u8]", "dtypes: [f16, f32, i8, i16, i32, u8]\nscatter: {mode: ignore, index_dtypes: [i32]}")], "scatter:", &["`scatter`", "names no scatter table"]),
+    case("table-dtypes-empty", ADD, &[("dtypes: [f16, bf16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64]", "dtypes: []")], "dtypes:", &["`dtypes`", "at least one dtype"]),
+    case("table-property-no-transforms", HYPOT, &[("    property: {invariant_under: [swap, negate_x2, negate_x1, negate_both]}", "    property: {invariant_under: []}")], "  - id: symmetry", &["property.invariant_under", "at least one"]),
+    case("table-property-transform-twice", HYPOT, &[("    property: {invariant_under: [swap, negate_x2, negate_x1, negate_both]}", "    property: {invariant_under: [swap, swap]}")], "  - id: symmetry", &["property.invariant_under", "each transformation once"]),
+    case("table-approx-in-exact-table", ADD, &[("    result: pos_infinity\n", "    result: {approx: pi}\n")], "{approx: pi}", &[".result`", "only in an `approximate` table"]),
     // Syntax.
     case("yaml-unclosed-list", ADD, &[("op: add\n", "op: [add\n")], "op: [add", &["add.yaml"]),
     case("yaml-tab-indent", ADD, &[("    source: array-api\n    bullet: 2", "\tsource: array-api\n    bullet: 2")], "  - id: pinf-plus-ninf", &["found a tab"]),
@@ -272,6 +282,8 @@ const CORPUS: &[Broken] = &[
     case("into-out-shape-huge", ADD_INTO, &[("      out: {shape: [3, 2], dtype: same", "      out: {shape: [100000, 100000], dtype: same")], "  - id: out-shape-swapped", &["out.shape", "more than 1048576 elements"]),
     case("into-a-values-count", ADD_INTO, &[("  a: {shape: [2, 3], values: [1, 2, 3, 4, 5, 6]}", "  a: {shape: [2, 3], values: [1, 2, 3, 4, 5]}")], "  a: {shape", &["into_rules.a.values", "5 values for shape [2, 3]"]),
     case("into-a-shape-overflow", ADD_INTO, &[("  a: {shape: [2, 3], values", "  a: {shape: [4294967296, 4294967296], values")], "  a: {shape", &["into_rules.a.values", "more than 1048576 elements"]),
+    case("into-operands-do-not-broadcast", ADD_INTO, &[("  b: {shape: [3], values: [10, 20, 30]}", "  b: {shape: [4], values: [10, 20, 30, 40]}")], "  b: {shape", &["`into_rules.b.shape`", "[2, 3] and [4] do not broadcast"]),
+    case("into-written-out-shape", ADD_INTO, &[("      out: {shape: [2, 3], dtype: same, layout: contiguous}", "      out: {shape: [3, 3], dtype: same, layout: contiguous}")], "  - id: out-fits", &["out.shape", "the shape of a and b broadcast, [2, 3]"]),
     case("into-transposed-one-axis", ADD_INTO, &[("      out: {shape: [2, 3], dtype: same, layout: transposed}", "      out: {shape: [1, 3], dtype: same, layout: transposed}")], "  - id: out-not-contiguous", &["out.layout"]),
     // Broadcasting tables.
     case("numpy-shape-huge", NUMPY, &[("    x: [2, 3]\n    y: [2, 3]\n    result: [2, 3]", "    x: [65536, 65536]\n    y: [2, 3]\n    result: [2, 3]")], "x: [65536, 65536]", &["field `x`", "more than 1048576 elements"]),
@@ -297,6 +309,8 @@ const CORPUS: &[Broken] = &[
     case("promotion-case-id-invalid", PROMOTION, &[("  - id: i8-i32\n", "  - id: I8_I32\n")], "I8_I32", &["field `id`", "lower-case"]),
     case("promotion-dtype-unknown", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i7, values: [1, 2, 3]}}")], "  - id: i8-i16", &["x1.dtype", "i7"]),
     case("promotion-ragged", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [[1, 2], [3]]}}")], "  - id: i8-i16", &["x1.values", "ragged"]),
+    case("promotion-value-out-of-range", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [1000, 2, 3]}}")], "  - id: i8-i16", &["x1.values", "1000 is not exactly a i8 value"]),
+    case("promotion-value-fraction", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [1.5, 2, 3]}}")], "  - id: i8-i16", &["1.5 is not exactly a i8 value"]),
     case("promotion-op-unknown", PROMOTION, &[("    op: add\n", "    op: plus\n")], "  - id: i8-i16", &["field `op`", "plus"]),
     // Scatter tables.
     case("scatter-problems-huge", SCATTER, &[("    problems: 48\n", "    problems: 1000000000\n")], "  - id: random\n", &["generator `random`", "`problems` <= 4096"]),
@@ -306,6 +320,7 @@ const CORPUS: &[Broken] = &[
     case("scatter-probability-nan", SCATTER, &[("    empty_indices: 0.05\n", "    empty_indices: .nan\n")], "  - id: random\n", &["field `empty_indices`", "a probability"]),
     case("scatter-values-count", SCATTER, &[("    input: {shape: [2, 3], values: [1, 2, 3, 4, 5, 6]}", "    input: {shape: [2, 3], values: [1, 2, 3, 4, 5]}")], "  - id: duplicates-summed", &["field `input.values`", "5 values for shape [2, 3]"]),
     case("scatter-shape-overflow", SCATTER, &[("    input: {shape: [2, 3], values: [1, 2, 3, 4, 5, 6]}", "    input: {shape: [4294967296, 4294967296, 0, 2], values: []}")], "  - id: duplicates-summed", &["field `input.shape`", "more than 1048576 elements"]),
+    case("scatter-index-out-of-dtype", SCATTER, &[("    indices: {dtype: i32, shape: [2, 2], values: [0, 0, 0, 0]}", "    indices: {dtype: i32, shape: [2, 2], values: [0, 0, 0, 4294967296]}")], "  - id: example-duplicate-index", &["field `indices.values`", "4294967296 is not a i32 value"]),
     case("scatter-case-dtype", SCATTER, &[("    dtypes: [f32]\n", "    dtypes: [c64]\n")], "  - id: example-duplicate-index", &["field `dtypes`", "c64"]),
     case("scatter-bool", SCATTER, &[("dtypes: [f16, bf16, f32, f64, i8,", "dtypes: [bool, f16, bf16, f32, f64, i8,")], "dtypes: [bool", &["`dtypes[0]`", "not defined for bool"]),
     case("scatter-dtype-twice", SCATTER, &[("dtypes: [f16, bf16, f32, f64, i8,", "dtypes: [f16, f16, bf16, f32, f64, i8,")], "dtypes: [f16, f16", &["`dtypes[1]`", "`f16` is listed twice"]),
@@ -347,6 +362,17 @@ fn every_broken_input_is_refused_at_its_place() {
         }
     }
     assert!(wrong.is_empty(), "{} of {} cases:\n{}", wrong.len(), CORPUS.len(), wrong.join("\n"));
+    // Nothing was allocated for the huge counts and shapes: this process never held 1 GiB.
+    if let Some(peak) = peak_memory_kib() {
+        assert!(peak < 1 << 20, "the corpus peaked at {peak} KiB of memory");
+    }
+}
+
+/// This process's peak resident memory (Linux's `VmHWM`), where the system says.
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Cases the one-file edits above cannot make.
@@ -393,6 +419,29 @@ fn whole_files_and_folders() {
     root.write("specs/other/add.yaml", &root.read(ADD));
     let err = refused("stray", &root);
     assert_eq!(misplaced(&err, "specs/other/add.yaml", 1, &["not in a table folder"]), None);
+}
+
+#[test]
+fn tables_whose_checks_would_share_ids() {
+    // A second numpy table in another folder: the same name in the check ids.
+    let root = Root::new("broadcast-name-twice");
+    root.write("specs/broadcasting/more/numpy.yaml", &root.read(NUMPY));
+    root.edit(NUMR, "  - broadcasting/numpy\n", "  - broadcasting/numpy\n  - broadcasting/more/numpy\n");
+    let err = refused("broadcast-name-twice", &root);
+    let line = line_of(&root.read(NUMR), "  - broadcasting/more/numpy");
+    let says = ["`broadcasting/more/numpy` and `broadcasting/numpy` both have the name `numpy`"];
+    assert_eq!(misplaced(&err, NUMR, line, &says), None);
+    // Two promotion tables with a case id in common, in one suite.
+    let root = Root::new("promotion-case-twice");
+    root.write("specs/promotion/copy.yaml", &root.read(PROMOTION));
+    root.edit(
+        "suites/array-api.yaml",
+        "  - promotion/array_api\n",
+        "  - promotion/array_api\n  - promotion/copy\n",
+    );
+    let err = refused("promotion-case-twice", &root);
+    let line = line_of(&root.read("suites/array-api.yaml"), "  - promotion/copy");
+    assert_eq!(misplaced(&err, "suites/array-api.yaml", line, &["both have a case `i8-i16`"]), None);
 }
 
 #[test]
@@ -499,7 +548,7 @@ fn command_lines_are_checked_before_any_work() {
         (
             &["run", "--filter", "add:f32:edges", "--out", &file_out],
             2,
-            &["--out", "cannot write the report there"],
+            &["--out", "Cargo.toml/reports", "cannot write the report there"],
         ),
         (&["eval", "array-api:cpu:add:f32:no-such-case", "0x0", "0x0"], 2, &["no check has the id"]),
         (&["--root", "/no/such/catalog", "validate"], 2, &["/no/such/catalog", "no such folder"]),

@@ -118,12 +118,7 @@ fn tensor_of(l: &Literal) -> Result<Tensor, String> {
     let bits = values
         .iter()
         .map(|&v| {
-            let exact = match Domain::of(dtype) {
-                Domain::Float(f) => f.from_f64_exact(v),
-                Domain::Int(i) => (v.fract() == 0.0 && i.contains(v as i128)).then(|| i.wrap(v as i128)),
-                Domain::Bool => (v == 0.0 || v == 1.0).then_some(v as u64),
-            };
-            exact.ok_or_else(|| format!("{v} is not exactly a {dtype} value"))
+            Domain::of(dtype).exact_bits(v).ok_or_else(|| format!("{v} is not exactly a {dtype} value"))
         })
         .collect::<Result<Vec<_>, _>>()?;
     Tensor::from_bits(dtype, &shape, &bits).map_err(|e| e.to_string())

@@ -178,10 +178,14 @@ fn load_file(
         if let Some(u) = d.tolerate.max_ulp
             && !(u.is_finite() && u >= 0.0)
         {
-            let m = format!(
-                "field `deviations[{i}].tolerate.max_ulp`: {u} is not a finite, non-negative number of ULPs"
-            );
-            return Err(LoadError::at_location(path, &d.id.referenced, m));
+            let m = format!("{u} is not a finite, non-negative number of ULPs");
+            return Err(LoadError::in_field(path, &format!("deviations[{i}].tolerate.max_ulp"), m));
+        }
+        for (name, text) in [("does", &d.does), ("why", &d.why)] {
+            if text.trim().is_empty() {
+                let m = "say it: an entry without its finding or its rule cannot be reviewed";
+                return Err(LoadError::in_field(path, &format!("deviations[{i}].{name}"), m));
+            }
         }
     }
     Ok(file)

@@ -12,7 +12,9 @@ use serde_saphyr::{Location, Spanned};
 use super::locate::locate;
 
 use super::limits::check_shape;
-use super::schema::{Class, Condition, IntoResult, Layout, Operand, OutDtype, Outcome, SpecTable};
+use super::schema::{
+    Accuracy, Class, Condition, IntoResult, Layout, Operand, OutDtype, Outcome, Property, SpecTable,
+};
 use crate::format::Format;
 use crate::value::Literal;
 
@@ -168,6 +170,9 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             ));
         }
     }
+    if table.dtypes.is_empty() {
+        return Err(field("dtypes", "list at least one dtype".into()));
+    }
     let mut dtypes = Vec::new();
     for (i, d) in table.dtypes.iter().enumerate() {
         let dtype = d.parse::<DType>().map_err(|e| field(&format!("dtypes[{i}]"), e.to_string()))?;
@@ -213,6 +218,14 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             .map_err(|m| LoadError::in_field(file, &format!("properties[{i}].bullet"), name + &m))?;
         if table.operands.len() != 2 {
             return Err(err("field `property`: properties are defined for binary operations".into()));
+        }
+        if let Property::InvariantUnder(transforms) = &p.property
+            && (transforms.is_empty()
+                || transforms.iter().enumerate().any(|(k, t)| transforms[..k].contains(t)))
+        {
+            return Err(err(
+                "field `property.invariant_under`: list each transformation once, at least one".into()
+            ));
         }
     }
     let floats: Vec<Format> = dtypes.iter().filter_map(|&d| Format::of(d)).collect();
@@ -272,7 +285,9 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             }
         }
         check_operands(table.operands.len(), &row.when, &row.result).map_err(&err)?;
-        check_constants(&row.when, &row.result, &floats).map_err(|(f, m)| in_field(f.into(), m))?;
+        let approximate = table.accuracy == Accuracy::Approximate;
+        check_constants(&row.when, &row.result, &floats, approximate)
+            .map_err(|(f, m)| in_field(f.into(), m))?;
     }
     check_precedence(file, table)?;
     validate_no_broadcast(file, table, op, &sources, &mut seen)?;
@@ -342,12 +357,14 @@ fn check_precedence(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
 
 /// Checks a row's constants: a class constant is not NaN (NaN compares false with every
 /// value, so the class would be empty or everything: write `nan` or `not_nan`); a stated
-/// value is a number representable in each float format of the table. An error gives the
+/// value is a number representable in each float format of the table; an approximation
+/// (`approx`) only in an `approximate` table (others have no step bound). An error gives the
 /// field (`when`, `result`) and what is wrong.
 fn check_constants(
     when: &Condition,
     result: &Outcome,
     floats: &[Format],
+    approximate: bool,
 ) -> Result<(), (&'static str, String)> {
     let classes = [Operand::X1, Operand::X2, Operand::X3]
         .into_iter()
@@ -384,6 +401,12 @@ fn check_constants(
                         ),
                     ));
                 }
+            }
+            Outcome::Approx(_) if !approximate => {
+                return Err((
+                    "result",
+                    "an approximation has a step bound only in an `approximate` table".into(),
+                ));
             }
             Outcome::AnyOf(list) => values.extend(list),
             _ => {}
@@ -471,10 +494,7 @@ fn validate_into_rules<'t>(
 ) -> Result<(), LoadError> {
     let Some(rules) = &table.into_rules else { return Ok(()) };
     let Some(first) = rules.destinations.first() else {
-        return Err(LoadError::whole(
-            file,
-            "field `into_rules.destinations`: list at least one destination".into(),
-        ));
+        return Err(LoadError::in_field(file, "into_rules.destinations", "list at least one destination"));
     };
     // The block has no line of its own: its errors point at its first destination.
     let block_err = |field: &str, m: &str| rule_error(file, &first.id.referenced, &first.id.value, field, m);
@@ -491,6 +511,10 @@ fn validate_into_rules<'t>(
         check_literal(&operand.values, &operand.shape, &floats)
             .map_err(|m| LoadError::in_field(file, &format!("into_rules.{name}.values"), m))?;
     }
+    let Some(fitting) = broadcast_shape(&rules.a.shape, &rules.b.shape) else {
+        let m = format!("shapes {:?} and {:?} do not broadcast (NumPy rules)", rules.a.shape, rules.b.shape);
+        return Err(LoadError::in_field(file, "into_rules.b.shape", m));
+    };
     for (i, row) in rules.destinations.iter().enumerate() {
         let field = format!("into_rules.destinations[{i}]");
         check_rule_row(file, &row.id, &row.source, &field, sources, seen)?;
@@ -506,6 +530,10 @@ fn validate_into_rules<'t>(
             ));
         }
         if let IntoResult::Values(values) = &row.result {
+            if out.shape != fitting {
+                let m = format!("an out that is written has the shape of a and b broadcast, {fitting:?}");
+                return Err(err("out.shape", &m));
+            }
             if out.dtype != OutDtype::Same || out.layout != Layout::Contiguous {
                 return Err(err(
                     "result",
@@ -516,6 +544,19 @@ fn validate_into_rules<'t>(
         }
     }
     Ok(())
+}
+
+/// The NumPy broadcast of shapes `a` and `b`, if they broadcast.
+fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    let rank = a.len().max(b.len());
+    let axis = |s: &[usize], k: usize| if k < rank - s.len() { 1 } else { s[k - (rank - s.len())] };
+    (0..rank)
+        .map(|k| match (axis(a, k), axis(b, k)) {
+            (x, y) if x == y || y == 1 => Some(x),
+            (1, y) => Some(y),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Checks that `values` fill `shape` row-major and are numbers in each of `dtypes`.

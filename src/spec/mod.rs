@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
 
+use crate::format::Format;
+
 use broadcast::LoadedBroadcastTable;
 use expectations::Expectations;
 pub use files::{CatalogFiles, Origin};
@@ -236,6 +238,34 @@ fn load_table(path: &Path, text: &str) -> Result<LoadedTable, LoadError> {
     Ok(LoadedTable { path: path.to_path_buf(), key: key_of(path), op, table })
 }
 
+/// Checks that the suite's tables give its checks distinct ids: two promotion tables may not
+/// share a case id, nor two broadcasting tables a name (the op segment of their ids).
+fn check_ids_unique(path: &Path, suite: &Suite, catalog: &Catalog) -> Result<(), LoadError> {
+    let mut cases: Vec<(&str, &str)> = Vec::new();
+    let mut names: Vec<(&str, &str)> = Vec::new();
+    for (i, key) in suite.specs.iter().enumerate() {
+        let clash = |other: &str, what: String| {
+            let m = format!("`{key}` and `{other}` both have {what}: their checks would share ids");
+            LoadError::in_field(path, &format!("specs[{i}]"), m)
+        };
+        if let Some(t) = catalog.promotions.iter().find(|t| &t.key == key) {
+            for case in &t.table.cases {
+                if let Some((other, _)) = cases.iter().find(|(_, id)| *id == case.id.value) {
+                    return Err(clash(other, format!("a case `{}`", case.id.value)));
+                }
+            }
+            cases.extend(t.table.cases.iter().map(|c| (key.as_str(), c.id.value.as_str())));
+        }
+        if let Some(t) = catalog.broadcasting.iter().find(|t| &t.key == key) {
+            if let Some((other, _)) = names.iter().find(|(_, name)| *name == t.name) {
+                return Err(clash(other, format!("the name `{}`", t.name)));
+            }
+            names.push((key.as_str(), t.name.as_str()));
+        }
+    }
+    Ok(())
+}
+
 /// A table's key, from its path relative to the catalog root (`specs/elementwise/add.yaml` is
 /// `elementwise/add`).
 fn key_of(path: &Path) -> String {
@@ -283,9 +313,16 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             return Err(field(&here, format!("no table specs/{key}.yaml")));
         }
     }
+    check_ids_unique(path, &suite, catalog)?;
     match &suite.scatter {
         None if !scatter.is_empty() => {
             return Err(field("specs", "a suite with scatter tables needs a `scatter:` block".into()));
+        }
+        Some(_) if scatter.is_empty() => {
+            return Err(field(
+                "scatter",
+                "the suite names no scatter table, so this block would be ignored".into(),
+            ));
         }
         Some(params) => scatter::validate_params(path, params)?,
         None => {}
@@ -324,7 +361,13 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             return Err(field(&here, format!("`{op}` is not approximate, so it has no bound")));
         }
         for (&dtype, &bound) in bounds {
-            let Some(f) = crate::format::Format::of(dtype) else { continue };
+            if !dtypes.contains(&dtype) {
+                return Err(field(
+                    &format!("{here}.{dtype}"),
+                    format!("{dtype} is not among the suite's dtypes"),
+                ));
+            }
+            let Some(f) = Format::of(dtype) else { continue };
             let max = limits::max_step_bound(f);
             if bound > max {
                 return Err(field(
@@ -334,6 +377,23 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
                     ),
                 ));
             }
+        }
+    }
+    for &i in &indices {
+        let table = &tables[i];
+        if table.table.accuracy != schema::Accuracy::Approximate {
+            continue;
+        }
+        let checked =
+            dtypes.iter().filter(|d| table.table.dtypes.iter().any(|t| t.parse().ok() == Some(**d)));
+        if let Some(f) =
+            checked.filter_map(|&d| Format::of(d)).find(|&f| suite.step_bound(table.op, f).is_none())
+        {
+            let m = format!(
+                "`{}` is approximate and checked in {}: give its bound (`{}: {{{}: N}}`)",
+                table.table.op, f.name, table.table.op, f.name
+            );
+            return Err(field("step_bounds", m));
         }
     }
     Ok(LoadedSuite {

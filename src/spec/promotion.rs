@@ -9,8 +9,10 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::LoadError;
+use super::limits::check_shape;
 use super::load::is_valid_id;
 use super::source::Source;
+use crate::value::Domain;
 
 /// One promotion table.
 #[derive(Debug, Deserialize)]
@@ -126,8 +128,13 @@ pub fn validate(file: &Path, table: &PromotionTable) -> Result<(), LoadError> {
             return Err(err("fields `x1`, `x2`: at least one operand must be a tensor".into()));
         }
         for (name, l) in literals {
-            l.dtype.parse::<DType>().map_err(|e| err(format!("field `{name}.dtype`: {e}")))?;
-            l.values.flatten().map_err(|e| err(format!("field `{name}.values`: {e}")))?;
+            let dtype = l.dtype.parse::<DType>().map_err(|e| err(format!("field `{name}.dtype`: {e}")))?;
+            let (shape, values) =
+                l.values.flatten().map_err(|e| err(format!("field `{name}.values`: {e}")))?;
+            check_shape(&shape).map_err(|e| err(format!("field `{name}.values`: {e}")))?;
+            if let Some(v) = values.iter().find(|&&v| Domain::of(dtype).exact_bits(v).is_none()) {
+                return Err(err(format!("field `{name}.values`: {v} is not exactly a {dtype} value")));
+            }
         }
     }
     Ok(())

@@ -23,7 +23,7 @@ use super::limits::{MAX_ELEMENTS, MAX_SCATTER_PROBLEMS, check_shape};
 use super::load::{LoadError, is_valid_id, parse_yaml};
 pub use super::schema::TensorLiteral;
 use super::source::{NotCovered, Source};
-use crate::value::Literal;
+use crate::value::{IntFormat, Literal};
 
 /// One scatter operation's table.
 #[derive(Debug, Deserialize)]
@@ -373,7 +373,13 @@ fn validate_case(case: &LiteralCase, table_dtypes: &[DType]) -> Result<(), Strin
     if case.dtypes.is_empty() {
         return Err("field `dtypes`: list at least one dtype".into());
     }
-    case.indices.dtype.parse::<DType>().map_err(|e| format!("field `indices.dtype`: {e}"))?;
+    let index_dtype =
+        case.indices.dtype.parse::<DType>().map_err(|e| format!("field `indices.dtype`: {e}"))?;
+    if let Some(i) = IntFormat::of(index_dtype)
+        && let Some(v) = case.indices.values.iter().find(|&&v| !i.contains(i128::from(v)))
+    {
+        return Err(format!("field `indices.values`: {v} is not a {index_dtype} value"));
+    }
     for (field, shape, len) in [
         ("input", &case.input.shape, case.input.values.len()),
         ("indices", &case.indices.shape, case.indices.values.len()),
