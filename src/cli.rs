@@ -5,14 +5,16 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::adapters::{self, NamedAdapter};
+use crate::adapters::{self, AdapterSpec, NamedAdapter};
 use crate::report::{self, Report, RunInfo, Tally};
 use crate::run::select::Selection;
 use crate::run::{RunOptions, Status, eval::eval, run_all, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
+use opspec_adapter::Adapter;
 
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
@@ -31,7 +33,8 @@ struct Select {
     /// Suites to run (default: all).
     #[arg(long = "suite")]
     suites: Vec<String>,
-    /// Adapters to run (default: cpu).
+    /// Adapters to run: a built-in name, or NAME=process:PROGRAM ARG… or NAME=lib:PATH for
+    /// one in a worker process (docs/PROTOCOL.md) (default: cpu).
     #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
     adapters: Vec<String>,
     /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
@@ -47,14 +50,17 @@ struct Select {
 }
 
 impl Select {
-    fn selection(self) -> Selection {
-        Selection {
+    /// The selection, and the adapters' specs (whose names it selects).
+    fn selection(self) -> Result<(Selection, Vec<AdapterSpec>), String> {
+        let specs = adapters::parse_specs(&self.adapters)?;
+        let selection = Selection {
             suites: self.suites,
-            adapters: self.adapters,
+            adapters: specs.iter().map(|s| s.name.clone()).collect(),
             filter: self.filter,
             exact: self.exact,
             tables: !self.no_tables,
-        }
+        };
+        Ok((selection, specs))
     }
 }
 
@@ -88,15 +94,34 @@ enum Command {
         id: String,
         /// Operand bits, in hex (`0x3c00`).
         bits: Vec<String>,
+        /// The spec of the adapter the id names, if it is not built in (`NAME=lib:PATH`).
+        #[arg(long = "adapter")]
+        adapters: Vec<String>,
     },
     /// Load and validate every table and suite.
     Validate,
+    /// Serve one adapter over the wire protocol (docs/PROTOCOL.md) on stdin and stdout: what
+    /// `--adapter NAME=lib:PATH` runs as its worker.
+    AdapterHost {
+        /// A C ABI library (adapters/ffi/include/opspec.h).
+        #[arg(long, required_unless_present = "builtin")]
+        lib: Option<PathBuf>,
+        /// The text handed to the library's `opspec_adapter_open`.
+        #[arg(long, requires = "lib")]
+        config: Option<String>,
+        /// A built-in adapter instead (to measure what the process boundary costs).
+        #[arg(long, conflicts_with = "lib")]
+        builtin: Option<String>,
+    },
 }
 
 /// Parses the process's arguments and runs the command; the exit code follows
 /// `docs/RESULTS.md`.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::AdapterHost { lib, config, builtin } = &cli.command {
+        return adapter_host(lib.as_deref(), config.as_deref(), builtin.as_deref());
+    }
     let loaded = match &cli.root {
         Some(root) => Catalog::load(root),
         None => Catalog::builtin(),
@@ -111,10 +136,13 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run { select, out, timeout } => {
             let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
-            run(&catalog, select.selection(), &out, &options)
+            select.selection().and_then(|(selection, specs)| run(&catalog, selection, &specs, &out, &options))
         }
-        Command::List { select, planned } => list(&catalog, select.selection(), planned),
-        Command::Eval { id, bits } => evaluate(&catalog, &id, &bits),
+        Command::List { select, planned } => {
+            select.selection().and_then(|(selection, specs)| list(&catalog, selection, &specs, planned))
+        }
+        Command::Eval { id, bits, adapters } => evaluate(&catalog, &id, &bits, &adapters),
+        Command::AdapterHost { .. } => Ok(true),
         Command::Validate => {
             println!(
                 "{} (revision {}): {} tables and {} suites are valid",
@@ -144,26 +172,73 @@ fn parse_timeout(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The built-in adapters the checks run against.
-fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, String> {
+/// The adapter names a command may use: the built-in ones and those of the specs.
+fn available(specs: &[AdapterSpec]) -> Vec<&str> {
+    let mut names: Vec<&str> = adapters::BUILTIN.to_vec();
+    names.extend(specs.iter().map(|s| s.name.as_str()).filter(|n| !adapters::BUILTIN.contains(n)));
+    names
+}
+
+/// Starts the adapters the checks run against (a built-in one an id names may have no spec):
+/// those that started, and the name and reason of each that did not.
+fn load_adapters(
+    checks: &[crate::run::Check],
+    specs: &[AdapterSpec],
+    timeout: Duration,
+) -> Result<(Vec<NamedAdapter>, Vec<(String, String)>), String> {
     let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
     names.sort();
     names.dedup();
-    names.into_iter().map(|n| adapters::builtin(n).map(|a| (n.to_string(), a))).collect()
+    let needed = names
+        .into_iter()
+        .map(|n| specs.iter().find(|s| s.name == n).cloned().map_or_else(|| adapters::parse_spec(n), Ok))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(adapters::start_all(&needed, &adapters::StartOptions::new(timeout)))
+}
+
+/// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
+fn adapter_host(lib: Option<&std::path::Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
+    // Taken before the library loads, so that nothing it prints can reach the protocol.
+    #[cfg(unix)]
+    let output = crate::process::protocol_stdout();
+    #[cfg(not(unix))]
+    let output: std::io::Result<std::io::Stdout> = Ok(std::io::stdout());
+    let served = output.map_err(|e| format!("cannot keep stdout for the protocol: {e}")).and_then(|output| {
+        let adapter: Arc<dyn Adapter> = match (lib, builtin) {
+            (Some(path), _) => Arc::new(crate::ffi::LibAdapter::open(path, config)?),
+            (None, Some(name)) => adapters::builtin(name)?,
+            (None, None) => return Err("adapter-host needs --lib or --builtin".to_string()),
+        };
+        crate::process::serve(adapter.as_ref(), std::io::stdin().lock(), output)
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn run(
     catalog: &Catalog,
     selection: Selection,
+    specs: &[AdapterSpec],
     out: &std::path::Path,
     options: &RunOptions,
 ) -> Result<bool, String> {
-    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
-    let adapters = load_adapters(&checks)?;
+    let checks = selection.checks(catalog, &available(specs))?;
+    let started = Instant::now();
+    let (adapters, unavailable) = load_adapters(&checks, specs, options.timeout)?;
+    for (name, reason) in &unavailable {
+        eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
+    }
+    let reason = |c: &crate::run::Check| unavailable.iter().find(|(n, _)| c.id.adapter_name() == Some(n));
+    let (not_run, checks): (Vec<_>, Vec<_>) = checks.into_iter().partition(|c| reason(c).is_some());
     let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
     eprintln!("running {} checks against {} ...", checks.len(), names.join(", "));
-    let started = Instant::now();
-    let results = run_all(catalog, &checks, &adapters, options, (checks.len() / 20).max(1));
+    let mut results = run_all(catalog, &checks, &adapters, options, (checks.len() / 20).max(1));
+    results.extend(not_run.iter().filter_map(|c| reason(c).map(|(_, r)| crate::run::unavailable(c, r))));
     let seconds = started.elapsed().as_secs_f64();
     print_summary(&results);
     let known: Vec<_> = results.iter().filter(|r| r.status == Status::KnownDeviation).collect();
@@ -196,7 +271,7 @@ fn run(
     let report = Report { info: RunInfo::new(catalog, options, versions, seconds), results };
     report::write(out, &report).map_err(|e| format!("cannot write the report to {}: {e}", out.display()))?;
     println!("report: {}", out.join("index.html").display());
-    Ok(total.fail == 0)
+    Ok(total.fail == 0 && unavailable.is_empty())
 }
 
 /// One line per (suite, adapter, op, dtype) with counts and checking speed.
@@ -238,9 +313,14 @@ fn print_summary(results: &[crate::run::CheckResult]) {
     }
 }
 
-fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<bool, String> {
+fn list(
+    catalog: &Catalog,
+    selection: Selection,
+    specs: &[AdapterSpec],
+    planned: bool,
+) -> Result<bool, String> {
     let mut out = std::io::stdout().lock();
-    for check in selection.checks(catalog, &adapters::BUILTIN)? {
+    for check in selection.checks(catalog, &available(specs))? {
         let line = match (planned, check.planned) {
             (false, _) => check.id.to_string(),
             (true, Some(n)) => format!("{} {n}", check.id),
@@ -254,8 +334,10 @@ fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<bool, 
     Ok(true)
 }
 
-/// Evaluates one input of a check against the built-in adapter its id names.
-fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String> {
+/// Evaluates one input of a check against the adapter its id names (built in, or one of
+/// `adapters`' specs).
+fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -> Result<bool, String> {
+    let specs = adapters::parse_specs(adapters)?;
     let operands = bits
         .iter()
         .map(|b| {
@@ -265,9 +347,13 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let check = crate::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
-    let adapters = load_adapters(std::slice::from_ref(&check))?;
-    let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
+    let check = crate::run::select::exact_check(catalog, id, &available(&specs))?;
+    let options = RunOptions::default();
+    let (adapters, unavailable) = load_adapters(std::slice::from_ref(&check), &specs, options.timeout)?;
+    if let Some((_, reason)) = unavailable.first() {
+        return Err(reason.clone());
+    }
+    let evaluation = eval(catalog, &adapters, &check, &operands, &options)?;
     for line in &evaluation.lines {
         println!("{line}");
     }
