@@ -59,7 +59,7 @@ pub struct AdapterSpec {
 
 /// Reads `NAME=SPEC` or `SPEC`: a built-in name, `process:PROGRAM ARG…` or `lib:PATH [CONFIG]`.
 /// Without `NAME=` the name is the built-in's, or derived from the program's or library's file
-/// name (`lib:build/libopspec_example.so` is `opspec-example`).
+/// name (`lib:target/libc_example.so` is `c-example`).
 pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
     let (name, spec) = match text.split_once('=') {
         Some((name, spec)) if !name.contains(':') && !name.contains(char::is_whitespace) => {

@@ -3,9 +3,9 @@
  * minimum (fmin), pow and atan2 from libm, for f32 and f64, with NumPy broadcasting and
  * strided operands.
  *
- *   cc -std=c99 -O2 -fPIC -shared -I adapters/ffi/include adapters/ffi/example/opspec_example.c \
- *      -o libopspec_example.so -lm
- *   opspec run --suite array-api --adapter c=lib:./libopspec_example.so
+ *   cc -std=c99 -O2 -fPIC -shared -I adapters/ffi/include adapters/ffi/example/c_example.c \
+ *      -o target/libc_example.so -lm
+ *   opspec run --suite array-api --adapter lib:target/libc_example.so      # named c-example
  *
  * Built with -DOPSPEC_EXAMPLE_CRASH_ON='"multiply"' it dereferences NULL on every call of that
  * operation: the crash the isolation test (tests/c_adapter.rs) survives.
@@ -152,7 +152,7 @@ static int32_t call(void* ctx, const char* op, size_t nargs, const opspec_arg* a
 }
 
 static const opspec_adapter ADAPTER = {
-    sizeof(opspec_adapter), OPSPEC_ABI_MAJOR, OPSPEC_ABI_MINOR, "opspec-c-example", "1.0", NULL,
+    sizeof(opspec_adapter), OPSPEC_ABI_MAJOR, OPSPEC_ABI_MINOR, "c-example", "1.0", NULL,
     supports,               call,             NULL,             NULL,
 };
 
