@@ -93,11 +93,13 @@ fn a_build_that_segfaults_on_multiply_fails_those_checks_and_the_run_finishes() 
         checks.iter().partition(|c| c["id"].as_str().unwrap().contains(":multiply:"));
     assert!(!add.is_empty() && add.iter().all(|c| c["status"] == "pass"), "add still passes: {all}");
     assert!(multiply.len() > 3 && multiply.iter().all(|c| c["status"] == "fail"), "{all}");
-    // Every multiply check names the signal; the first three calls crashed, the rest fail unrun.
+    // Every multiply check names the signal; three calls crashed (one more per other thread
+    // whose call was already under way), the rest fail unrun.
     assert!(multiply.iter().all(|c| c.to_string().contains("signal: 11 (SIGSEGV)")), "{all}");
     let message = |c: &&serde_json::Value| c["message"].as_str().unwrap().to_string();
-    let crashed = multiply.iter().map(message).filter(|m| m.contains("SIGSEGV") && !m.contains("not run")).count();
-    assert_eq!(crashed, 3, "{all}");
+    let crashed =
+        multiply.iter().map(message).filter(|m| m.contains("SIGSEGV") && !m.contains("not run")).count();
+    assert!(crashed >= 3 && crashed < multiply.len(), "{crashed} crashed: {all}");
     assert!(all.contains("not run: the worker failed the last 3 calls of multiply f32 in a row"), "{all}");
 }
 
