@@ -14,6 +14,9 @@ use crate::run::check::is_name;
 /// An adapter with the name it is offered under.
 pub type NamedAdapter = (String, Arc<dyn Adapter>);
 
+/// The name of an adapter that could not be started, and why.
+pub type Unavailable = (String, String);
+
 /// Names of the adapters built into opspec.
 pub const BUILTIN: [&str; 4] = ["cpu", "numr", "cuda", "cuda-deterministic"];
 
@@ -169,10 +172,7 @@ pub fn start(spec: &AdapterSpec, options: &StartOptions) -> Result<Arc<dyn Adapt
 
 /// Starts every adapter of `specs`: those that started, and the name and reason of each that
 /// did not (its checks are unavailable, the run goes on).
-pub fn start_all(
-    specs: &[AdapterSpec],
-    options: &StartOptions,
-) -> (Vec<NamedAdapter>, Vec<(String, String)>) {
+pub fn start_all(specs: &[AdapterSpec], options: &StartOptions) -> (Vec<NamedAdapter>, Vec<Unavailable>) {
     let (mut started, mut unavailable) = (Vec::new(), Vec::new());
     for spec in specs {
         match start(spec, options) {

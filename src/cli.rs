@@ -185,7 +185,7 @@ fn load_adapters(
     checks: &[crate::run::Check],
     specs: &[AdapterSpec],
     timeout: Duration,
-) -> Result<(Vec<NamedAdapter>, Vec<(String, String)>), String> {
+) -> Result<(Vec<NamedAdapter>, Vec<adapters::Unavailable>), String> {
     let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
     names.sort();
     names.dedup();
