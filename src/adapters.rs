@@ -1,12 +1,21 @@
-//! The built-in adapters, offered by name.
+//! Adapters by name: the built-in ones, and specs (`NAME=SPEC`) for adapters that run in
+//! worker processes (`process:…`) or are C libraries served by `opspec adapter-host` (`lib:…`).
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use opspec_adapter::Adapter;
 use opspec_cuda::{CudaAdapter, Scatter};
 
+use crate::process::{Launch, ProcessAdapter, ProcessOptions};
+use crate::run::check::is_name;
+
 /// An adapter with the name it is offered under.
 pub type NamedAdapter = (String, Arc<dyn Adapter>);
+
+/// The name of an adapter that could not be started, and why.
+pub type Unavailable = (String, String);
 
 /// Names of the adapters built into opspec.
 pub const BUILTIN: [&str; 4] = ["cpu", "numr", "cuda", "cuda-deterministic"];
@@ -28,4 +37,206 @@ pub fn builtin(name: &str) -> Result<Arc<dyn Adapter>, String> {
 /// The adapter named `name` among `adapters`.
 pub fn find_adapter<'a>(adapters: &'a [NamedAdapter], name: &str) -> Option<&'a NamedAdapter> {
     adapters.iter().find(|(n, _)| n == name)
+}
+
+/// Where an adapter comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// One of [`BUILTIN`], in this process.
+    Builtin(String),
+    /// `process:PROGRAM ARG…`: a worker that speaks `docs/PROTOCOL.md`.
+    Process(Launch),
+    /// `lib:PATH [CONFIG]`: a C ABI library, served by `opspec adapter-host` in a worker.
+    Lib { path: PathBuf, config: Option<String> },
+}
+
+/// A parsed `--adapter` argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdapterSpec {
+    /// The name in check ids, reports and the expectations file's name.
+    pub name: String,
+    /// The spec as given (without `NAME=`).
+    pub spec: String,
+    pub source: Source,
+}
+
+/// Reads `NAME=SPEC` or `SPEC`: a built-in name, `process:PROGRAM ARG…` or `lib:PATH [CONFIG]`.
+/// Without `NAME=` the name is the built-in's, or derived from the program's or library's file
+/// name (`lib:target/libc_example.so` is `c-example`).
+pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
+    let (name, spec) = match text.split_once('=') {
+        Some((name, spec)) if !name.contains(':') && !name.contains(char::is_whitespace) => {
+            (Some(name), spec)
+        }
+        _ => (None, text),
+    };
+    let source = match spec.split_once(':') {
+        Some(("process", rest)) => {
+            let mut words = rest.split_whitespace().map(str::to_string);
+            let program = words.next().ok_or_else(|| format!("`{text}`: `process:` needs a program"))?;
+            Source::Process(Launch { program, args: words.collect() })
+        }
+        Some(("lib", rest)) => {
+            let rest = rest.trim_start();
+            let (path, config) = match rest.split_once(char::is_whitespace) {
+                Some((path, config)) => (path, Some(config.trim().to_string())),
+                None => (rest, None),
+            };
+            if path.is_empty() {
+                return Err(format!("`{text}`: `lib:` needs a library path"));
+            }
+            Source::Lib { path: path.into(), config }
+        }
+        _ if BUILTIN.contains(&spec) => Source::Builtin(spec.to_string()),
+        _ if !is_name(spec) || spec == "table" => {
+            return Err(format!(
+                "`{spec}` is not an adapter name (lowercase letters, digits and `-`; `table` is reserved) \
+                 nor a spec (NAME=process:PROGRAM ARG… or NAME=lib:PATH)"
+            ));
+        }
+        _ => {
+            return Err(format!(
+                "unknown adapter `{spec}` (built in: {}; others are NAME=process:PROGRAM ARG… or NAME=lib:PATH)",
+                BUILTIN.join(", ")
+            ));
+        }
+    };
+    let name = match (name, &source) {
+        (Some(n), _) => n.to_string(),
+        (None, Source::Builtin(b)) => b.clone(),
+        (None, Source::Process(l)) => derived_name(Path::new(&l.program), false),
+        (None, Source::Lib { path, .. }) => derived_name(path, true),
+    };
+    if !is_name(&name) || name == "table" {
+        return Err(format!(
+            "`{text}`: `{name}` is not an adapter name (lowercase letters, digits and `-`; `table` is reserved): \
+             name it as NAME=SPEC"
+        ));
+    }
+    Ok(AdapterSpec { name, spec: spec.to_string(), source })
+}
+
+/// A file's stem in the id grammar: lowercase, `_` and `.` as `-`, a library's `lib` dropped.
+fn derived_name(path: &Path, library: bool) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
+    let stem = if library { stem.strip_prefix("lib").unwrap_or(&stem).to_string() } else { stem };
+    stem.replace(['_', '.'], "-")
+}
+
+/// Reads every `--adapter` argument; two with one name are an error.
+pub fn parse_specs(texts: &[String]) -> Result<Vec<AdapterSpec>, String> {
+    let specs = texts.iter().map(|t| parse_spec(t)).collect::<Result<Vec<_>, _>>()?;
+    for (i, s) in specs.iter().enumerate() {
+        if specs[..i].iter().any(|o| o.name == s.name) {
+            return Err(format!("two adapters are named `{}`: name one of them as NAME=SPEC", s.name));
+        }
+    }
+    Ok(specs)
+}
+
+/// How external adapters are started.
+#[derive(Clone, Debug)]
+pub struct StartOptions {
+    /// The run's `--timeout`: a worker's `hello` may take this long, and a call a little less
+    /// (`docs/PROTOCOL.md`), so that the worker's own story reaches the check.
+    pub timeout: Duration,
+    /// The `opspec` executable that serves `lib:` adapters (`adapter-host`).
+    pub host: PathBuf,
+}
+
+impl StartOptions {
+    /// With this executable as the host of `lib:` adapters.
+    pub fn new(timeout: Duration) -> StartOptions {
+        let host = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("opspec"));
+        StartOptions { timeout, host }
+    }
+}
+
+/// Starts the adapter `spec` describes; the error says why it is unavailable.
+pub fn start(spec: &AdapterSpec, options: &StartOptions) -> Result<Arc<dyn Adapter>, String> {
+    let launch = match &spec.source {
+        Source::Builtin(name) => return builtin(name),
+        Source::Process(launch) => launch.clone(),
+        Source::Lib { path, config } => {
+            let mut args = vec!["adapter-host".to_string(), "--lib".to_string(), path.display().to_string()];
+            if let Some(c) = config {
+                args.extend(["--config".to_string(), c.clone()]);
+            }
+            Launch { program: options.host.display().to_string(), args }
+        }
+    };
+    let margin = (options.timeout / 20).min(Duration::from_secs(1));
+    let adapter = ProcessAdapter::start(ProcessOptions {
+        name: spec.name.clone(),
+        spec: spec.spec.clone(),
+        launch,
+        call_timeout: options.timeout - margin,
+        start_timeout: options.timeout,
+    })?;
+    Ok(Arc::new(adapter))
+}
+
+/// Starts every adapter of `specs`: those that started, and the name and reason of each that
+/// did not (its checks are unavailable, the run goes on).
+pub fn start_all(specs: &[AdapterSpec], options: &StartOptions) -> (Vec<NamedAdapter>, Vec<Unavailable>) {
+    let (mut started, mut unavailable) = (Vec::new(), Vec::new());
+    for spec in specs {
+        match start(spec, options) {
+            Ok(a) => started.push((spec.name.clone(), a)),
+            Err(reason) => unavailable.push((spec.name.clone(), reason)),
+        }
+    }
+    (started, unavailable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_name_their_adapters() {
+        let lib = parse_spec("mylib=lib:path/to/libfoo.so").unwrap();
+        assert_eq!(
+            (lib.name.as_str(), &lib.source),
+            ("mylib", &Source::Lib { path: "path/to/libfoo.so".into(), config: None })
+        );
+        let derived = parse_spec("lib:build/libopspec_example.so threads=1").unwrap();
+        assert_eq!(derived.name, "opspec-example");
+        assert_eq!(
+            derived.source,
+            Source::Lib { path: "build/libopspec_example.so".into(), config: Some("threads=1".into()) }
+        );
+        let w = parse_spec("w=process:env A=1 python3 worker.py").unwrap();
+        let launch =
+            Launch { program: "env".into(), args: vec!["A=1".into(), "python3".into(), "worker.py".into()] };
+        assert_eq!((w.name.as_str(), w.source), ("w", Source::Process(launch)));
+        assert_eq!(parse_spec("cpu").unwrap().source, Source::Builtin("cpu".into()));
+        assert_eq!(parse_spec("fast=cpu").unwrap().name, "fast");
+    }
+
+    #[test]
+    fn bad_specs_say_why() {
+        assert!(parse_spec("frob").unwrap_err().contains("unknown adapter `frob`"));
+        assert!(parse_spec("Bad:Name").unwrap_err().contains("is not an adapter name"));
+        assert!(parse_spec("Big=cpu").unwrap_err().contains("not an adapter name"));
+        assert!(parse_spec("table=cpu").unwrap_err().contains("`table` is reserved"));
+        assert!(parse_spec("process:").unwrap_err().contains("needs a program"));
+        assert!(parse_spec("lib:").unwrap_err().contains("needs a library path"));
+        assert!(parse_spec("process:./wörker").unwrap_err().contains("NAME=SPEC"));
+        let twice = parse_specs(&["cpu".into(), "cpu".into()]).unwrap_err();
+        assert!(twice.contains("two adapters are named `cpu`"), "{twice}");
+    }
+
+    #[test]
+    fn an_adapter_that_cannot_start_is_unavailable_with_the_reason() {
+        let specs = parse_specs(&["gone=process:/nonexistent/worker".into(), "cpu".into()]).unwrap();
+        let (started, unavailable) = start_all(&specs, &StartOptions::new(Duration::from_secs(5)));
+        assert_eq!(started.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["cpu"]);
+        let (name, reason) = &unavailable[0];
+        assert_eq!(name, "gone");
+        assert!(
+            reason.contains("adapter `gone`") && reason.contains("cannot start `/nonexistent/worker`"),
+            "{reason}"
+        );
+    }
 }

@@ -5,16 +5,17 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::adapters::{self, NamedAdapter};
+use crate::adapters::{self, AdapterSpec, NamedAdapter};
 use crate::platform::unix_now;
 use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
 use crate::run::select::Selection;
 use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
+use opspec_adapter::Adapter;
 
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
@@ -37,7 +38,8 @@ struct Select {
     /// Suites to run (default: all).
     #[arg(long = "suite")]
     suites: Vec<String>,
-    /// Adapters to run (default: cpu).
+    /// Adapters to run: a built-in name, or NAME=process:PROGRAM ARG… or NAME=lib:PATH for
+    /// one in a worker process (docs/PROTOCOL.md) (default: cpu).
     #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
     adapters: Vec<String>,
     /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
@@ -53,14 +55,17 @@ struct Select {
 }
 
 impl Select {
-    fn selection(&self) -> Selection {
-        Selection {
+    /// The selection, and the adapters' specs (whose names it selects).
+    fn selection(&self) -> Result<(Selection, Vec<AdapterSpec>), String> {
+        let specs = adapters::parse_specs(&self.adapters)?;
+        let selection = Selection {
             suites: self.suites.clone(),
-            adapters: self.adapters.clone(),
+            adapters: specs.iter().map(|s| s.name.clone()).collect(),
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
-        }
+        };
+        Ok((selection, specs))
     }
 }
 
@@ -142,15 +147,34 @@ enum Command {
         id: String,
         /// Operand bits, in hex (`0x3c00`).
         bits: Vec<String>,
+        /// The spec of the adapter the id names, if it is not built in (`NAME=lib:PATH`).
+        #[arg(long = "adapter")]
+        adapters: Vec<String>,
     },
     /// Load and validate every table and suite.
     Validate,
+    /// Serve one adapter over the wire protocol (docs/PROTOCOL.md) on stdin and stdout: what
+    /// `--adapter NAME=lib:PATH` runs as its worker.
+    AdapterHost {
+        /// A C ABI library (adapters/ffi/include/opspec.h).
+        #[arg(long, required_unless_present = "builtin")]
+        lib: Option<PathBuf>,
+        /// The text handed to the library's `opspec_adapter_open`.
+        #[arg(long, requires = "lib")]
+        config: Option<String>,
+        /// A built-in adapter instead (to measure what the process boundary costs).
+        #[arg(long, conflicts_with = "lib")]
+        builtin: Option<String>,
+    },
 }
 
 /// Parses the process's arguments and runs the command; the exit code follows
 /// `docs/RESULTS.md`.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::AdapterHost { lib, config, builtin } = &cli.command {
+        return adapter_host(lib.as_deref(), config.as_deref(), builtin.as_deref());
+    }
     let catalog = || -> Result<Catalog, String> {
         let loaded = match &cli.root {
             Some(root) => Catalog::load(root),
@@ -169,7 +193,8 @@ pub fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
             let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
-            run(&catalog, select.selection(), out, &options, render)
+            let (selection, specs) = select.selection()?;
+            run(&catalog, selection, &specs, out, &options, render)
         }),
         Command::Report { results, out, render } => results
             .iter()
@@ -183,8 +208,12 @@ pub fn main() -> ExitCode {
         }),
         Command::Expect { migrate: Some(path), .. } => catalog().and_then(|c| migrate(&c, path)),
         Command::Expect { .. } => Err("expect needs --from RESULTS or --migrate FILE".into()),
-        Command::List { select, planned } => catalog().and_then(|c| list(&c, select.selection(), *planned)),
-        Command::Eval { id, bits } => catalog().and_then(|c| evaluate(&c, id, bits)),
+        Command::List { select, planned } => catalog().and_then(|c| {
+            let (selection, specs) = select.selection()?;
+            list(&c, selection, &specs, *planned)
+        }),
+        Command::Eval { id, bits, adapters } => catalog().and_then(|c| evaluate(&c, id, bits, adapters)),
+        Command::AdapterHost { .. } => Ok(0),
         Command::Validate => catalog().map(|catalog| {
             // A closed stdout (`opspec validate | true`) is not an error of the catalog.
             let _ = writeln!(
@@ -222,12 +251,52 @@ const MIN_TIMEOUT: f64 = 0.001;
 /// The longest `--timeout`: one day.
 const MAX_TIMEOUT: f64 = 86_400.0;
 
-/// The built-in adapters the checks run against.
-fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, String> {
+/// The adapter names a command may use: the built-in ones and those of the specs.
+fn available(specs: &[AdapterSpec]) -> Vec<&str> {
+    let mut names: Vec<&str> = adapters::BUILTIN.to_vec();
+    names.extend(specs.iter().map(|s| s.name.as_str()).filter(|n| !adapters::BUILTIN.contains(n)));
+    names
+}
+
+/// Starts the adapters the checks run against (a built-in one an id names may have no spec):
+/// those that started, and the name and reason of each that did not.
+fn load_adapters(
+    checks: &[crate::run::Check],
+    specs: &[AdapterSpec],
+    timeout: Duration,
+) -> Result<(Vec<NamedAdapter>, Vec<adapters::Unavailable>), String> {
     let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
     names.sort();
     names.dedup();
-    names.into_iter().map(|n| adapters::builtin(n).map(|a| (n.to_string(), a))).collect()
+    let needed = names
+        .into_iter()
+        .map(|n| specs.iter().find(|s| s.name == n).cloned().map_or_else(|| adapters::parse_spec(n), Ok))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(adapters::start_all(&needed, &adapters::StartOptions::new(timeout)))
+}
+
+/// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
+fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
+    // Taken before the library loads, so that nothing it prints can reach the protocol.
+    #[cfg(unix)]
+    let output = crate::process::protocol_stdout();
+    #[cfg(not(unix))]
+    let output: std::io::Result<std::io::Stdout> = Ok(std::io::stdout());
+    let served = output.map_err(|e| format!("cannot keep stdout for the protocol: {e}")).and_then(|output| {
+        let adapter: Arc<dyn Adapter> = match (lib, builtin) {
+            (Some(path), _) => Arc::new(crate::ffi::LibAdapter::open(path, config)?),
+            (None, Some(name)) => adapters::builtin(name)?,
+            (None, None) => return Err("adapter-host needs --lib or --builtin".to_string()),
+        };
+        crate::process::serve(adapter.as_ref(), std::io::stdin().lock(), output)
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(report::EXIT_BAD_INPUT)
+        }
+    }
 }
 
 /// Writes `text` to stdout; a closed pipe (`opspec run | head`) is not an error of the run.
@@ -246,17 +315,21 @@ fn nothing_selected() -> u8 {
 fn run(
     catalog: &Catalog,
     selection: Selection,
+    specs: &[AdapterSpec],
     out: &Path,
     options: &RunOptions,
     render: &Render,
 ) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
+    let checks = selection.checks(catalog, &available(specs))?;
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
-    let adapters = load_adapters(&checks)?;
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
+    let (adapters, unavailable) = load_adapters(&checks, specs, options.timeout)?;
+    for (name, reason) in &unavailable {
+        eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
+    }
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
     let info = RunInfo::new(catalog, options, versions);
     let path = out.join("results.jsonl");
@@ -271,6 +344,11 @@ fn run(
     );
     let started = Instant::now();
     let lost = Mutex::new(None);
+    let reason = |c: &crate::run::Check| unavailable.iter().find(|(n, _)| c.id.adapter_name() == Some(n));
+    let (not_run, checks): (Vec<_>, Vec<_>) = checks.into_iter().partition(|c| reason(c).is_some());
+    for (c, (_, why)) in not_run.iter().filter_map(|c| reason(c).map(|r| (c, r))) {
+        writer.check(&crate::run::unavailable(c, why))?;
+    }
     run_streamed(catalog, &checks, &adapters, options, (checks.len() / 10).max(1), &|result| {
         if let Err(e) = writer.check(result) {
             lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
@@ -397,8 +475,8 @@ fn migrate(catalog: &Catalog, path: &Path) -> Result<u8, String> {
     Ok(if refused > 0 { report::EXIT_FAIL } else { 0 })
 }
 
-fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
+fn list(catalog: &Catalog, selection: Selection, specs: &[AdapterSpec], planned: bool) -> Result<u8, String> {
+    let checks = selection.checks(catalog, &available(specs))?;
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
@@ -417,8 +495,10 @@ fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<u8, St
     Ok(0)
 }
 
-/// Evaluates one input of a check against the built-in adapter its id names.
-fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<u8, String> {
+/// Evaluates one input of a check against the adapter its id names (built in, or one of
+/// `adapters`' specs).
+fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -> Result<u8, String> {
+    let specs = adapters::parse_specs(adapters)?;
     let operands = bits
         .iter()
         .map(|b| {
@@ -428,9 +508,13 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<u8, String> 
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let check = crate::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
-    let adapters = load_adapters(std::slice::from_ref(&check))?;
-    let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
+    let check = crate::run::select::exact_check(catalog, id, &available(&specs))?;
+    let options = RunOptions::default();
+    let (adapters, unavailable) = load_adapters(std::slice::from_ref(&check), &specs, options.timeout)?;
+    if let Some((_, reason)) = unavailable.first() {
+        return Err(reason.clone());
+    }
+    let evaluation = eval(catalog, &adapters, &check, &operands, &options)?;
     let mut out = std::io::stdout().lock();
     for line in &evaluation.lines {
         // A closed pipe ends the listing, not the program.
