@@ -1,18 +1,53 @@
 //! The `opspec` command line: argument parsing and the commands, as a library function so
-//! that the binary and the Rust vendor harness run the same code.
+//! that the binary and the Rust vendor harness ([`crate::harness`]) run the same code over
+//! the adapters each offers ([`Setup`]).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use crate::adapters::{self, NamedAdapter};
+use crate::adapters::AdapterSet;
 use crate::report::{self, Report, RunInfo, Tally};
 use crate::run::select::Selection;
 use crate::run::{RunOptions, Status, eval::eval, run_all, validate_expectations};
-use crate::spec::Catalog;
+use crate::spec::{Catalog, CatalogFiles};
 use clap::{Args, Parser, Subcommand};
+
+/// What a command line runs against: the adapters it may name, and the values of the options
+/// it leaves out. The `opspec` binary runs [`Setup::builtin`]; the Rust vendor harness offers
+/// the vendor's adapter, catalog, expectations and report folder.
+pub struct Setup {
+    /// The adapters `--adapter` may name; its default is the set's default.
+    pub adapters: AdapterSet,
+    /// The suites when no `--suite` is given (empty: every suite).
+    pub suites: Vec<String>,
+    /// The catalog folder when no `--root` is given (none: the catalog built into opspec).
+    pub root: Option<PathBuf>,
+    /// The expectations file when no `--expectations` is given (none: the catalog's own).
+    pub expectations: Option<PathBuf>,
+    /// The report folder when no `--out` is given.
+    pub out: PathBuf,
+    /// How this program is invoked in the commands it prints to reproduce a failure.
+    pub invocation: String,
+}
+
+impl Setup {
+    /// The `opspec` binary's: the built-in adapters (`cpu` by default), every suite, the
+    /// built-in catalog, reports in `reports/`.
+    pub fn builtin() -> Setup {
+        Setup {
+            adapters: AdapterSet::builtin(),
+            suites: Vec::new(),
+            root: None,
+            expectations: None,
+            out: PathBuf::from("reports"),
+            invocation: "cargo run --release --".to_string(),
+        }
+    }
+}
 
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
@@ -20,6 +55,10 @@ struct Cli {
     /// Folder holding specs/, suites/ and expectations/ (default: the catalog built into opspec).
     #[arg(long, global = true)]
     root: Option<PathBuf>,
+    /// An expectations file (`adapter: NAME`, `deviations: [...]`) used instead of the
+    /// catalog's expectations/ (a vendor keeps its own).
+    #[arg(long, global = true)]
+    expectations: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -31,8 +70,8 @@ struct Select {
     /// Suites to run (default: all).
     #[arg(long = "suite")]
     suites: Vec<String>,
-    /// Adapters to run (default: cpu).
-    #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
+    /// Adapters to run (default: cpu; in a vendor harness, the vendor's).
+    #[arg(long = "adapter")]
     adapters: Vec<String>,
     /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
     /// that match a pattern with `*` and `{a,b}` (`*:cpu:{add,multiply}:f16:*`).
@@ -47,14 +86,17 @@ struct Select {
 }
 
 impl Select {
-    fn selection(self) -> Selection {
-        Selection {
-            suites: self.suites,
-            adapters: self.adapters,
-            filter: self.filter,
-            exact: self.exact,
-            tables: !self.no_tables,
-        }
+    /// The selection, with the setup's suites and default adapter where none are given.
+    fn selection(self, setup: &Setup) -> Result<Selection, String> {
+        let adapters = if self.adapters.is_empty() {
+            vec![setup.adapters.default_name()?.to_string()]
+        } else {
+            self.adapters
+        };
+        // `--exact` names its suite itself.
+        let suites =
+            if self.suites.is_empty() && self.exact.is_none() { setup.suites.clone() } else { self.suites };
+        Ok(Selection { suites, adapters, filter: self.filter, exact: self.exact, tables: !self.no_tables })
     }
 }
 
@@ -64,9 +106,10 @@ enum Command {
     Run {
         #[command(flatten)]
         select: Select,
-        /// Where to write the report.
-        #[arg(long, default_value = "reports")]
-        out: PathBuf,
+        /// Where to write the report (default: reports; in a vendor harness, a folder of the
+        /// target directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Seconds one adapter call may take before its check fails as hung.
         #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout)]
         timeout: f64,
@@ -93,15 +136,26 @@ enum Command {
     Validate,
 }
 
-/// Parses the process's arguments and runs the command; the exit code follows
-/// `docs/RESULTS.md`.
+/// Parses the process's arguments and runs the command over the built-in adapters; the exit
+/// code follows `docs/RESULTS.md`.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let loaded = match &cli.root {
-        Some(root) => Catalog::load(root),
-        None => Catalog::builtin(),
+    main_with(Setup::builtin(), std::env::args_os())
+}
+
+/// Parses `args` (the program's name first) and runs the command over `setup`'s adapters and
+/// defaults; the exit code follows `docs/RESULTS.md` (a usage error is 2, `--help` 0).
+pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
     };
-    let catalog = match loaded.and_then(|c| validate_expectations(&c).map(|()| c)) {
+    crate::run::check::set_invocation(&setup.invocation);
+    let root = cli.root.as_deref().or(setup.root.as_deref());
+    let expectations = cli.expectations.as_deref().or(setup.expectations.as_deref());
+    let catalog = match load_catalog(root, expectations) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
@@ -111,10 +165,13 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run { select, out, timeout } => {
             let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
-            run(&catalog, select.selection(), &out, &options)
+            let out = out.as_deref().unwrap_or(&setup.out);
+            select.selection(&setup).and_then(|s| run(&catalog, &setup.adapters, s, out, &options))
         }
-        Command::List { select, planned } => list(&catalog, select.selection(), planned),
-        Command::Eval { id, bits } => evaluate(&catalog, &id, &bits),
+        Command::List { select, planned } => {
+            select.selection(&setup).and_then(|s| list(&catalog, &setup.adapters, s, planned))
+        }
+        Command::Eval { id, bits } => evaluate(&catalog, &setup.adapters, &id, &bits),
         Command::Validate => {
             println!(
                 "{} (revision {}): {} tables and {} suites are valid",
@@ -144,22 +201,31 @@ fn parse_timeout(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The built-in adapters the checks run against.
-fn load_adapters(checks: &[crate::run::Check]) -> Result<Vec<NamedAdapter>, String> {
-    let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
-    names.sort();
-    names.dedup();
-    names.into_iter().map(|n| adapters::builtin(n).map(|a| (n.to_string(), a))).collect()
+/// The catalog in `root` (or the built-in one), with the expectations file `expectations`
+/// instead of the catalog's own if one is given, validated.
+fn load_catalog(root: Option<&Path>, expectations: Option<&Path>) -> Result<Catalog, String> {
+    let files = match root {
+        Some(root) => CatalogFiles::read_dir(root),
+        None => Ok(CatalogFiles::builtin()),
+    };
+    let files = match expectations {
+        Some(path) => files.and_then(|f| f.with_expectations_file(path)),
+        None => files,
+    };
+    let catalog = files.and_then(|f| Catalog::from_files(&f)).map_err(|e| e.to_string())?;
+    validate_expectations(&catalog).map_err(|e| e.to_string())?;
+    Ok(catalog)
 }
 
 fn run(
     catalog: &Catalog,
+    set: &AdapterSet,
     selection: Selection,
-    out: &std::path::Path,
+    out: &Path,
     options: &RunOptions,
 ) -> Result<bool, String> {
-    let checks = selection.checks(catalog, &adapters::BUILTIN)?;
-    let adapters = load_adapters(&checks)?;
+    let checks = selection.checks(catalog, &set.names())?;
+    let adapters = set.start_for(&checks)?;
     let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
     eprintln!("running {} checks against {} ...", checks.len(), names.join(", "));
     let started = Instant::now();
@@ -238,9 +304,9 @@ fn print_summary(results: &[crate::run::CheckResult]) {
     }
 }
 
-fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<bool, String> {
+fn list(catalog: &Catalog, set: &AdapterSet, selection: Selection, planned: bool) -> Result<bool, String> {
     let mut out = std::io::stdout().lock();
-    for check in selection.checks(catalog, &adapters::BUILTIN)? {
+    for check in selection.checks(catalog, &set.names())? {
         let line = match (planned, check.planned) {
             (false, _) => check.id.to_string(),
             (true, Some(n)) => format!("{} {n}", check.id),
@@ -254,8 +320,8 @@ fn list(catalog: &Catalog, selection: Selection, planned: bool) -> Result<bool, 
     Ok(true)
 }
 
-/// Evaluates one input of a check against the built-in adapter its id names.
-fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String> {
+/// Evaluates one input of a check against the adapter its id names.
+fn evaluate(catalog: &Catalog, set: &AdapterSet, id: &str, bits: &[String]) -> Result<bool, String> {
     let operands = bits
         .iter()
         .map(|b| {
@@ -265,8 +331,8 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String]) -> Result<bool, String
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let check = crate::run::select::exact_check(catalog, id, &adapters::BUILTIN)?;
-    let adapters = load_adapters(std::slice::from_ref(&check))?;
+    let check = crate::run::select::exact_check(catalog, id, &set.names())?;
+    let adapters = set.start_for(std::slice::from_ref(&check))?;
     let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
     for line in &evaluation.lines {
         println!("{line}");

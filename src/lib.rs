@@ -12,6 +12,7 @@ pub mod cli;
 pub mod expect;
 pub mod format;
 pub mod generate;
+pub mod harness;
 pub mod oracle;
 pub mod report;
 pub mod run;
