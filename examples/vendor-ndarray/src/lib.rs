@@ -186,8 +186,8 @@ fn decode<T: Element>(t: &Tensor) -> Result<Vec<T>, AdapterError> {
 fn view<'a, T>(t: &Tensor, elements: &'a [T]) -> Result<ArrayViewD<'a, T>, AdapterError> {
     if t.numel() == 0 {
         // An empty view reaches no element; ndarray wants its strides to fit the data anyway.
-        return Ok(ArrayViewD::from_shape(IxDyn(t.shape()), &elements[..0])
-            .map_err(|e| layout_error(t, &e.to_string()))?);
+        return ArrayViewD::from_shape(IxDyn(t.shape()), &elements[..0])
+            .map_err(|e| layout_error(t, &e.to_string()));
     }
     // ndarray takes the slice from the lowest address the view reaches.
     let reach_below: isize =
