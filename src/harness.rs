@@ -96,7 +96,7 @@ pub fn main<A: Adapter + 'static>(adapter: A) -> ExitCode {
 pub struct Harness<A> {
     adapter: A,
     suites: Vec<String>,
-    expectations: Option<PathBuf>,
+    expectations: Vec<PathBuf>,
     root: Option<PathBuf>,
     out: Option<PathBuf>,
     isolate: Isolate,
@@ -109,7 +109,7 @@ impl<A: Adapter + 'static> Harness<A> {
         Harness {
             adapter,
             suites: Vec::new(),
-            expectations: None,
+            expectations: Vec::new(),
             root: None,
             out: None,
             isolate: Isolate::None,
@@ -123,10 +123,10 @@ impl<A: Adapter + 'static> Harness<A> {
     }
 
     /// The library's known deviations: an expectations file (`docs/RESULTS.md`) kept in its
-    /// own repository, named `<adapter>.yaml`; a relative path is relative to the crate's root
-    /// (where `cargo test` runs).
+    /// own repository (`adapter:` names the adapter); a relative path is relative to the
+    /// crate's root, where `cargo test` runs. Files add up; `--expectations FILE` adds more.
     pub fn expectations(mut self, path: impl Into<PathBuf>) -> Harness<A> {
-        self.expectations = Some(path.into());
+        self.expectations.push(path.into());
         self
     }
 

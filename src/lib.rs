@@ -14,6 +14,7 @@ pub mod format;
 pub mod generate;
 pub mod harness;
 pub mod oracle;
+pub mod platform;
 pub mod report;
 pub mod run;
 pub mod spec;

@@ -207,7 +207,12 @@ fn invocation() -> &'static str {
 
 /// The command that reruns exactly the check `id`.
 pub fn run_command(id: &CheckId) -> String {
-    format!("{} run --exact {id}", invocation())
+    format!("{}{id}", run_command_prefix())
+}
+
+/// [`run_command`] without the id (the report adds each check's).
+pub fn run_command_prefix() -> String {
+    format!("{} run --exact ", invocation())
 }
 
 /// The command that evaluates one input of the check `id` in detail, calling the adapter as

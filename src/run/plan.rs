@@ -33,7 +33,7 @@ pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
         let planned = adapter_checks(catalog, std::slice::from_ref(&file.adapter));
         let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
         let ids = owned.iter().map(String::as_str).collect();
-        if let Some(e) = catalog.expectations.unknown(&ids).into_iter().next() {
+        if let Some(e) = catalog.expectations.unknown(&file.adapter, &ids).into_iter().next() {
             return Err(e);
         }
     }

@@ -12,6 +12,9 @@ use super::load::LoadError;
 /// The shipped catalog, `(relative path, text)` sorted by path, written by `build.rs`.
 const EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/catalog_files.rs"));
 
+/// The largest catalog file read from a folder: 16 MiB (the shipped ones are under 100 KiB).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// Where a catalog came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -37,54 +40,49 @@ pub struct CatalogFiles {
     /// Where the files came from.
     pub origin: Origin,
     files: BTreeMap<String, String>,
-    /// Where the files that came from outside the catalog are (by key), so that loading names
-    /// them by their real path ([`CatalogFiles::with_expectations_file`]).
-    outside: BTreeMap<String, PathBuf>,
 }
 
 impl CatalogFiles {
     /// The catalog shipped with opspec, as embedded in this binary.
     pub fn builtin() -> CatalogFiles {
         let files = EMBEDDED.iter().map(|&(path, text)| (path.to_string(), text.to_string())).collect();
-        CatalogFiles { origin: Origin::BuiltIn, files, outside: BTreeMap::new() }
+        CatalogFiles { origin: Origin::BuiltIn, files }
     }
 
     /// Reads the catalog below `root` (its `specs/`, `suites/` and `expectations/`).
     pub fn read_dir(root: &Path) -> Result<CatalogFiles, LoadError> {
         let cannot =
-            |path: &str, e: std::io::Error| LoadError::whole(Path::new(path), format!("cannot read: {e}"));
+            |path: &str, e: std::io::Error| LoadError::whole(&root.join(path), format!("cannot read: {e}"));
+        let layout = "the folder that holds specs/, suites/ and expectations/";
+        if !root.exists() {
+            return Err(LoadError::whole(root, format!("no such folder (the catalog root is {layout})")));
+        }
+        if !root.is_dir() {
+            return Err(LoadError::whole(root, format!("not a folder (the catalog root is {layout})")));
+        }
         let mut files = BTreeMap::new();
         for path in listing::yaml_files(root).map_err(|(path, e)| cannot(&path, e))? {
+            let metadata = std::fs::metadata(root.join(&path)).map_err(|e| cannot(&path, e))?;
+            if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
+                let m = format!(
+                    "not a regular file of at most {} MiB (the limit per catalog file)",
+                    MAX_FILE_BYTES >> 20
+                );
+                return Err(LoadError::whole(&root.join(&path), m));
+            }
             let text = std::fs::read_to_string(root.join(&path)).map_err(|e| cannot(&path, e))?;
             files.insert(path, text);
         }
-        Ok(CatalogFiles { origin: Origin::Root(root.to_path_buf()), files, outside: BTreeMap::new() })
-    }
-
-    /// The catalog with the file at `path` (outside it: a vendor keeps its own) as its only
-    /// expectations file. The catalog's `expectations/` are left out; the file takes their
-    /// place as `expectations/<its file name>`, so it counts in the revision as a file of the
-    /// catalog would, and loading names it by `path` in errors and reports.
-    pub fn with_expectations_file(mut self, path: &Path) -> Result<CatalogFiles, LoadError> {
-        let name =
-            path.file_name().and_then(|n| n.to_str()).filter(|n| n.ends_with(".yaml")).ok_or_else(|| {
-                LoadError::whole(path, "an expectations file is named <adapter>.yaml".to_string())
-            })?;
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| LoadError::whole(path, format!("cannot read the expectations file: {e}")))?;
-        let key = format!("expectations/{name}");
-        self.files.retain(|k, _| !k.starts_with("expectations/"));
-        self.files.insert(key.clone(), text);
-        self.outside = BTreeMap::from([(key, path.to_path_buf())]);
-        Ok(self)
+        Ok(CatalogFiles { origin: Origin::Root(root.to_path_buf()), files })
     }
 
     /// The files below folder `dir` (`specs`, `suites/`), recursively, in path order.
     pub fn below<'a>(&'a self, dir: &str) -> impl Iterator<Item = (&'a Path, &'a str)> + 'a {
         let prefix = format!("{}/", dir.trim_end_matches('/'));
-        self.files.iter().filter(move |(path, _)| path.starts_with(&prefix)).map(|(path, text)| {
-            (self.outside.get(path).map_or(Path::new(path.as_str()), PathBuf::as_path), text.as_str())
-        })
+        self.files
+            .iter()
+            .filter(move |(path, _)| path.starts_with(&prefix))
+            .map(|(path, text)| (Path::new(path.as_str()), text.as_str()))
     }
 
     /// The contract revision: a 128-bit FNV-1a hash of every file's path, length and bytes,
@@ -101,31 +99,5 @@ impl CatalogFiles {
             }
         }
         format!("{hash:032x}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_outside_expectations_file_replaces_the_catalogs_and_keeps_its_path() {
-        let dir = std::env::temp_dir().join(format!("opspec-files-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("mylib.yaml");
-        std::fs::write(&path, "adapter: mylib\ndeviations: []\n").unwrap();
-        let builtin = CatalogFiles::builtin();
-        assert!(builtin.below("expectations").count() > 0, "the shipped catalog lists numr's deviations");
-        let files = CatalogFiles::builtin().with_expectations_file(&path).unwrap();
-        let listed: Vec<_> = files.below("expectations").map(|(p, _)| p.to_path_buf()).collect();
-        assert_eq!(listed, std::slice::from_ref(&path));
-        assert_ne!(files.revision(), builtin.revision());
-        assert_eq!(files.below("specs").count(), builtin.below("specs").count());
-
-        let missing = CatalogFiles::builtin().with_expectations_file(&dir.join("gone.yaml")).unwrap_err();
-        assert!(missing.to_string().contains("gone.yaml: cannot read the expectations file"), "{missing}");
-        let badly_named = CatalogFiles::builtin().with_expectations_file(&dir.join("mylib.txt")).unwrap_err();
-        assert!(badly_named.to_string().contains("named <adapter>.yaml"), "{badly_named}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
