@@ -7,22 +7,23 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::adapters::AdapterSet;
+use crate::adapters::{self, AdapterSet, AdapterSpec, StartOptions};
 use crate::platform::unix_now;
 use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
 use crate::run::select::Selection;
 use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
+use opspec_adapter::Adapter;
 
 /// What a command line runs against: the adapters it may name, and the values of the options
 /// it leaves out. The `opspec` binary runs [`Setup::builtin`]; the Rust vendor harness offers
 /// the vendor's adapter, catalog, expectations and report folder.
 pub struct Setup {
-    /// The adapters `--adapter` may name; its default is the set's default.
+    /// The adapters `--adapter` may name besides specs (`NAME=SPEC`); its default is the set's.
     pub adapters: AdapterSet,
     /// The suites when no `--suite` is given (empty: every suite).
     pub suites: Vec<String>,
@@ -72,7 +73,9 @@ struct Select {
     /// Suites to run (default: all).
     #[arg(long = "suite")]
     suites: Vec<String>,
-    /// Adapters to run (default: cpu; in a vendor harness, the vendor's).
+    /// Adapters to run: a built-in name, or NAME=process:PROGRAM ARG… or NAME=lib:PATH for
+    /// one in a worker process (docs/PROTOCOL.md) (default: cpu; in a vendor harness, the
+    /// vendor's).
     #[arg(long = "adapter")]
     adapters: Vec<String>,
     /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
@@ -88,23 +91,31 @@ struct Select {
 }
 
 impl Select {
-    /// The selection, with the setup's suites and default adapter where none are given.
-    fn selection(&self, setup: &Setup) -> Result<Selection, String> {
-        let adapters = if self.adapters.is_empty() {
+    /// The selection, and the specs of the adapters it names that `setup` does not offer; the
+    /// setup's suites and default adapter stand in for those not given.
+    fn selection(&self, setup: &Setup) -> Result<(Selection, Vec<AdapterSpec>), String> {
+        let texts = if self.adapters.is_empty() {
             vec![setup.adapters.default_name()?.to_string()]
         } else {
             self.adapters.clone()
         };
+        let (offered, others): (Vec<String>, Vec<String>) =
+            texts.into_iter().partition(|t| setup.adapters.offers(t));
+        let specs = adapters::parse_specs(&others)?;
+        if let Some(s) = specs.iter().find(|s| offered.contains(&s.name)) {
+            return Err(format!("two adapters are named `{}`: name one of them as NAME=SPEC", s.name));
+        }
         // `--exact` names its suite itself.
         let suites =
             if self.suites.is_empty() && self.exact.is_none() { &setup.suites } else { &self.suites };
-        Ok(Selection {
+        let selection = Selection {
             suites: suites.clone(),
-            adapters,
+            adapters: offered.into_iter().chain(specs.iter().map(|s| s.name.clone())).collect(),
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
-        })
+        };
+        Ok((selection, specs))
     }
 }
 
@@ -182,9 +193,25 @@ enum Command {
         id: String,
         /// Operand bits, in hex (`0x3c00`).
         bits: Vec<String>,
+        /// The spec of the adapter the id names, if it is not built in (`NAME=lib:PATH`).
+        #[arg(long = "adapter")]
+        adapters: Vec<String>,
     },
     /// Load and validate every table and suite.
     Validate,
+    /// Serve one adapter over the wire protocol (docs/PROTOCOL.md) on stdin and stdout: what
+    /// `--adapter NAME=lib:PATH` runs as its worker.
+    AdapterHost {
+        /// A C ABI library (adapters/ffi/include/opspec.h).
+        #[arg(long, required_unless_present = "builtin")]
+        lib: Option<PathBuf>,
+        /// The text handed to the library's `opspec_adapter_open`.
+        #[arg(long, requires = "lib")]
+        config: Option<String>,
+        /// A built-in adapter instead (to measure what the process boundary costs).
+        #[arg(long, conflicts_with = "lib")]
+        builtin: Option<String>,
+    },
 }
 
 /// Parses the process's arguments and runs the command over the built-in adapters; the exit
@@ -203,6 +230,9 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(report::EXIT_BAD_INPUT));
         }
     };
+    if let Command::AdapterHost { lib, config, builtin } = &cli.command {
+        return adapter_host(lib.as_deref(), config.as_deref(), builtin.as_deref());
+    }
     crate::run::check::set_invocation(&setup.invocation);
     let catalog = || -> Result<Catalog, String> {
         let loaded = match cli.root.as_ref().or(setup.root.as_ref()) {
@@ -222,8 +252,9 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
     let outcome = match &cli.command {
         Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
             let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
+            let (selection, specs) = select.selection(&setup)?;
             let out = out.as_deref().unwrap_or(&setup.out);
-            run(&catalog, &setup.adapters, select.selection(&setup)?, out, &options, render)
+            run(&catalog, &setup.adapters, selection, &specs, out, &options, render)
         }),
         Command::Report { results, out, render } => results
             .iter()
@@ -235,10 +266,14 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             print!("{}", draft_expectations(&run));
             0
         }),
-        Command::List { select, planned } => {
-            catalog().and_then(|c| list(&c, &setup.adapters, select.selection(&setup)?, *planned))
+        Command::List { select, planned } => catalog().and_then(|c| {
+            let (selection, specs) = select.selection(&setup)?;
+            list(&c, &setup.adapters, selection, &specs, *planned)
+        }),
+        Command::Eval { id, bits, adapters } => {
+            catalog().and_then(|c| evaluate(&c, &setup.adapters, id, bits, adapters))
         }
-        Command::Eval { id, bits } => catalog().and_then(|c| evaluate(&c, &setup.adapters, id, bits)),
+        Command::AdapterHost { .. } => Ok(0),
         Command::Validate => catalog().map(|catalog| {
             // A closed stdout (`opspec validate | true`) is not an error of the catalog.
             let _ = writeln!(
@@ -276,6 +311,36 @@ const MIN_TIMEOUT: f64 = 0.001;
 /// The longest `--timeout`: one day.
 const MAX_TIMEOUT: f64 = 86_400.0;
 
+/// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
+fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
+    serve_stdio(|| match (lib, builtin) {
+        (Some(path), _) => Ok(Arc::new(crate::ffi::LibAdapter::open(path, config)?)),
+        (None, Some(name)) => adapters::builtin(name),
+        (None, None) => Err("adapter-host needs --lib or --builtin".to_string()),
+    })
+}
+
+/// Serves the adapter `open` gives over the wire protocol on stdin and stdout (a worker's
+/// life); exit 2 with the reason when it cannot.
+pub(crate) fn serve_stdio(open: impl FnOnce() -> Result<Arc<dyn Adapter>, String>) -> ExitCode {
+    // Taken before the adapter opens (a library loads), so that nothing it prints can reach
+    // the protocol.
+    #[cfg(unix)]
+    let output = crate::process::protocol_stdout();
+    #[cfg(not(unix))]
+    let output: std::io::Result<std::io::Stdout> = Ok(std::io::stdout());
+    let served = output
+        .map_err(|e| format!("cannot keep stdout for the protocol: {e}"))
+        .and_then(|output| crate::process::serve(open()?.as_ref(), std::io::stdin().lock(), output));
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(report::EXIT_BAD_INPUT)
+        }
+    }
+}
+
 /// The error of a selection that matched no check (exit 3).
 fn nothing_selected() -> u8 {
     eprintln!("error: the selection matched no check: nothing to check");
@@ -288,15 +353,19 @@ fn run(
     catalog: &Catalog,
     set: &AdapterSet,
     selection: Selection,
+    specs: &[AdapterSpec],
     out: &Path,
     options: &RunOptions,
     render: &Render,
 ) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &set.names())?;
+    let checks = selection.checks(catalog, &set.available(specs))?;
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
-    let adapters = set.start_for(&checks)?;
+    let (adapters, unavailable) = set.start_for(&checks, specs, &StartOptions::new(options.timeout))?;
+    for (name, reason) in &unavailable {
+        eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
+    }
     std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
     let info = RunInfo::new(catalog, options, versions);
@@ -312,6 +381,11 @@ fn run(
     );
     let started = Instant::now();
     let lost = Mutex::new(None);
+    let reason = |c: &crate::run::Check| unavailable.iter().find(|(n, _)| c.id.adapter_name() == Some(n));
+    let (not_run, checks): (Vec<_>, Vec<_>) = checks.into_iter().partition(|c| reason(c).is_some());
+    for (c, (_, why)) in not_run.iter().filter_map(|c| reason(c).map(|r| (c, r))) {
+        writer.check(&crate::run::unavailable(c, why))?;
+    }
     run_streamed(catalog, &checks, &adapters, options, (checks.len() / 10).max(1), &|result| {
         if let Err(e) = writer.check(result) {
             lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
@@ -400,8 +474,14 @@ fn draft_expectations(run: &report::Run) -> String {
     out
 }
 
-fn list(catalog: &Catalog, set: &AdapterSet, selection: Selection, planned: bool) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &set.names())?;
+fn list(
+    catalog: &Catalog,
+    set: &AdapterSet,
+    selection: Selection,
+    specs: &[AdapterSpec],
+    planned: bool,
+) -> Result<u8, String> {
+    let checks = selection.checks(catalog, &set.available(specs))?;
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
@@ -420,8 +500,16 @@ fn list(catalog: &Catalog, set: &AdapterSet, selection: Selection, planned: bool
     Ok(0)
 }
 
-/// Evaluates one input of a check against the adapter its id names.
-fn evaluate(catalog: &Catalog, set: &AdapterSet, id: &str, bits: &[String]) -> Result<u8, String> {
+/// Evaluates one input of a check against the adapter its id names (built in, offered by the
+/// setup, or one of `adapters`' specs).
+fn evaluate(
+    catalog: &Catalog,
+    set: &AdapterSet,
+    id: &str,
+    bits: &[String],
+    adapters: &[String],
+) -> Result<u8, String> {
+    let specs = adapters::parse_specs(adapters)?;
     let operands = bits
         .iter()
         .map(|b| {
@@ -431,9 +519,14 @@ fn evaluate(catalog: &Catalog, set: &AdapterSet, id: &str, bits: &[String]) -> R
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let check = crate::run::select::exact_check(catalog, id, &set.names())?;
-    let adapters = set.start_for(std::slice::from_ref(&check))?;
-    let evaluation = eval(catalog, &adapters, &check, &operands, &RunOptions::default())?;
+    let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
+    let options = RunOptions::default();
+    let (adapters, unavailable) =
+        set.start_for(std::slice::from_ref(&check), &specs, &StartOptions::new(options.timeout))?;
+    if let Some((_, reason)) = unavailable.first() {
+        return Err(reason.clone());
+    }
+    let evaluation = eval(catalog, &adapters, &check, &operands, &options)?;
     let mut out = std::io::stdout().lock();
     for line in &evaluation.lines {
         // A closed pipe ends the listing, not the program.

@@ -33,8 +33,9 @@ use std::sync::Arc;
 
 use opspec_adapter::Adapter;
 
-use crate::adapters::{AdapterSet, Start};
+use crate::adapters::{self, AdapterSet, AdapterSpec, Source, Start, StartOptions};
 use crate::cli::{self, Setup};
+use crate::process::Launch;
 
 /// How `cargo test` arguments map onto `opspec` commands, printed by `--help`.
 pub const USAGE: &str = "\
@@ -62,8 +63,9 @@ run only with the library's own catalog (`Harness::root`); a verbatim command ke
 `opspec` defaults (`run --no-tables` leaves them out).
 ";
 
-/// The environment variable that makes the test binary a protocol worker for its adapter.
-pub const WORKER_ENV: &str = "OPSPEC_HARNESS_WORKER";
+/// The argument that makes the test binary its adapter's worker: it serves the adapter over
+/// the wire protocol (`docs/PROTOCOL.md`) on stdin and stdout.
+pub const WORKER_ARG: &str = "--opspec-harness-worker";
 
 /// Where the vendor's adapter runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +114,7 @@ impl<A: Adapter + 'static> Harness<A> {
             expectations: Vec::new(),
             root: None,
             out: None,
-            isolate: Isolate::None,
+            isolate: Isolate::Process,
         }
     }
 
@@ -144,7 +146,8 @@ impl<A: Adapter + 'static> Harness<A> {
         self
     }
 
-    /// Where the adapter runs when the command line does not say (`--isolate`).
+    /// Where the adapter runs when the command line does not say (`--isolate`; default: in a
+    /// worker process).
     pub fn isolate(mut self, isolate: Isolate) -> Harness<A> {
         self.isolate = isolate;
         self
@@ -160,7 +163,12 @@ impl<A: Adapter + 'static> Harness<A> {
     pub fn main_with(self, args: impl IntoIterator<Item = OsString>) -> ExitCode {
         let mut args = args.into_iter();
         let program = args.next().unwrap_or_else(|| OsString::from("conformance"));
-        let (isolate, command) = match translate(args.collect(), self.root.is_some()) {
+        let args: Vec<OsString> = args.collect();
+        if args.first().is_some_and(|a| a == WORKER_ARG) {
+            let adapter: Arc<dyn Adapter> = Arc::new(self.adapter);
+            return cli::serve_stdio(|| Ok(adapter));
+        }
+        let (isolate, command) = match translate(args, self.root.is_some()) {
             Ok(Parsed::Help) => {
                 print!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -172,15 +180,25 @@ impl<A: Adapter + 'static> Harness<A> {
             }
         };
         let name = self.adapter.name().to_string();
-        let start: Start = match isolate {
-            Isolate::None => {
+        let exe = std::env::current_exe().ok();
+        let start: Start = match (isolate, &exe) {
+            (Isolate::None, _) => {
                 let adapter: Arc<dyn Adapter> = Arc::new(self.adapter);
-                Box::new(move || Ok(Arc::clone(&adapter)))
+                Box::new(move |_: &StartOptions| Ok(Arc::clone(&adapter)))
             }
-            Isolate::Process => Box::new(|| {
-                Err("running the adapter in a worker process (--isolate process) is not built yet: \
-                     pass --isolate none"
-                    .to_string())
+            (Isolate::Process, Some(exe)) => {
+                let launch =
+                    Launch { program: exe.display().to_string(), args: vec![WORKER_ARG.to_string()] };
+                let spec = AdapterSpec {
+                    name: name.clone(),
+                    spec: format!("process:{} {WORKER_ARG}", launch.program),
+                    source: Source::Process(launch),
+                };
+                Box::new(move |options: &StartOptions| adapters::start(&spec, options))
+            }
+            (Isolate::Process, None) => Box::new(|_: &StartOptions| {
+                Err("cannot find this test binary to run it as the adapter's worker: pass --isolate none"
+                    .into())
             }),
         };
         let adapters = match AdapterSet::builtin().offer(&name, start) {
@@ -190,7 +208,6 @@ impl<A: Adapter + 'static> Harness<A> {
                 return ExitCode::from(2);
             }
         };
-        let exe = std::env::current_exe().ok();
         let setup = Setup {
             adapters,
             suites: self.suites,
@@ -213,7 +230,7 @@ enum Parsed {
 }
 
 /// The `opspec` commands an argument list may start with, passed on verbatim.
-const COMMANDS: [&str; 5] = ["run", "list", "eval", "validate", "help"];
+const COMMANDS: [&str; 6] = ["run", "list", "eval", "validate", "adapter-host", "help"];
 
 /// Reads the test binary's arguments ([`USAGE`]): `--isolate` anywhere, then an `opspec`
 /// command verbatim, or `cargo test`-style arguments mapped onto `run` or `list` (leaving the

@@ -72,6 +72,16 @@ pub fn run_check(
     result
 }
 
+/// The result of a check whose adapter could not be started: `unavailable`, with the reason
+/// (`docs/RESULTS.md`).
+pub fn unavailable(check: &Check, reason: &str) -> CheckResult {
+    let mut result = CheckResult::new(check.id.clone());
+    result.planned_inputs = check.planned;
+    result.status = Status::Unavailable;
+    result.message = format!("not run: the adapter could not be started: {reason}");
+    result
+}
+
 /// Applies the adapter's expectations file: a listed check that failed is an expected
 /// failure; a listed check that passed fails, so that a fixed deviation is removed from the
 /// file.

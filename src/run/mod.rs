@@ -30,7 +30,7 @@ pub use check::{
     PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,
     ShapeRuleTarget, Target, ValueCases,
 };
-pub use execute::{run_check, skip_reason};
+pub use execute::{run_check, skip_reason, unavailable};
 pub use plan::{adapter_checks, table_checks, validate_expectations};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status, ULP_BUCKETS};
 

@@ -5,7 +5,9 @@ use std::str::FromStr;
 
 use half::{bf16, f16};
 
-/// The element type of a tensor.
+/// The element type of a tensor. New dtypes (complex ones among them) are added as the
+/// contract grows, so matches outside this crate need a wildcard arm.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     F16,

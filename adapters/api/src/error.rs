@@ -3,7 +3,8 @@
 use std::fmt;
 
 /// What kind of failure an adapter reports. Suites that expect an error check the kind (and,
-/// where the source document defines one, the code).
+/// where the source document defines one, the code). New kinds may be added.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
     /// Shapes cannot be broadcast or do not match where they must.

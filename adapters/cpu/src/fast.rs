@@ -154,7 +154,7 @@ pub fn binary_into(
         DType::U16 => kernels::<u16>(),
         DType::U32 => kernels::<u32>(),
         DType::U64 => kernels::<u64>(),
-        DType::Bool => unreachable!("supports() excludes bool"),
+        _ => unreachable!("supports() admits no other dtype"),
     };
     // pow and atan2 cost some 20 adds per element, so they gain from threads on smaller outputs.
     let (parallel_from, piece) = if transcendental {

@@ -141,6 +141,7 @@ impl Value {
                 Value::Int(i @ (0 | 1)) => Some(i as u64),
                 _ => None,
             },
+            _ => None,
         }
     }
 }

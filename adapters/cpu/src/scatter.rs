@@ -125,6 +125,7 @@ pub fn scatter_add(
         DType::U32 => typed::<u32>(input, indices, updates, depth, mode),
         DType::U64 => typed::<u64>(input, indices, updates, depth, mode),
         DType::Bool => Err(AdapterError::unsupported("scatter_add is not defined for bool")),
+        other => Err(AdapterError::unsupported(format!("scatter_add is not implemented for {other}"))),
     }
 }
 

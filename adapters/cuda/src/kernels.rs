@@ -83,6 +83,8 @@ fn c_type(dtype: DType) -> &'static str {
         DType::U8 | DType::Bool => "unsigned char",
         DType::U32 => "unsigned int",
         DType::U64 => "unsigned long long",
+        // A dtype without kernels of its own is stored as its bits.
+        _ => bits_type(dtype),
     }
 }
 
