@@ -25,6 +25,11 @@
 //! the vendor's adapter), so `docs/RESULTS.md` describes them. The arguments after
 //! `cargo test --release --test conformance --` are read as `cargo test` users write them
 //! ([`USAGE`]), or as an `opspec` command (`run`, `list`, `eval`, `validate`) verbatim.
+//!
+//! The adapter runs in a worker process by default ([`Isolate::Process`]): the test binary
+//! re-executes itself with [`WORKER_ARG`] and serves the adapter over the wire protocol
+//! (`docs/PROTOCOL.md`), so a crash or hang of the vendor's code fails the checks it happened
+//! in and the run goes on.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -49,8 +54,8 @@ cargo test --release --test conformance -- [ARGS]
                      `opspec run --filter FILTER` (not libtest's substring match)
   --exact ID         run exactly the check ID: `opspec run --exact ID`
   --list             print the ids of the selected checks: `opspec list` (with FILTER or --exact)
-  --isolate MODE     process (the default where built): the adapter runs in a worker process,
-                     this binary re-executed, so a crash fails checks instead of the run;
+  --isolate MODE     process (the default): the adapter runs in a worker process, this binary
+                     re-executed, so a crash fails checks instead of the run;
                      none: in this process, for debugging
   --nocapture, -q, --quiet, --test-threads N, --color WHEN, --format pretty|terse
                      accepted for cargo's sake; they change nothing
