@@ -124,6 +124,12 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
         }
         _ if BUILTIN.contains(&spec) => Source::Builtin(spec.to_string()),
         _ if FEATURES.iter().any(|(n, _)| *n == spec) => return Err(not_built_in(spec)),
+        _ if !is_name(spec) || spec == "table" => {
+            return Err(format!(
+                "`{spec}` is not an adapter name (lowercase letters, digits and `-`; `table` is reserved) \
+                 nor a spec (NAME=process:PROGRAM ARG… or NAME=lib:PATH)"
+            ));
+        }
         _ => {
             return Err(format!(
                 "unknown adapter `{spec}` (built in: {}; others are NAME=process:PROGRAM ARG… or NAME=lib:PATH)",
@@ -359,6 +365,7 @@ mod tests {
     #[test]
     fn bad_specs_say_why() {
         assert!(parse_spec("frob").unwrap_err().contains("unknown adapter `frob`"));
+        assert!(parse_spec("Bad:Name").unwrap_err().contains("is not an adapter name"));
         assert!(parse_spec("Big=cpu").unwrap_err().contains("not an adapter name"));
         assert!(parse_spec("table=cpu").unwrap_err().contains("`table` is reserved"));
         assert!(parse_spec("process:").unwrap_err().contains("needs a program"));

@@ -343,7 +343,7 @@ pub(crate) fn serve_stdio(open: impl FnOnce() -> Result<Arc<dyn Adapter>, String
 
 /// The error of a selection that matched no check (exit 3).
 fn nothing_selected() -> u8 {
-    eprintln!("error: the selection matched no check: nothing to check");
+    eprintln!("error: the selection matches no check: nothing to check");
     report::EXIT_NOTHING_CHECKED
 }
 
@@ -362,11 +362,12 @@ fn run(
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
     let (adapters, unavailable) = set.start_for(&checks, specs, &StartOptions::new(options.timeout))?;
     for (name, reason) in &unavailable {
         eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
     }
-    std::fs::create_dir_all(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
     let info = RunInfo::new(catalog, options, versions);
     let path = out.join("results.jsonl");

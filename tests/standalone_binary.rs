@@ -51,7 +51,7 @@ fn a_copied_binary_validates_and_runs_the_builtin_catalog() {
     let run = run_in(&dir, &exe, &["run", "--suite", "megengine", "--out", "r", "--no-tables"]);
     let said = text(&run.stdout);
     assert!(run.status.success(), "{said}{}", text(&run.stderr));
-    let summary = said.lines().find(|l| l.contains(" passed, ")).expect("no summary line");
+    let summary = said.lines().rev().find(|l| l.contains(" passed, ")).expect("no totals line");
     let passed: usize = summary.split(' ').next().unwrap().parse().unwrap();
     assert!(passed > 0 && summary.contains(" 0 failed"), "{summary}");
     let run = opspec::report::read(&dir.join("r/results.jsonl")).unwrap();
