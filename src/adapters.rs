@@ -1,14 +1,16 @@
-//! Adapters by name: the built-in ones, and specs (`NAME=SPEC`) for adapters that run in
-//! worker processes (`process:…`) or are C libraries served by `opspec adapter-host` (`lib:…`).
+//! Adapters by name: the ones built into this build of opspec (features `cpu`, `numr` and
+//! `cuda`, all on by default), specs (`NAME=SPEC`) for adapters that run in worker processes
+//! (`process:…`) or are C libraries served by `opspec adapter-host` (`lib:…`), and the ones a
+//! caller offers (the Rust vendor harness offers the vendor's): an [`AdapterSet`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use opspec_adapter::Adapter;
-use opspec_cuda::{CudaAdapter, Scatter};
 
 use crate::process::{Launch, ProcessAdapter, ProcessOptions};
+use crate::run::Check;
 use crate::run::check::is_name;
 
 /// An adapter with the name it is offered under.
@@ -17,21 +19,54 @@ pub type NamedAdapter = (String, Arc<dyn Adapter>);
 /// The name of an adapter that could not be started, and why.
 pub type Unavailable = (String, String);
 
-/// Names of the adapters built into opspec.
-pub const BUILTIN: [&str; 4] = ["cpu", "numr", "cuda", "cuda-deterministic"];
+/// Names of the adapters built into this build of opspec.
+pub const BUILTIN: &[&str] = &[
+    #[cfg(feature = "cpu")]
+    "cpu",
+    #[cfg(feature = "numr")]
+    "numr",
+    #[cfg(feature = "cuda")]
+    "cuda",
+    #[cfg(feature = "cuda")]
+    "cuda-deterministic",
+];
+
+/// Every built-in adapter opspec has, with the feature that builds it in.
+const FEATURES: [(&str, &str); 4] =
+    [("cpu", "cpu"), ("numr", "numr"), ("cuda", "cuda"), ("cuda-deterministic", "cuda")];
 
 /// The built-in adapter called `name`, or why it cannot be had.
 pub fn builtin(name: &str) -> Result<Arc<dyn Adapter>, String> {
     match name {
+        #[cfg(feature = "cpu")]
         "cpu" => Ok(Arc::new(opspec_cpu::CpuAdapter::new())),
         // The real numr crate (0.14.0), CPU runtime.
+        #[cfg(feature = "numr")]
         "numr" => Ok(Arc::new(opspec_numr::NumrAdapter::new())),
         // Without a GPU these answer every `supports` with the reason, so their checks are
         // reported as skipped.
-        "cuda" => Ok(Arc::new(CudaAdapter::new_or_unavailable(Scatter::Atomic))),
-        "cuda-deterministic" => Ok(Arc::new(CudaAdapter::new_or_unavailable(Scatter::Deterministic))),
-        other => Err(format!("unknown adapter `{other}` (built in: {})", BUILTIN.join(", "))),
+        #[cfg(feature = "cuda")]
+        "cuda" => Ok(Arc::new(opspec_cuda::CudaAdapter::new_or_unavailable(opspec_cuda::Scatter::Atomic))),
+        #[cfg(feature = "cuda")]
+        "cuda-deterministic" => {
+            Ok(Arc::new(opspec_cuda::CudaAdapter::new_or_unavailable(opspec_cuda::Scatter::Deterministic)))
+        }
+        other => Err(not_built_in(other)),
     }
+}
+
+/// Why `name` is not a built-in adapter of this build.
+fn not_built_in(name: &str) -> String {
+    match FEATURES.iter().find(|(n, _)| *n == name) {
+        Some((_, feature)) => {
+            format!("adapter `{name}` is not built into this opspec (it needs the feature `{feature}`)")
+        }
+        None => format!("unknown adapter `{name}` (built in: {})", names_or_none(BUILTIN)),
+    }
+}
+
+fn names_or_none(names: &[&str]) -> String {
+    if names.is_empty() { "none".to_string() } else { names.join(", ") }
 }
 
 /// The adapter named `name` among `adapters`.
@@ -88,6 +123,7 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
             Source::Lib { path: path.into(), config }
         }
         _ if BUILTIN.contains(&spec) => Source::Builtin(spec.to_string()),
+        _ if FEATURES.iter().any(|(n, _)| *n == spec) => return Err(not_built_in(spec)),
         _ if !is_name(spec) || spec == "table" => {
             return Err(format!(
                 "`{spec}` is not an adapter name (lowercase letters, digits and `-`; `table` is reserved) \
@@ -97,7 +133,7 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
         _ => {
             return Err(format!(
                 "unknown adapter `{spec}` (built in: {}; others are NAME=process:PROGRAM ARG… or NAME=lib:PATH)",
-                BUILTIN.join(", ")
+                names_or_none(BUILTIN)
             ));
         }
     };
@@ -176,22 +212,134 @@ pub fn start(spec: &AdapterSpec, options: &StartOptions) -> Result<Arc<dyn Adapt
     Ok(Arc::new(adapter))
 }
 
-/// Starts every adapter of `specs`: those that started, and the name and reason of each that
-/// did not (its checks are unavailable, the run goes on).
-pub fn start_all(specs: &[AdapterSpec], options: &StartOptions) -> (Vec<NamedAdapter>, Vec<Unavailable>) {
-    let (mut started, mut unavailable) = (Vec::new(), Vec::new());
-    for spec in specs {
-        match start(spec, options) {
-            Ok(a) => started.push((spec.name.clone(), a)),
-            Err(reason) => unavailable.push((spec.name.clone(), reason)),
-        }
+/// Starts an offered adapter when a command needs it (with the run's [`StartOptions`]), or
+/// says why it cannot.
+pub type Start = Box<dyn Fn(&StartOptions) -> Result<Arc<dyn Adapter>, String> + Send + Sync>;
+
+/// The adapters a command may name: the built-in ones, `--adapter NAME=SPEC`s, and those a
+/// caller offers, each started only when a check needs it; and the one a command runs when no
+/// `--adapter` is given.
+pub struct AdapterSet {
+    offered: Vec<(String, Start)>,
+    default: Option<String>,
+}
+
+impl AdapterSet {
+    /// The built-in adapters of this build; `cpu` (where built in) is the default.
+    pub fn builtin() -> AdapterSet {
+        AdapterSet { offered: Vec::new(), default: BUILTIN.contains(&"cpu").then(|| "cpu".to_string()) }
     }
-    (started, unavailable)
+
+    /// Adds the adapter `name`, started by `start`, and makes it the default. The name follows
+    /// the check-id grammar (lowercase letters, digits and `-`; `table` is reserved) and must
+    /// not be taken.
+    pub fn offer(mut self, name: &str, start: Start) -> Result<AdapterSet, String> {
+        if !is_name(name) || name == "table" {
+            return Err(format!(
+                "`{name}` is not an adapter name (lowercase letters, digits and `-`; `table` is reserved)"
+            ));
+        }
+        if BUILTIN.contains(&name) || self.offers(name) {
+            return Err(format!(
+                "the adapter name `{name}` is taken (by a built-in adapter): choose another"
+            ));
+        }
+        self.offered.push((name.to_string(), start));
+        self.default = Some(name.to_string());
+        Ok(self)
+    }
+
+    /// Whether `name` is one of the offered adapters.
+    pub fn offers(&self, name: &str) -> bool {
+        self.offered.iter().any(|(n, _)| n == name)
+    }
+
+    /// The adapter a command runs when none is named.
+    pub fn default_name(&self) -> Result<&str, String> {
+        self.default.as_deref().ok_or_else(|| {
+            format!("no default adapter: name one with --adapter (built in: {})", names_or_none(BUILTIN))
+        })
+    }
+
+    /// The names a command may use: the built-in ones, the offered ones, and those of `specs`.
+    pub fn available<'a>(&'a self, specs: &'a [AdapterSpec]) -> Vec<&'a str> {
+        let mut names: Vec<&str> = BUILTIN.to_vec();
+        names.extend(self.offered.iter().map(|(n, _)| n.as_str()));
+        for spec in specs {
+            if !names.contains(&spec.name.as_str()) {
+                names.push(&spec.name);
+            }
+        }
+        names
+    }
+
+    /// Starts every adapter `checks` name, once each: an offered one by its [`Start`], one of
+    /// `specs` by its spec, any other as a built-in. Returns those that started, and the name
+    /// and reason of each that did not (its checks are unavailable, the run goes on).
+    pub fn start_for(
+        &self,
+        checks: &[Check],
+        specs: &[AdapterSpec],
+        options: &StartOptions,
+    ) -> Result<(Vec<NamedAdapter>, Vec<Unavailable>), String> {
+        let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let (mut started, mut unavailable) = (Vec::new(), Vec::new());
+        for name in names {
+            let outcome = match self.offered.iter().find(|(n, _)| n == name) {
+                Some((_, start)) => start(options).map_err(|e| format!("adapter `{name}`: {e}")),
+                None => {
+                    let spec = specs
+                        .iter()
+                        .find(|s| s.name == name)
+                        .cloned()
+                        .map_or_else(|| parse_spec(name), Ok)?;
+                    start(&spec, options)
+                }
+            };
+            match outcome {
+                Ok(a) => started.push((name.to_string(), a)),
+                Err(reason) => unavailable.push((name.to_string(), reason)),
+            }
+        }
+        Ok((started, unavailable))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offered_names_follow_the_grammar_and_are_unique() {
+        let start = || Box::new(|_: &StartOptions| Err("not needed".to_string())) as Start;
+        let set = AdapterSet::builtin().offer("mylib", start()).unwrap();
+        assert_eq!(set.default_name(), Ok("mylib"));
+        assert!(set.offers("mylib") && set.available(&[]).contains(&"mylib"));
+        assert!(set.offer("mylib", start()).err().unwrap().contains("taken"));
+        for bad in ["table", "MyLib", "my_lib", ""] {
+            let err = AdapterSet::builtin().offer(bad, start()).err().unwrap();
+            assert!(err.contains("is not an adapter name"), "{bad}: {err}");
+        }
+        for &name in BUILTIN {
+            assert!(AdapterSet::builtin().offer(name, start()).err().unwrap().contains("taken"));
+        }
+    }
+
+    #[test]
+    fn builtin_names_follow_the_features() {
+        for (name, feature) in FEATURES {
+            match builtin(name) {
+                Ok(_) => assert!(BUILTIN.contains(&name), "{name} built without its feature"),
+                Err(e) => {
+                    assert!(!BUILTIN.contains(&name), "{name}: {e}");
+                    assert!(e.contains(&format!("feature `{feature}`")), "{e}");
+                }
+            }
+        }
+        assert!(builtin("nope").err().unwrap().starts_with("unknown adapter `nope`"));
+    }
 
     #[test]
     fn specs_name_their_adapters() {
@@ -230,7 +378,15 @@ mod tests {
     #[test]
     fn an_adapter_that_cannot_start_is_unavailable_with_the_reason() {
         let specs = parse_specs(&["gone=process:/nonexistent/worker".into(), "cpu".into()]).unwrap();
-        let (started, unavailable) = start_all(&specs, &StartOptions::new(Duration::from_secs(5)));
+        let catalog = crate::spec::Catalog::builtin().unwrap();
+        let names = ["gone".to_string(), "cpu".to_string()];
+        let checks: Vec<Check> = crate::run::adapter_checks(&catalog, &names)
+            .into_iter()
+            .filter(|c| c.id.op == "add" && c.id.case == "edges")
+            .collect();
+        let (started, unavailable) = AdapterSet::builtin()
+            .start_for(&checks, &specs, &StartOptions::new(Duration::from_secs(5)))
+            .unwrap();
         assert_eq!(started.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["cpu"]);
         let (name, reason) = &unavailable[0];
         assert_eq!(name, "gone");

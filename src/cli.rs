@@ -1,14 +1,16 @@
 //! The `opspec` command line: argument parsing and the commands, as a library function so
-//! that the binary and the Rust vendor harness run the same code.
+//! that the binary and the Rust vendor harness ([`crate::harness`]) run the same code over
+//! the adapters each offers ([`Setup`]).
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::adapters::{self, AdapterSpec, NamedAdapter};
+use crate::adapters::{self, AdapterSet, AdapterSpec, StartOptions};
 use crate::platform::unix_now;
 use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
 use crate::run::select::Selection;
@@ -16,6 +18,39 @@ use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectat
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
 use opspec_adapter::Adapter;
+
+/// What a command line runs against: the adapters it may name, and the values of the options
+/// it leaves out. The `opspec` binary runs [`Setup::builtin`]; the Rust vendor harness offers
+/// the vendor's adapter, catalog, expectations and report folder.
+pub struct Setup {
+    /// The adapters `--adapter` may name besides specs (`NAME=SPEC`); its default is the set's.
+    pub adapters: AdapterSet,
+    /// The suites when no `--suite` is given (empty: every suite).
+    pub suites: Vec<String>,
+    /// The catalog folder when no `--root` is given (none: the catalog built into opspec).
+    pub root: Option<PathBuf>,
+    /// Expectations files from outside the catalog, before those given with `--expectations`.
+    pub expectations: Vec<PathBuf>,
+    /// The folder for results and the report when no `--out` is given.
+    pub out: PathBuf,
+    /// How this program is invoked in the commands it prints to reproduce a failure.
+    pub invocation: String,
+}
+
+impl Setup {
+    /// The `opspec` binary's: the built-in adapters (`cpu` by default), every suite, the
+    /// built-in catalog, results and reports in `reports/`.
+    pub fn builtin() -> Setup {
+        Setup {
+            adapters: AdapterSet::builtin(),
+            suites: Vec::new(),
+            root: None,
+            expectations: Vec::new(),
+            out: PathBuf::from("reports"),
+            invocation: "cargo run --release --".to_string(),
+        }
+    }
+}
 
 #[derive(Parser)]
 #[command(name = "opspec", version, about = "Spec-conformance harness for element-wise tensor operations")]
@@ -39,8 +74,9 @@ struct Select {
     #[arg(long = "suite")]
     suites: Vec<String>,
     /// Adapters to run: a built-in name, or NAME=process:PROGRAM ARG… or NAME=lib:PATH for
-    /// one in a worker process (docs/PROTOCOL.md) (default: cpu).
-    #[arg(long = "adapter", default_values_t = ["cpu".to_string()])]
+    /// one in a worker process (docs/PROTOCOL.md) (default: cpu; in a vendor harness, the
+    /// vendor's).
+    #[arg(long = "adapter")]
     adapters: Vec<String>,
     /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or
     /// that match a pattern with `*` and `{a,b}` (`*:cpu:{add,multiply}:f16:*`).
@@ -55,12 +91,26 @@ struct Select {
 }
 
 impl Select {
-    /// The selection, and the adapters' specs (whose names it selects).
-    fn selection(&self) -> Result<(Selection, Vec<AdapterSpec>), String> {
-        let specs = adapters::parse_specs(&self.adapters)?;
+    /// The selection, and the specs of the adapters it names that `setup` does not offer; the
+    /// setup's suites and default adapter stand in for those not given.
+    fn selection(&self, setup: &Setup) -> Result<(Selection, Vec<AdapterSpec>), String> {
+        let texts = if self.adapters.is_empty() {
+            vec![setup.adapters.default_name()?.to_string()]
+        } else {
+            self.adapters.clone()
+        };
+        let (offered, others): (Vec<String>, Vec<String>) =
+            texts.into_iter().partition(|t| setup.adapters.offers(t));
+        let specs = adapters::parse_specs(&others)?;
+        if let Some(s) = specs.iter().find(|s| offered.contains(&s.name)) {
+            return Err(format!("two adapters are named `{}`: name one of them as NAME=SPEC", s.name));
+        }
+        // `--exact` names its suite itself.
+        let suites =
+            if self.suites.is_empty() && self.exact.is_none() { &setup.suites } else { &self.suites };
         let selection = Selection {
-            suites: self.suites.clone(),
-            adapters: specs.iter().map(|s| s.name.clone()).collect(),
+            suites: suites.clone(),
+            adapters: offered.into_iter().chain(specs.iter().map(|s| s.name.clone())).collect(),
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
@@ -89,9 +139,10 @@ enum Command {
     Run {
         #[command(flatten)]
         select: Select,
-        /// Where to write the results and the report.
-        #[arg(long, default_value = "reports")]
-        out: PathBuf,
+        /// Where to write the results and the report (default: reports; in a vendor harness,
+        /// a folder of the target directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Seconds one adapter call may take before its check fails as hung.
         #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout, allow_hyphen_values = true)]
         timeout: f64,
@@ -168,20 +219,33 @@ enum Command {
     },
 }
 
-/// Parses the process's arguments and runs the command; the exit code follows
-/// `docs/RESULTS.md`.
+/// Parses the process's arguments and runs the command over the built-in adapters; the exit
+/// code follows `docs/RESULTS.md`.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    main_with(Setup::builtin(), std::env::args_os())
+}
+
+/// Parses `args` (the program's name first) and runs the command over `setup`'s adapters and
+/// defaults; the exit code follows `docs/RESULTS.md` (a usage error is 2, `--help` 0).
+pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(report::EXIT_BAD_INPUT));
+        }
+    };
     if let Command::AdapterHost { lib, config, builtin } = &cli.command {
         return adapter_host(lib.as_deref(), config.as_deref(), builtin.as_deref());
     }
+    crate::run::check::set_invocation(&setup.invocation);
     let catalog = || -> Result<Catalog, String> {
-        let loaded = match &cli.root {
+        let loaded = match cli.root.as_ref().or(setup.root.as_ref()) {
             Some(root) => Catalog::load(root),
             None => Catalog::builtin(),
         };
         let mut catalog = loaded.map_err(|e| e.to_string())?;
-        for path in &cli.expectations {
+        for path in setup.expectations.iter().chain(&cli.expectations) {
             let text =
                 std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             catalog.expectations.add_file(path, &text).map_err(|e| e.to_string())?;
@@ -193,8 +257,9 @@ pub fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
             let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
-            let (selection, specs) = select.selection()?;
-            run(&catalog, selection, &specs, out, &options, render)
+            let (selection, specs) = select.selection(&setup)?;
+            let out = out.as_deref().unwrap_or(&setup.out);
+            run(&catalog, &setup.adapters, selection, &specs, out, &options, render)
         }),
         Command::Report { results, out, render } => results
             .iter()
@@ -209,10 +274,12 @@ pub fn main() -> ExitCode {
         Command::Expect { migrate: Some(path), .. } => catalog().and_then(|c| migrate(&c, path)),
         Command::Expect { .. } => Err("expect needs --from RESULTS or --migrate FILE".into()),
         Command::List { select, planned } => catalog().and_then(|c| {
-            let (selection, specs) = select.selection()?;
-            list(&c, selection, &specs, *planned)
+            let (selection, specs) = select.selection(&setup)?;
+            list(&c, &setup.adapters, selection, &specs, *planned)
         }),
-        Command::Eval { id, bits, adapters } => catalog().and_then(|c| evaluate(&c, id, bits, adapters)),
+        Command::Eval { id, bits, adapters } => {
+            catalog().and_then(|c| evaluate(&c, &setup.adapters, id, bits, adapters))
+        }
         Command::AdapterHost { .. } => Ok(0),
         Command::Validate => catalog().map(|catalog| {
             // A closed stdout (`opspec validate | true`) is not an error of the catalog.
@@ -251,45 +318,27 @@ const MIN_TIMEOUT: f64 = 0.001;
 /// The longest `--timeout`: one day.
 const MAX_TIMEOUT: f64 = 86_400.0;
 
-/// The adapter names a command may use: the built-in ones and those of the specs.
-fn available(specs: &[AdapterSpec]) -> Vec<&str> {
-    let mut names: Vec<&str> = adapters::BUILTIN.to_vec();
-    names.extend(specs.iter().map(|s| s.name.as_str()).filter(|n| !adapters::BUILTIN.contains(n)));
-    names
-}
-
-/// Starts the adapters the checks run against (a built-in one an id names may have no spec):
-/// those that started, and the name and reason of each that did not.
-fn load_adapters(
-    checks: &[crate::run::Check],
-    specs: &[AdapterSpec],
-    timeout: Duration,
-) -> Result<(Vec<NamedAdapter>, Vec<adapters::Unavailable>), String> {
-    let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
-    names.sort();
-    names.dedup();
-    let needed = names
-        .into_iter()
-        .map(|n| specs.iter().find(|s| s.name == n).cloned().map_or_else(|| adapters::parse_spec(n), Ok))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(adapters::start_all(&needed, &adapters::StartOptions::new(timeout)))
-}
-
 /// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
 fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
-    // Taken before the library loads, so that nothing it prints can reach the protocol.
+    serve_stdio(|| match (lib, builtin) {
+        (Some(path), _) => Ok(Arc::new(crate::ffi::LibAdapter::open(path, config)?)),
+        (None, Some(name)) => adapters::builtin(name),
+        (None, None) => Err("adapter-host needs --lib or --builtin".to_string()),
+    })
+}
+
+/// Serves the adapter `open` gives over the wire protocol on stdin and stdout (a worker's
+/// life); exit 2 with the reason when it cannot.
+pub(crate) fn serve_stdio(open: impl FnOnce() -> Result<Arc<dyn Adapter>, String>) -> ExitCode {
+    // Taken before the adapter opens (a library loads), so that nothing it prints can reach
+    // the protocol.
     #[cfg(unix)]
     let output = crate::process::protocol_stdout();
     #[cfg(not(unix))]
     let output: std::io::Result<std::io::Stdout> = Ok(std::io::stdout());
-    let served = output.map_err(|e| format!("cannot keep stdout for the protocol: {e}")).and_then(|output| {
-        let adapter: Arc<dyn Adapter> = match (lib, builtin) {
-            (Some(path), _) => Arc::new(crate::ffi::LibAdapter::open(path, config)?),
-            (None, Some(name)) => adapters::builtin(name)?,
-            (None, None) => return Err("adapter-host needs --lib or --builtin".to_string()),
-        };
-        crate::process::serve(adapter.as_ref(), std::io::stdin().lock(), output)
-    });
+    let served = output
+        .map_err(|e| format!("cannot keep stdout for the protocol: {e}"))
+        .and_then(|output| crate::process::serve(open()?.as_ref(), std::io::stdin().lock(), output));
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -314,19 +363,20 @@ fn nothing_selected() -> u8 {
 /// from that file, as `report` would.
 fn run(
     catalog: &Catalog,
+    set: &AdapterSet,
     selection: Selection,
     specs: &[AdapterSpec],
     out: &Path,
     options: &RunOptions,
     render: &Render,
 ) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &available(specs))?;
+    let checks = selection.checks(catalog, &set.available(specs))?;
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
-    let (adapters, unavailable) = load_adapters(&checks, specs, options.timeout)?;
+    let (adapters, unavailable) = set.start_for(&checks, specs, &StartOptions::new(options.timeout))?;
     for (name, reason) in &unavailable {
         eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
     }
@@ -475,8 +525,14 @@ fn migrate(catalog: &Catalog, path: &Path) -> Result<u8, String> {
     Ok(if refused > 0 { report::EXIT_FAIL } else { 0 })
 }
 
-fn list(catalog: &Catalog, selection: Selection, specs: &[AdapterSpec], planned: bool) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &available(specs))?;
+fn list(
+    catalog: &Catalog,
+    set: &AdapterSet,
+    selection: Selection,
+    specs: &[AdapterSpec],
+    planned: bool,
+) -> Result<u8, String> {
+    let checks = selection.checks(catalog, &set.available(specs))?;
     if checks.is_empty() {
         return Ok(nothing_selected());
     }
@@ -495,9 +551,15 @@ fn list(catalog: &Catalog, selection: Selection, specs: &[AdapterSpec], planned:
     Ok(0)
 }
 
-/// Evaluates one input of a check against the adapter its id names (built in, or one of
-/// `adapters`' specs).
-fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -> Result<u8, String> {
+/// Evaluates one input of a check against the adapter its id names (built in, offered by the
+/// setup, or one of `adapters`' specs).
+fn evaluate(
+    catalog: &Catalog,
+    set: &AdapterSet,
+    id: &str,
+    bits: &[String],
+    adapters: &[String],
+) -> Result<u8, String> {
     let specs = adapters::parse_specs(adapters)?;
     let operands = bits
         .iter()
@@ -508,9 +570,10 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let check = crate::run::select::exact_check(catalog, id, &available(&specs))?;
+    let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
     let options = RunOptions::default();
-    let (adapters, unavailable) = load_adapters(std::slice::from_ref(&check), &specs, options.timeout)?;
+    let (adapters, unavailable) =
+        set.start_for(std::slice::from_ref(&check), &specs, &StartOptions::new(options.timeout))?;
     if let Some((_, reason)) = unavailable.first() {
         return Err(reason.clone());
     }

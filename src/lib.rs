@@ -13,6 +13,7 @@ pub mod expect;
 pub mod ffi;
 pub mod format;
 pub mod generate;
+pub mod harness;
 pub mod oracle;
 pub mod platform;
 pub mod process;

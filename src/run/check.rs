@@ -23,6 +23,7 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use opspec_adapter::{DType, OpKind};
@@ -190,8 +191,19 @@ impl<'de> Deserialize<'de> for CheckId {
     }
 }
 
-/// How the CLI is invoked in printed commands.
-const OPSPEC: &str = "cargo run --release --";
+/// How this program is invoked in printed commands: the `opspec` binary's
+/// (`cargo run --release --`) unless [`set_invocation`] said otherwise.
+static INVOCATION: OnceLock<String> = OnceLock::new();
+
+/// Sets how this program is invoked in the commands it prints (a vendor harness:
+/// `cargo test --release --test conformance --`); the first call of a process decides.
+pub fn set_invocation(prefix: &str) {
+    let _ = INVOCATION.set(prefix.to_string());
+}
+
+fn invocation() -> &'static str {
+    INVOCATION.get().map_or("cargo run --release --", String::as_str)
+}
 
 /// The command that reruns exactly the check `id`.
 pub fn run_command(id: &CheckId) -> String {
@@ -200,14 +212,14 @@ pub fn run_command(id: &CheckId) -> String {
 
 /// [`run_command`] without the id (the report adds each check's).
 pub fn run_command_prefix() -> String {
-    format!("{OPSPEC} run --exact ")
+    format!("{} run --exact ", invocation())
 }
 
 /// The command that evaluates one input of the check `id` in detail, calling the adapter as
 /// the check did.
 pub fn eval_command(id: &CheckId, operands: &[u64]) -> String {
     let bits: Vec<String> = operands.iter().map(|x| format!("0x{x:x}")).collect();
-    format!("{OPSPEC} eval {id} {}", bits.join(" "))
+    format!("{} eval {id} {}", invocation(), bits.join(" "))
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
