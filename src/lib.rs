@@ -15,6 +15,7 @@ pub mod format;
 pub mod generate;
 pub mod oracle;
 pub mod process;
+pub mod python;
 pub mod report;
 pub mod run;
 pub mod spec;
