@@ -54,26 +54,26 @@ class Worker:
     def layout(self, desc, buffers, data):
         return Layout(desc, buffers, data, self.np, self.backend.host.dtype)
 
-    def compute(self, op, args, out=None):
+    def compute(self, op, args, out=None, probe=False):
         b = self.backend
         if out is not None:
-            result = b.call_out(op, args, out)
-        elif op in backends.TERNARY:
-            result = b.fused(op)(*args)
+            return b.to_host(b.call_out(op, args, out))
+        if op in backends.TERNARY:
+            fn = b.fused(op)
         elif op in backends.BINARY:
-            result = b.call(op, args)
+            fn = lambda *a: b.call(op, list(a))  # noqa: E731
         else:
             raise Refused("unsupported", f"this worker does not know the operation {op!r}")
-        return b.to_host(result)
+        return b.probe(fn, args) if probe else b.to_host(fn(*args))
 
-    def call(self, message, data):
+    def call(self, message, data, probe=False):
         buffers = message.get("buffers", [])
         args = [
             scalar(a["scalar"]) if "scalar" in a else self.backend.array(self.layout(a, buffers, data))
             for a in message["args"]
         ]
         out = message.get("out")
-        return self.compute(message["op"], args, out and self.layout(out, buffers, data))
+        return self.compute(message["op"], args, out and self.layout(out, buffers, data), probe)
 
     def scatter_add(self, message, data):
         buffers, b = message.get("buffers", []), self.backend
@@ -106,7 +106,7 @@ class Worker:
             message = {"op": op, "args": args, "buffers": buffers}
             if form == "out":
                 message["out"] = desc
-            self.call(message, data)
+            self.call(message, data, probe=True)
             return None
         except Refused as e:
             return str(e)
