@@ -284,7 +284,8 @@ class Mlx(Backend):
         if layout.dtype == "bf16":
             base = mx.array(flat.view(self.np.uint16)).view(mx.bfloat16)
         else:
-            base = mx.array(flat)
+            # Without dtype=, mx.array makes float32 of a float64 array.
+            base = mx.array(flat, dtype=self.library_dtype(layout.dtype))
         if layout.is_whole():
             return base.reshape(layout.shape)
         return mx.as_strided(base, layout.shape, layout.strides, layout.offset)
