@@ -16,6 +16,9 @@ use crate::run::check::is_name;
 /// An adapter with the name it is offered under.
 pub type NamedAdapter = (String, Arc<dyn Adapter>);
 
+/// The name of an adapter that could not be started, and why.
+pub type Unavailable = (String, String);
+
 /// Names of the adapters built into opspec.
 pub const BUILTIN: [&str; 4] = ["cpu", "numr", "cuda", "cuda-deterministic"];
 
@@ -93,6 +96,12 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
             Source::Python(PythonSpec::parse(rest).map_err(|e| format!("`{text}`: {e}"))?)
         }
         _ if BUILTIN.contains(&spec) => Source::Builtin(spec.to_string()),
+        _ if !is_name(spec) || spec == "table" => {
+            return Err(format!(
+                "`{spec}` is not an adapter name (lowercase letters, digits and `-`; `table` is reserved) \
+                 nor a spec (NAME=process:PROGRAM ARG… or NAME=lib:PATH)"
+            ));
+        }
         _ => {
             return Err(format!(
                 "unknown adapter `{spec}` (built in: {}; others are NAME=process:PROGRAM ARG…, NAME=lib:PATH or NAME=python:BACKEND)",
@@ -181,10 +190,7 @@ pub fn start(spec: &AdapterSpec, options: &StartOptions) -> Result<Arc<dyn Adapt
 
 /// Starts every adapter of `specs`: those that started, and the name and reason of each that
 /// did not (its checks are unavailable, the run goes on).
-pub fn start_all(
-    specs: &[AdapterSpec],
-    options: &StartOptions,
-) -> (Vec<NamedAdapter>, Vec<(String, String)>) {
+pub fn start_all(specs: &[AdapterSpec], options: &StartOptions) -> (Vec<NamedAdapter>, Vec<Unavailable>) {
     let (mut started, mut unavailable) = (Vec::new(), Vec::new());
     for spec in specs {
         match start(spec, options) {
@@ -223,6 +229,7 @@ mod tests {
     #[test]
     fn bad_specs_say_why() {
         assert!(parse_spec("frob").unwrap_err().contains("unknown adapter `frob`"));
+        assert!(parse_spec("Bad:Name").unwrap_err().contains("is not an adapter name"));
         assert!(parse_spec("Big=cpu").unwrap_err().contains("not an adapter name"));
         assert!(parse_spec("table=cpu").unwrap_err().contains("`table` is reserved"));
         assert!(parse_spec("process:").unwrap_err().contains("needs a program"));

@@ -3,15 +3,16 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::adapters::{self, AdapterSpec, NamedAdapter};
-use crate::report::{self, Report, RunInfo, Tally};
+use crate::platform::unix_now;
+use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
 use crate::run::select::Selection;
-use crate::run::{RunOptions, Status, eval::eval, run_all, validate_expectations};
+use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
 use opspec_adapter::Adapter;
@@ -22,6 +23,10 @@ struct Cli {
     /// Folder holding specs/, suites/ and expectations/ (default: the catalog built into opspec).
     #[arg(long, global = true)]
     root: Option<PathBuf>,
+    /// An expectations file from outside the catalog (a vendor's own), in addition to the
+    /// catalog's; repeatable.
+    #[arg(long = "expectations", global = true, value_name = "FILE")]
+    expectations: Vec<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -51,31 +56,74 @@ struct Select {
 
 impl Select {
     /// The selection, and the adapters' specs (whose names it selects).
-    fn selection(self) -> Result<(Selection, Vec<AdapterSpec>), String> {
+    fn selection(&self) -> Result<(Selection, Vec<AdapterSpec>), String> {
         let specs = adapters::parse_specs(&self.adapters)?;
         let selection = Selection {
-            suites: self.suites,
+            suites: self.suites.clone(),
             adapters: specs.iter().map(|s| s.name.clone()).collect(),
-            filter: self.filter,
-            exact: self.exact,
+            filter: self.filter.clone(),
+            exact: self.exact.clone(),
             tables: !self.no_tables,
         };
         Ok((selection, specs))
     }
 }
 
+/// How a command's results are shown and written.
+#[derive(Args)]
+struct Render {
+    /// Also print one line per (suite, adapter, op, dtype).
+    #[arg(long)]
+    verbose: bool,
+    /// Exit 0 even when every check of an adapter was skipped (otherwise exit 3).
+    #[arg(long)]
+    allow_skips: bool,
+    /// Also write a Markdown summary here (e.g. `$GITHUB_STEP_SUMMARY`).
+    #[arg(long, value_name = "FILE")]
+    github_summary: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// Run suites against adapters and write results.json and index.html.
+    /// Run suites against adapters; stream results.jsonl, then write index.html and junit.xml.
     Run {
         #[command(flatten)]
         select: Select,
-        /// Where to write the report.
+        /// Where to write the results and the report.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
         /// Seconds one adapter call may take before its check fails as hung.
-        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout)]
+        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout, allow_hyphen_values = true)]
         timeout: f64,
+        #[command(flatten)]
+        render: Render,
+    },
+    /// Render index.html and junit.xml from one or more results files (several adapters side
+    /// by side), without running anything.
+    Report {
+        /// Results files (`results.jsonl`) written by `run`.
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// Where to write the report.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        #[command(flatten)]
+        render: Render,
+    },
+    /// Compare two results files: new failures, fixes, newly skipped checks, changed ULP
+    /// maxima. Exits 1 when a check newly fails.
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        /// Also write the comparison as an HTML page.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+    },
+    /// Draft expectations entries for the failing checks of a results file, for review.
+    Expect {
+        /// The results file.
+        #[arg(long)]
+        from: PathBuf,
     },
     /// List check ids.
     List {
@@ -122,55 +170,79 @@ pub fn main() -> ExitCode {
     if let Command::AdapterHost { lib, config, builtin } = &cli.command {
         return adapter_host(lib.as_deref(), config.as_deref(), builtin.as_deref());
     }
-    let loaded = match &cli.root {
-        Some(root) => Catalog::load(root),
-        None => Catalog::builtin(),
+    let catalog = || -> Result<Catalog, String> {
+        let loaded = match &cli.root {
+            Some(root) => Catalog::load(root),
+            None => Catalog::builtin(),
+        };
+        let mut catalog = loaded.map_err(|e| e.to_string())?;
+        for path in &cli.expectations {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            catalog.expectations.add_file(path, &text).map_err(|e| e.to_string())?;
+            catalog.sources.insert(path.display().to_string(), text);
+        }
+        validate_expectations(&catalog).map_err(|e| e.to_string())?;
+        Ok(catalog)
     };
-    let catalog = match loaded.and_then(|c| validate_expectations(&c).map(|()| c)) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let outcome = match cli.command {
-        Command::Run { select, out, timeout } => {
-            let options = RunOptions { timeout: Duration::from_secs_f64(timeout), ..RunOptions::default() };
-            select.selection().and_then(|(selection, specs)| run(&catalog, selection, &specs, &out, &options))
-        }
-        Command::List { select, planned } => {
-            select.selection().and_then(|(selection, specs)| list(&catalog, selection, &specs, planned))
-        }
-        Command::Eval { id, bits, adapters } => evaluate(&catalog, &id, &bits, &adapters),
-        Command::AdapterHost { .. } => Ok(true),
-        Command::Validate => {
-            println!(
+    let outcome = match &cli.command {
+        Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
+            let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
+            let (selection, specs) = select.selection()?;
+            run(&catalog, selection, &specs, out, &options, render)
+        }),
+        Command::Report { results, out, render } => results
+            .iter()
+            .map(|p| report::read(p))
+            .collect::<Result<Vec<_>, _>>()
+            .and_then(|runs| show(&runs, out, render)),
+        Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
+        Command::Expect { from } => report::read(from).map(|run| {
+            print!("{}", draft_expectations(&run));
+            0
+        }),
+        Command::List { select, planned } => catalog().and_then(|c| {
+            let (selection, specs) = select.selection()?;
+            list(&c, selection, &specs, *planned)
+        }),
+        Command::Eval { id, bits, adapters } => catalog().and_then(|c| evaluate(&c, id, bits, adapters)),
+        Command::AdapterHost { .. } => Ok(0),
+        Command::Validate => catalog().map(|catalog| {
+            // A closed stdout (`opspec validate | true`) is not an error of the catalog.
+            let _ = writeln!(
+                std::io::stdout(),
                 "{} (revision {}): {} tables and {} suites are valid",
                 catalog.origin,
                 catalog.revision,
                 catalog.table_count(),
                 catalog.suites.len()
             );
-            Ok(true)
-        }
+            0
+        }),
     };
     match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(report::EXIT_BAD_INPUT)
         }
     }
 }
 
-/// A positive, finite number of seconds.
+/// Seconds from [`MIN_TIMEOUT`] to [`MAX_TIMEOUT`].
 fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Ok(s),
-        _ => Err(format!("`{text}` is not a positive number of seconds")),
+        Ok(s) if (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&s) => Ok(s),
+        _ => {
+            Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)"))
+        }
     }
 }
+
+/// The shortest `--timeout`: one millisecond.
+const MIN_TIMEOUT: f64 = 0.001;
+/// The longest `--timeout`: one day.
+const MAX_TIMEOUT: f64 = 86_400.0;
 
 /// The adapter names a command may use: the built-in ones and those of the specs.
 fn available(specs: &[AdapterSpec]) -> Vec<&str> {
@@ -185,7 +257,7 @@ fn load_adapters(
     checks: &[crate::run::Check],
     specs: &[AdapterSpec],
     timeout: Duration,
-) -> Result<(Vec<NamedAdapter>, Vec<(String, String)>), String> {
+) -> Result<(Vec<NamedAdapter>, Vec<adapters::Unavailable>), String> {
     let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
     names.sort();
     names.dedup();
@@ -197,7 +269,7 @@ fn load_adapters(
 }
 
 /// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
-fn adapter_host(lib: Option<&std::path::Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
+fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
     // Taken before the library loads, so that nothing it prints can reach the protocol.
     #[cfg(unix)]
     let output = crate::process::protocol_stdout();
@@ -215,112 +287,151 @@ fn adapter_host(lib: Option<&std::path::Path>, config: Option<&str>, builtin: Op
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(report::EXIT_BAD_INPUT)
         }
     }
 }
 
+/// The error of a selection that matched no check (exit 3).
+fn nothing_selected() -> u8 {
+    eprintln!("error: the selection matches no check: nothing to check");
+    report::EXIT_NOTHING_CHECKED
+}
+
+/// Runs the checks, streaming each result to `out/results.jsonl`, then renders the report
+/// from that file, as `report` would.
 fn run(
     catalog: &Catalog,
     selection: Selection,
     specs: &[AdapterSpec],
-    out: &std::path::Path,
+    out: &Path,
     options: &RunOptions,
-) -> Result<bool, String> {
+    render: &Render,
+) -> Result<u8, String> {
     let checks = selection.checks(catalog, &available(specs))?;
-    let started = Instant::now();
+    if checks.is_empty() {
+        return Ok(nothing_selected());
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
     let (adapters, unavailable) = load_adapters(&checks, specs, options.timeout)?;
     for (name, reason) in &unavailable {
         eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
     }
+    let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
+    let info = RunInfo::new(catalog, options, versions);
+    let path = out.join("results.jsonl");
+    let ids: Vec<_> = checks.iter().map(|c| c.id.clone()).collect();
+    let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources)?;
+    let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
+    eprintln!(
+        "running {} checks against {}; results go to {} as they finish",
+        checks.len(),
+        names.join(", "),
+        path.display()
+    );
+    let started = Instant::now();
+    let lost = Mutex::new(None);
     let reason = |c: &crate::run::Check| unavailable.iter().find(|(n, _)| c.id.adapter_name() == Some(n));
     let (not_run, checks): (Vec<_>, Vec<_>) = checks.into_iter().partition(|c| reason(c).is_some());
-    let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
-    eprintln!("running {} checks against {} ...", checks.len(), names.join(", "));
-    let mut results = run_all(catalog, &checks, &adapters, options, (checks.len() / 20).max(1));
-    results.extend(not_run.iter().filter_map(|c| reason(c).map(|(_, r)| crate::run::unavailable(c, r))));
-    let seconds = started.elapsed().as_secs_f64();
-    print_summary(&results);
-    let known: Vec<_> = results.iter().filter(|r| r.status == Status::KnownDeviation).collect();
-    if !known.is_empty() {
-        println!("\nknown deviations (expected failures, listed in expectations/):");
-        for r in &known {
-            // The first clause of the entry's `does` is its headline.
-            let headline = |does: &str| does.split([':', ';']).next().unwrap_or(does).trim().to_string();
-            let d = r
-                .deviation
-                .as_ref()
-                .map_or(String::new(), |d| format!(" [{}] {}", d.location, headline(&d.does)));
-            println!("  {}: {} of {} inputs{d}", r.id, r.failed_inputs, r.inputs);
+    for (c, (_, why)) in not_run.iter().filter_map(|c| reason(c).map(|r| (c, r))) {
+        writer.check(&crate::run::unavailable(c, why))?;
+    }
+    run_streamed(catalog, &checks, &adapters, options, (checks.len() / 10).max(1), &|result| {
+        if let Err(e) = writer.check(result) {
+            lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
         }
+    });
+    if let Some(e) = lost.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
     }
-    for r in results.iter().filter(|r| r.status == Status::Fail) {
-        println!("\n{}", r.report());
-    }
-    let total = Tally::of(&results);
-    println!(
-        "\n{} passed, {} failed, {} expected failures, {} skipped; {} inputs in {seconds:.1} s ({:.0} inputs/s)",
-        total.pass,
-        total.fail,
-        total.known_deviation,
-        total.skip,
-        total.inputs,
-        total.inputs as f64 / seconds
-    );
-    let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
-    let report = Report { info: RunInfo::new(catalog, options, versions, seconds), results };
-    report::write(out, &report).map_err(|e| format!("cannot write the report to {}: {e}", out.display()))?;
-    println!("report: {}", out.join("index.html").display());
-    Ok(total.fail == 0 && unavailable.is_empty())
+    writer.finish(started.elapsed().as_secs_f64(), unix_now())?;
+    show(&[report::read(&path)?], out, render)
 }
 
-/// One line per (suite, adapter, op, dtype) with counts and checking speed.
-fn print_summary(results: &[crate::run::CheckResult]) {
-    let mut groups: BTreeMap<(&str, &str, &str, &str), (Tally, f64)> = BTreeMap::new();
-    for r in results {
-        let key = (r.id.suite_label(), r.id.adapter_label(), r.id.op.as_str(), r.id.dtype.as_str());
-        let entry = groups.entry(key).or_default();
-        entry.0.add(r);
-        entry.1 += r.seconds;
+/// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
+fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String> {
+    print!("{}", terminal_summary(runs, render.verbose));
+    report::write(out, runs, render.github_summary.as_deref())?;
+    println!("report: {} (JUnit: {})", out.join("index.html").display(), out.join("junit.xml").display());
+    let verdict = report::verdict(runs, render.allow_skips);
+    if verdict.code != 0 {
+        eprintln!("{}", verdict.reason);
     }
-    println!(
-        "{:<12} {:<8} {:<14} {:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12} {:>8}",
-        "suite",
-        "adapter",
-        "op",
-        "dtype",
-        "pass",
-        "fail",
-        "xfail",
-        "skip",
-        "planned",
-        "inputs",
-        "inputs/s",
-        "max ulp"
-    );
-    for ((suite, adapter, op, dtype), (t, secs)) in groups {
-        println!(
-            "{suite:<12} {adapter:<8} {op:<14} {dtype:<5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12.0} {:>8}",
-            t.pass,
-            t.fail,
-            t.known_deviation,
-            t.skip,
-            t.planned,
-            t.inputs,
-            t.inputs as f64 / secs.max(1e-9),
-            t.max_ulp_text()
+    Ok(verdict.code)
+}
+
+/// `diff`: the changes as text (and HTML); exit 1 on a new failure.
+fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
+    let (a, b) = (report::read(old)?, report::read(new)?);
+    let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
+    print!("{}", d.text());
+    if let Some(path) = html {
+        let page = d.html(&old.display().to_string(), &new.display().to_string());
+        std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let incomplete = [&a, &b].into_iter().find(|r| !r.complete);
+    Ok(match incomplete {
+        _ if d.regressed() => report::EXIT_FAIL,
+        Some(r) => {
+            eprintln!("{} is incomplete: the comparison covers only the checks it ran", r.path.display());
+            report::EXIT_INCOMPLETE
+        }
+        None => 0,
+    })
+}
+
+/// Expectations entries, one per failing (suite, adapter, op, case) with its failing dtypes
+/// as a `{…}` pattern: what the implementation did and how to reproduce it; the reason is
+/// left for the vendor to quote from the document.
+fn draft_expectations(run: &report::Run) -> String {
+    let mut groups: BTreeMap<(String, String, String, String), Vec<&crate::run::CheckResult>> =
+        BTreeMap::new();
+    for r in run.results.iter().filter(|r| r.status == Status::Fail) {
+        let Some(adapter) = r.id.adapter_name() else { continue };
+        let key = (adapter.to_string(), r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
+        groups.entry(key).or_default().push(r);
+    }
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out =
+        String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
+    let mut current = None;
+    for ((adapter, suite, op, case), results) in groups {
+        if current.as_ref() != Some(&adapter) {
+            out += &format!("adapter: {adapter}\ndeviations:\n");
+            current = Some(adapter.clone());
+        }
+        let dtypes: Vec<&str> = results.iter().map(|r| r.id.dtype.as_str()).collect();
+        let dtype =
+            if dtypes.len() == 1 { dtypes[0].to_string() } else { format!("{{{}}}", dtypes.join(",")) };
+        let first = results[0];
+        let mut does = first.message.clone();
+        if let Some(f) = first.failures.first() {
+            does += &format!(
+                "; e.g. {}: expected {}, got {} (reproduce: {})",
+                f.inputs.join(", "),
+                f.expected,
+                f.actual,
+                f.reproduce
+            );
+        }
+        out += &format!(
+            "  - id: {}\n    does: {}\n    why: {}\n",
+            quote(&format!("{suite}:{adapter}:{op}:{dtype}:{case}")),
+            quote(&does),
+            quote("TODO: quote the document's words this result breaks")
         );
     }
+    out
 }
 
-fn list(
-    catalog: &Catalog,
-    selection: Selection,
-    specs: &[AdapterSpec],
-    planned: bool,
-) -> Result<bool, String> {
+fn list(catalog: &Catalog, selection: Selection, specs: &[AdapterSpec], planned: bool) -> Result<u8, String> {
+    let checks = selection.checks(catalog, &available(specs))?;
+    if checks.is_empty() {
+        return Ok(nothing_selected());
+    }
     let mut out = std::io::stdout().lock();
-    for check in selection.checks(catalog, &available(specs))? {
+    for check in checks {
         let line = match (planned, check.planned) {
             (false, _) => check.id.to_string(),
             (true, Some(n)) => format!("{} {n}", check.id),
@@ -331,12 +442,12 @@ fn list(
             break;
         }
     }
-    Ok(true)
+    Ok(0)
 }
 
 /// Evaluates one input of a check against the adapter its id names (built in, or one of
 /// `adapters`' specs).
-fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -> Result<bool, String> {
+fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -> Result<u8, String> {
     let specs = adapters::parse_specs(adapters)?;
     let operands = bits
         .iter()
@@ -354,8 +465,12 @@ fn evaluate(catalog: &Catalog, id: &str, bits: &[String], adapters: &[String]) -
         return Err(reason.clone());
     }
     let evaluation = eval(catalog, &adapters, &check, &operands, &options)?;
+    let mut out = std::io::stdout().lock();
     for line in &evaluation.lines {
-        println!("{line}");
+        // A closed pipe ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
     }
-    Ok(evaluation.pass)
+    Ok(if evaluation.pass { 0 } else { report::EXIT_FAIL })
 }

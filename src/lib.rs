@@ -14,6 +14,7 @@ pub mod ffi;
 pub mod format;
 pub mod generate;
 pub mod oracle;
+pub mod platform;
 pub mod process;
 pub mod python;
 pub mod report;

@@ -366,9 +366,9 @@ struct Slot {
 }
 
 impl Slot {
-    fn new() -> Box<Slot> {
+    fn new() -> Slot {
         let raw = RawOutput { alloc: alloc_result, host: std::ptr::null_mut() };
-        Box::new(Slot { raw, result: None, refused: None })
+        Slot { raw, result: None, refused: None }
     }
 
     fn raw(&mut self) -> *mut RawOutput {
@@ -376,7 +376,7 @@ impl Slot {
     }
 
     /// The tensor the library wrote, once the call succeeded.
-    fn result(mut self: Box<Self>) -> Result<Tensor, AdapterError> {
+    fn result(mut self) -> Result<Tensor, AdapterError> {
         if let Some(why) = self.refused.take() {
             return Err(AdapterError::new(ErrorKind::Other, format!("the library's result: {why}")));
         }

@@ -118,12 +118,23 @@ impl ProcessAdapter {
                 "not run: the worker failed the last {n} calls of {group} in a row (the last: {last}), so the rest of them fail unrun"
             )));
         }
-        let parked = self.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let mut worker = match parked {
-            Some(w) => w,
-            None => self.start_worker().map_err(|e| self.error(format!("cannot start a new worker: {e}")))?.0,
-        };
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let strike = |message: &str| {
+            if let Ok(mut s) = self.strikes.lock() {
+                let entry = s.entry(group.clone()).or_insert((0, String::new()));
+                *entry = (entry.0 + 1, message.to_string());
+            }
+        };
+        let parked = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let mut worker = match parked.map_or_else(|| self.start_worker().map(|(w, _)| w), Ok) {
+            Ok(w) => w,
+            Err(e) => {
+                // A worker that no longer starts (or hangs before `hello`) counts as a fault too.
+                let message = format!("request {id} ({what}): cannot start a new worker: {e}");
+                strike(&message);
+                return Err(self.error(message));
+            }
+        };
         let pid = worker.pid();
         let answered = worker
             .exchange(build(id), self.options.call_timeout)
@@ -147,10 +158,7 @@ impl ProcessAdapter {
                 // Its stream cannot be trusted any more: it goes, and the next call starts another.
                 drop(worker);
                 let message = format!("worker {pid}, request {id} ({what}): {e}");
-                if let Ok(mut s) = self.strikes.lock() {
-                    let entry = s.entry(group).or_insert((0, String::new()));
-                    *entry = (entry.0 + 1, message.clone());
-                }
+                strike(&message);
                 Err(self.error(format!("{message}; a new worker starts for the next call")))
             }
         }

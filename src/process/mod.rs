@@ -8,6 +8,9 @@ mod serve;
 pub mod wire;
 mod worker;
 
+#[cfg(all(test, unix))]
+mod tests;
+
 pub use adapter::{ProcessAdapter, ProcessOptions, STRIKES};
 pub use serve::{protocol_stdout, serve};
 pub use worker::Launch;

@@ -164,3 +164,87 @@ fn call(
         _ => Err(unsupported()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use opspec_adapter::{BinaryOp, ErrorKind};
+
+    use super::super::frame::Frame;
+    use super::super::wire::{DlType, TensorDesc};
+    use super::*;
+
+    /// Adds f32 tensors of one shape; nothing else.
+    struct Adds;
+
+    impl Adapter for Adds {
+        fn name(&self) -> &str {
+            "adds"
+        }
+        fn version(&self) -> String {
+            "1".into()
+        }
+        fn supports(&self, op: OpKind, dtype: DType) -> Support {
+            match (op, dtype) {
+                (OpKind::Binary(BinaryOp::Add), DType::F32) => Support::Supported,
+                _ => Support::Unsupported("adds only".into()),
+            }
+        }
+        fn binary(&self, _: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+            let sum: Vec<f32> =
+                a.to_vec::<f32>()?.iter().zip(b.to_vec::<f32>()?).map(|(x, y)| x + y).collect();
+            Tensor::from_slice(&sum, a.shape())
+        }
+    }
+
+    fn call(id: u64, op: &str, a: &Tensor, b: &Tensor) -> Frame {
+        let mut enc = Encoder::default();
+        let args = vec![Arg::Tensor(enc.tensor(a)), Arg::Tensor(enc.tensor(b))];
+        wire::frame(&Request::Call { id, op: op.into(), args, out: None, buffers: enc.buffers }, enc.data)
+    }
+
+    #[test]
+    fn serve_answers_hello_calls_and_errors_until_shutdown() {
+        let a = Tensor::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap().view(&[2], &[-2], 3).unwrap();
+        let b = Tensor::from_slice(&[0.5f32], &[1]).unwrap().view(&[2], &[0], 0).unwrap();
+        let requests = [
+            wire::frame(
+                &Request::Hello {
+                    id: 0,
+                    protocol: PROTOCOL,
+                    host: "test".into(),
+                    ops: vec!["add".into(), "pow".into()],
+                    dtypes: vec![DlType::of(DType::F32), DlType(5, 64, 1)],
+                },
+                Vec::new(),
+            ),
+            call(1, "add", &a, &b),
+            call(2, "frobnicate", &a, &b),
+            wire::frame(&Request::Shutdown { id: 3 }, Vec::new()),
+            call(4, "add", &a, &b),
+        ];
+        let mut input = Vec::new();
+        for f in &requests {
+            write_frame(&mut input, &f.meta, &f.data).unwrap();
+        }
+        let mut output = Vec::new();
+        serve(&Adds, &input[..], &mut output).unwrap();
+        let mut replies = &output[..];
+        let mut next = || read_frame(&mut replies).unwrap();
+        let hello: Reply = wire::parse(&next().unwrap()).unwrap();
+        let Reply::Hello { support, protocol, .. } = hello else { panic!("{hello:?}") };
+        assert_eq!(protocol, PROTOCOL);
+        let supported: Vec<_> =
+            support.iter().filter(|e| e.unsupported.is_none()).map(|e| (&e.op[..], e.form)).collect();
+        assert_eq!(supported, [("add", Form::Tensors)]);
+        assert_eq!(support.len(), 6, "add and pow in three forms each, f32 only: {support:?}");
+        let sum = next().unwrap();
+        let Reply::Result { id: 1, result, buffers } = wire::parse::<Reply>(&sum).unwrap() else { panic!() };
+        let result: TensorDesc = result;
+        assert_eq!(wire::tensor(&result, &buffers, &sum.data).unwrap().to_vec::<f32>().unwrap(), [4.5, 2.5]);
+        let Reply::Error { id: 2, kind, .. } = wire::parse::<Reply>(&next().unwrap()).unwrap() else {
+            panic!()
+        };
+        assert_eq!(kind, ErrorKind::Unsupported.name());
+        assert!(next().is_none(), "nothing is answered after shutdown");
+    }
+}

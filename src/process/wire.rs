@@ -364,7 +364,7 @@ pub fn tensor(desc: &TensorDesc, buffers: &[BufferRange], data: &[u8]) -> Result
         )
     })?;
     let bytes = &data[range.offset as usize..end as usize];
-    if bytes.len() % size != 0 || desc.byte_offset % size as u64 != 0 {
+    if !bytes.len().is_multiple_of(size) || !desc.byte_offset.is_multiple_of(size as u64) {
         return Err(format!(
             "a {dtype} tensor needs whole elements: buffer of {} bytes, byte offset {}",
             bytes.len(),

@@ -1,6 +1,10 @@
 //! One worker process: spawned with piped stdin, stdout and stderr, written to and read from
 //! on threads of its own so that a worker that stops reading or answering can never block us
-//! past a deadline, and killed (with its whole process group) when it misbehaves.
+//! past a deadline, and killed when it misbehaves.
+//!
+//! The worker stays in our process group, so that Ctrl-C ends it with us even when it hangs;
+//! the kill reaches the worker alone, so a worker that starts processes of its own must see to
+//! it that they end with it.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -48,8 +52,6 @@ impl Worker {
     pub fn spawn(launch: &Launch, label: &str) -> Result<Worker, String> {
         let mut command = Command::new(&launch.program);
         command.args(&launch.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().map_err(|e| format!("cannot start `{}`: {e}", launch.program))?;
         let (Some(stdin), Some(mut stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -98,12 +100,14 @@ impl Worker {
     pub fn exchange(&mut self, request: Frame, deadline: Duration) -> Result<Frame, Fault> {
         let sent = self.requests.as_ref().is_some_and(|r| r.send(request).is_ok());
         if !sent {
-            return Err(self.died());
+            return Err(Fault::Died(self.died()));
         }
         match self.replies.recv_timeout(deadline) {
             Ok(Ok(Some(frame))) => Ok(frame),
-            Ok(Ok(None)) | Err(RecvTimeoutError::Disconnected) => Err(self.died()),
-            Ok(Err(FrameError::Truncated { .. } | FrameError::Io(_))) => Err(self.died()),
+            Ok(Ok(None)) | Err(RecvTimeoutError::Disconnected) => Err(Fault::Died(self.died())),
+            Ok(Err(e @ (FrameError::Truncated { .. } | FrameError::Io(_)))) => {
+                Err(Fault::Died(format!("{e}: {}", self.died())))
+            }
             Ok(Err(garbage)) => {
                 self.kill();
                 Err(Fault::Garbage(garbage))
@@ -123,7 +127,7 @@ impl Worker {
     }
 
     /// How the worker ended (waiting for it briefly, then killing it), with its last stderr.
-    fn died(&mut self) -> Fault {
+    fn died(&mut self) -> String {
         let status = self.wait_or_kill();
         let mut text = match status {
             Some(s) => format!("the worker ended ({s})"),
@@ -133,7 +137,7 @@ impl Worker {
         if !lines.is_empty() {
             text.push_str(&format!("; its stderr ended with:\n    {}", lines.join("\n    ")));
         }
-        Fault::Died(text)
+        text
     }
 
     /// The exit status after the grace period, or after killing the worker.
@@ -151,15 +155,9 @@ impl Worker {
         self.child.wait().ok()
     }
 
-    /// Kills the worker and everything it started.
+    /// Kills the worker (`SIGKILL` on Unix).
     pub fn kill(&mut self) {
         self.requests = None;
-        #[cfg(unix)]
-        // SAFETY: kill(2) with a negative pid signals the process group the worker leads (it
-        // was spawned with `process_group(0)`); it touches no memory of ours.
-        unsafe {
-            libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL);
-        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -1,13 +1,20 @@
-//! The HTML page, rendered from the report record. Every string that came from an adapter or
-//! a table is escaped.
+//! The HTML report: one self-contained file (no network). The headline, each run's
+//! environment, the ULP-error histograms (inline SVG) and the contract's gaps are rendered
+//! here; the matrix, the filters and every check's drill-down are drawn by `page.js` from the
+//! results embedded as JSON. Every string that came from an adapter or a table is escaped
+//! here, and set as text (never as markup) by the script.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use opspec_adapter::DType;
+use serde::Serialize;
 
-use super::{Report, Tally};
-use crate::run::{CheckResult, Status};
+use super::summary::counts;
+use super::{Run, RunInfo, Tally};
+use crate::run::{CaseFailure, Citation, KnownDeviation, Status, ULP_BUCKETS};
+
+/// Failing inputs a drill-down shows in full; the rest are counted.
+const SHOWN_INPUTS: usize = 3;
 
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -25,53 +32,185 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:right}\
-th:first-child,td:first-child{text-align:left}.fail{background:#fdd}.pass{background:#dfd}.skip{background:#eee}\
-pre{background:#f6f6f6;padding:.6em;overflow-x:auto;white-space:pre-wrap}code{font-size:.95em}\
-dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{font-weight:bold}";
+/// What the script draws from: every check, with its citation and deviation by index.
+#[derive(Serialize)]
+struct Data<'a> {
+    /// The command prefix that reruns one check (`… run --exact ID`).
+    rerun: String,
+    checks: Vec<CheckView<'a>>,
+    citations: Vec<&'a Citation>,
+    deviations: Vec<&'a KnownDeviation>,
+    /// The catalog files the checks cite, by path.
+    sources: BTreeMap<&'a str, &'a str>,
+}
+
+/// One check, with short keys: a report holds thousands.
+#[derive(Serialize)]
+struct CheckView<'a> {
+    id: String,
+    /// Suite, adapter (`-` for a table self-check), op, dtype, case.
+    su: &'a str,
+    ad: &'a str,
+    op: &'a str,
+    dt: &'a str,
+    st: &'static str,
+    /// The run it comes from (index into the runs, for its environment).
+    run: usize,
+    n: usize,
+    nf: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ulp: Option<f64>,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    msg: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cit: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dev: Option<usize>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    fails: &'a [CaseFailure],
+    /// Failing inputs not shown in full.
+    #[serde(skip_serializing_if = "is_zero")]
+    more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn data(runs: &[Run]) -> Data<'_> {
+    let mut d = Data {
+        rerun: crate::run::check::run_command_prefix(),
+        checks: Vec::new(),
+        citations: Vec::new(),
+        deviations: Vec::new(),
+        sources: BTreeMap::new(),
+    };
+    let mut citation_index: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let mut deviation_index: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        d.sources.extend(run.sources.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        for r in &run.results {
+            let cit = r.citation.as_ref().map(|c| {
+                *citation_index.entry((&c.row, &c.location)).or_insert_with(|| {
+                    d.citations.push(c);
+                    d.citations.len() - 1
+                })
+            });
+            let dev = r.deviation.as_ref().map(|dv| {
+                *deviation_index.entry(&dv.location).or_insert_with(|| {
+                    d.deviations.push(dv);
+                    d.deviations.len() - 1
+                })
+            });
+            let shown = &r.failures[..r.failures.len().min(SHOWN_INPUTS)];
+            d.checks.push(CheckView {
+                id: r.id.to_string(),
+                su: r.id.suite_label(),
+                ad: r.id.adapter_label(),
+                op: &r.id.op,
+                dt: &r.id.dtype,
+                st: r.status.name(),
+                run: i,
+                n: r.inputs,
+                nf: r.failed_inputs,
+                ulp: r.max_ulp_error,
+                msg: &r.message,
+                cit,
+                dev,
+                fails: shown,
+                more: r.failed_inputs.saturating_sub(shown.len()),
+            });
+        }
+    }
+    d
+}
+
+/// JSON that can sit inside a `<script>` element: no `<` at all (only strings hold one).
+fn script_json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).expect("report data serialises").replace('<', "\\u003c")
+}
 
 /// The whole page.
-pub fn render(report: &Report) -> String {
-    let total = Tally::of(&report.results);
+pub fn render(runs: &[Run]) -> String {
+    let total = Tally::of(runs.iter().flat_map(|r| &r.results));
     let mut page = String::new();
     let _ = write!(
         page,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>opspec conformance report</title>\
-         <style>{STYLE}</style></head><body><h1>opspec conformance report</h1>\
-         <p><strong>{}</strong> checks passed, <strong>{}</strong> failed, <strong>{}</strong> skipped; \
-         {} inputs checked. The checks that count their inputs before they run planned {} and \
-         ran {}.</p>",
-        total.pass, total.fail, total.skip, total.inputs, total.planned, total.planned_run
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width\"><title>opspec conformance report</title>\
+         <style>{}</style></head><body><h1>opspec conformance report</h1>",
+        include_str!("page.css")
     );
-    page += &run_info(report);
-    let mut groups: BTreeMap<(String, String), Vec<&CheckResult>> = BTreeMap::new();
-    for r in &report.results {
-        groups.entry((r.id.suite_label().to_string(), r.id.adapter_label().to_string())).or_default().push(r);
+    for run in runs.iter().filter(|r| !r.complete) {
+        let _ = write!(
+            page,
+            "<p class=\"banner\" role=\"alert\">⚠ Incomplete: {} ended before the run finished; \
+             its unrun checks are listed as missing.</p>",
+            escape(&run.path.display().to_string())
+        );
     }
-    for ((suite, adapter), results) in &groups {
-        page += &summary_table(suite, adapter, results);
+    let _ = write!(
+        page,
+        "<p class=\"headline\"><strong>{}</strong> checks: {}; {} inputs checked.</p>",
+        total.pass + total.fail + total.known_deviation + total.skip + total.missing + total.unavailable,
+        escape(&counts(&total)),
+        total.inputs
+    );
+    for adapter in skipped_adapters(runs) {
+        let _ = write!(
+            page,
+            "<p class=\"banner\">⚠ Every check of adapter <code>{}</code> was skipped: nothing of it was checked.</p>",
+            escape(adapter)
+        );
     }
-    page += &failures(&report.results);
-    page += &skips(&report.results);
-    page += "</body></html>\n";
+    page += "<noscript><p>The matrix, the filters and the drill-downs need JavaScript; \
+             results.jsonl holds every result.</p></noscript>";
+    page += "<nav id=\"filters\" aria-label=\"filters\"></nav><section id=\"matrix\"></section>\
+             <section id=\"checks\"></section><section id=\"source\" hidden></section>";
+    page += &histograms(runs);
+    page += &gaps(runs);
+    page += "<h2 id=\"environment\">Environment</h2>";
+    for run in runs {
+        page += &environment(run);
+    }
+    let _ = writeln!(
+        page,
+        "<script type=\"application/json\" id=\"data\">{}</script><script>{}</script></body></html>",
+        script_json(&data(runs)),
+        include_str!("page.js")
+    );
     page
 }
 
-fn run_info(report: &Report) -> String {
-    let i = &report.info;
+/// The adapters whose every check was skipped.
+fn skipped_adapters(runs: &[Run]) -> Vec<&str> {
+    let mut seen: BTreeMap<&str, bool> = BTreeMap::new();
+    for r in runs.iter().flat_map(|r| &r.results) {
+        if let Some(a) = r.id.adapter_name() {
+            *seen.entry(a).or_insert(true) &= r.status == Status::Skip;
+        }
+    }
+    seen.into_iter().filter(|&(_, all)| all).map(|(a, _)| a).collect()
+}
+
+fn environment(run: &Run) -> String {
+    let i: &RunInfo = &run.info;
     let rows = [
+        ("results file", run.path.display().to_string()),
         ("opspec", i.opspec_version.clone()),
         ("catalog", i.catalog.clone()),
-        ("spec revision", i.spec_revision.clone()),
+        ("contract revision", i.spec_revision.clone()),
         ("suite seeds", i.seeds.join(", ")),
         ("table self-checks", format!("seed {}, {} inputs per row", i.table_seed, i.table_cases_per_row)),
         ("threads", i.threads.clone()),
-        ("adapters", i.adapters.join(", ")),
+        ("adapters", i.adapters.join("; ")),
         ("reference", i.reference.clone()),
         ("target", i.target.clone()),
         ("CPU features", i.cpu_features.join(" ")),
-        ("finished (Unix time)", i.finished_at.to_string()),
+        (
+            "finished (Unix time)",
+            if run.complete { i.finished_at.to_string() } else { "did not finish".into() },
+        ),
         ("duration", format!("{:.1} s", i.seconds)),
         ("command", i.command.clone()),
     ];
@@ -82,111 +221,86 @@ fn run_info(report: &Report) -> String {
     out + "</dl>"
 }
 
-/// Each dtype gets a column; checks with other labels (promotion pairs, shape vectors) share
-/// the column `other`.
-fn column(dtype: &str) -> &str {
-    if dtype.parse::<DType>().is_ok() { dtype } else { "other" }
-}
-
-/// Operation × dtype table of check counts for one suite and adapter: passed of run, with
-/// failures and skips spelt out, and the measured maximum ULP error where there is one.
-fn summary_table(suite: &str, adapter: &str, results: &[&CheckResult]) -> String {
-    let mut columns: Vec<&str> = results.iter().map(|r| column(&r.id.dtype)).collect();
-    columns.sort_by_key(|d| dtype_rank(d));
-    columns.dedup();
-    let mut ops: Vec<&str> = results.iter().map(|r| r.id.op.as_str()).collect();
-    ops.sort();
-    ops.dedup();
-    let title = if suite == "table" {
-        "Table self-checks (each row's stated result against the oracle)".to_string()
-    } else {
-        format!("Suite {suite}, adapter {adapter}")
-    };
-    let mut out = format!("<h2>{}</h2><table><tr><th>operation</th>", escape(&title));
-    for d in &columns {
-        let _ = write!(out, "<th>{}</th>", escape(d));
+/// One inline SVG bar chart per (adapter, op, dtype) with ULP histograms, summed over suites.
+fn histograms(runs: &[Run]) -> String {
+    let mut sums: BTreeMap<(&str, &str, &str), (Vec<u64>, f64)> = BTreeMap::new();
+    for r in runs.iter().flat_map(|r| &r.results) {
+        let Some(h) = &r.ulp_histogram else { continue };
+        let e = sums
+            .entry((r.id.adapter_label(), r.id.op.as_str(), r.id.dtype.as_str()))
+            .or_insert_with(|| (vec![0; ULP_BUCKETS.len()], 0.0));
+        e.0.iter_mut().zip(h).for_each(|(s, n)| *s += n);
+        e.1 = e.1.max(r.max_ulp_error.unwrap_or(0.0));
     }
-    out += "</tr>";
-    for op in ops {
-        let _ = write!(out, "<tr><td>{}</td>", escape(op));
-        for d in &columns {
-            let t = Tally::of(results.iter().copied().filter(|r| r.id.op == op && column(&r.id.dtype) == *d));
-            let run = t.pass + t.fail;
-            if run + t.skip == 0 {
-                out += "<td></td>";
-                continue;
-            }
-            let class = if t.fail > 0 {
-                "fail"
-            } else if t.pass > 0 {
-                "pass"
-            } else {
-                "skip"
-            };
-            let mut text = format!("{}/{run}", t.pass);
-            if t.fail > 0 {
-                let _ = write!(text, "<br>{} failed", t.fail);
-            }
-            if t.known_deviation > 0 {
-                let _ = write!(text, "<br>{} known deviations", t.known_deviation);
-            }
-            if t.skip > 0 {
-                let _ = write!(text, "<br>{} skipped", t.skip);
-            }
-            if let Some(e) = t.max_ulp_error {
-                let _ = write!(text, "<br>max {e:.3} ulp");
-            }
-            let _ = write!(out, "<td class=\"{class}\" title=\"{} inputs\">{text}</td>", t.inputs);
-        }
-        out += "</tr>";
-    }
-    out + "</table><p>Each cell: checks passed / checks run. Hover for the number of inputs.</p>"
-}
-
-fn dtype_rank(d: &str) -> usize {
-    DType::ALL.iter().position(|x| x.name() == d).unwrap_or(usize::MAX)
-}
-
-fn failures(results: &[CheckResult]) -> String {
-    let mut out = listing(results, Status::Fail, "Failures");
-    let known = listing(results, Status::KnownDeviation, "Known deviations (expected failures)");
-    if results.iter().any(|r| r.status == Status::KnownDeviation) {
-        out += &known;
-    }
-    out
-}
-
-/// The reports of every result with `status`, under a heading.
-fn listing(results: &[CheckResult], status: Status, heading: &str) -> String {
-    let failed: Vec<&CheckResult> = results.iter().filter(|r| r.status == status).collect();
-    if failed.is_empty() {
-        return format!("<h2>{heading}</h2><p>None.</p>");
-    }
-    let mut out = format!("<h2>{heading} ({})</h2>", failed.len());
-    for r in failed {
-        let _ = write!(
-            out,
-            "<h3 id=\"{0}\"><code>{0}</code></h3><pre>{1}</pre>",
-            escape(&r.id.to_string()),
-            escape(&r.report())
-        );
-    }
-    out
-}
-
-fn skips(results: &[CheckResult]) -> String {
-    let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in results.iter().filter(|r| r.status == Status::Skip) {
-        *reasons.entry(r.message.as_str()).or_default() += 1;
-    }
-    if reasons.is_empty() {
+    if sums.is_empty() {
         return String::new();
     }
-    let mut out = String::from("<h2>Skipped checks</h2><table><tr><th>reason</th><th>checks</th></tr>");
-    for (reason, n) in reasons {
-        let _ = write!(out, "<tr><td>{}</td><td>{n}</td></tr>", escape(reason));
+    let mut out = String::from(
+        "<h2 id=\"ulp\">ULP error of the approximate operations</h2><p>Finite results per bucket of \
+         error against the exact value (0.5 ulp: correctly rounded); bar heights on a log scale.</p>\
+         <div class=\"plots\">",
+    );
+    for ((adapter, op, dtype), (counts, max)) in sums {
+        out += &bar_chart(&format!("{adapter} {op} {dtype}: max {max:.6} ulp"), &counts);
     }
-    out + "</table>"
+    out + "</div>"
+}
+
+fn bar_chart(title: &str, counts: &[u64]) -> String {
+    let labels = ["≤.5", "≤1", "≤2", "≤4", "≤8", "≤16", "≤64", "≤256", "≤1k", ">1k"];
+    let (w, h, bar) = (260, 120, 24);
+    let top = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let mut svg = format!(
+        "<figure><svg role=\"img\" aria-label=\"{t}\" width=\"{w}\" height=\"{}\" viewBox=\"0 0 {w} {}\">\
+         <title>{t}</title>",
+        h + 30,
+        h + 30,
+        t = escape(title)
+    );
+    for (i, (&n, label)) in counts.iter().zip(labels).enumerate() {
+        let height =
+            if n == 0 { 0.0 } else { (h as f64 - 12.0) * (1.0 + (n as f64).ln()) / (1.0 + top.ln()) };
+        let x = 4 + i * (bar + 1);
+        let _ = write!(
+            svg,
+            "<rect x=\"{x}\" y=\"{:.1}\" width=\"{bar}\" height=\"{height:.1}\" class=\"bar\"><title>{label} ulp: {n}</title></rect>\
+             <text x=\"{}\" y=\"{}\" class=\"tick\">{label}</text>",
+            h as f64 - height,
+            x + bar / 2,
+            h + 14
+        );
+    }
+    svg + &format!("</svg><figcaption>{}</figcaption></figure>", escape(title))
+}
+
+/// What each table does not encode yet, from the runs' catalogs.
+fn gaps(runs: &[Run]) -> String {
+    let mut by_table: BTreeMap<(&str, &str), Vec<String>> = BTreeMap::new();
+    for g in runs.iter().flat_map(|r| &r.info.gaps) {
+        let line = format!("{} ({}): {}", g.what, g.source, g.reason);
+        let list = by_table.entry((&g.table, &g.path)).or_default();
+        if !list.contains(&line) {
+            list.push(line);
+        }
+    }
+    if by_table.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("<h2 id=\"gaps\">What the contract does not cover yet</h2>");
+    for ((table, path), lines) in by_table {
+        let _ = write!(
+            out,
+            "<details><summary>{} ({} items) — {}</summary><ul>",
+            escape(table),
+            lines.len(),
+            escape(path)
+        );
+        for l in lines {
+            let _ = write!(out, "<li>{}</li>", escape(&l));
+        }
+        out += "</ul></details>";
+    }
+    out
 }
 
 #[cfg(test)]
@@ -199,5 +313,13 @@ mod tests {
             escape("<script>\"a\" & 'b'</script>"),
             "&lt;script&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/script&gt;"
         );
+    }
+
+    #[test]
+    fn embedded_json_cannot_close_its_script_element() {
+        let json = script_json(&vec!["</script><script>alert(1)</script>"]);
+        assert!(!json.contains('<'), "{json}");
+        let back: Vec<String> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back[0], "</script><script>alert(1)</script>");
     }
 }

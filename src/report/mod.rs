@@ -1,170 +1,101 @@
-//! Results on disk: `results.json` (the record) and `index.html` (rendered from it).
+//! Results on disk and what is rendered from them: `results.jsonl` (the record, written as
+//! the run goes), `index.html`, `junit.xml` and an optional Markdown summary. `opspec run`
+//! reads its own results file back and renders it with the same code as `opspec report`.
 
+mod diff;
 mod html;
+mod info;
+mod junit;
+mod results;
+mod summary;
+mod tally;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
+pub use diff::{Diff, diff};
+pub use html::escape;
+pub use info::{Gap, RunInfo};
+pub use results::{FORMAT, ResultsWriter, Run, VERSION, read};
+pub use summary::{github_summary, terminal_summary};
+pub use tally::Tally;
 
-use crate::run::{CheckResult, RunOptions, Status};
-use crate::spec::Catalog;
+use crate::run::Status;
 
-/// What a run was: enough to reproduce it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunInfo {
-    pub opspec_version: String,
-    /// Which catalog ran: `built-in catalog` or `catalog at DIR` (`--root`).
-    pub catalog: String,
-    /// The contract revision: a hash of the catalog files loaded (tables, suites,
-    /// expectations), so reports of different contracts differ.
-    pub spec_revision: String,
-    /// `name: seed` for every suite run.
-    pub seeds: Vec<String>,
-    /// The seed and inputs per row of the tables' self-checks.
-    #[serde(default)]
-    pub table_seed: u64,
-    #[serde(default)]
-    pub table_cases_per_row: usize,
-    /// The threads the kernels of an in-process adapter may use: rayon's pool size, and
-    /// `RAYON_NUM_THREADS` when it is set (the one knob; the CPU adapter has no other).
-    #[serde(default)]
-    pub threads: String,
-    /// `name: version` for every adapter run.
-    pub adapters: Vec<String>,
-    pub reference: String,
-    pub target: String,
-    pub cpu_features: Vec<String>,
-    /// Seconds since the Unix epoch when the run ended.
-    pub finished_at: u64,
-    pub seconds: f64,
-    /// The command line that produced the report.
-    pub command: String,
+/// The exit code of a command and the sentence that explains it (`docs/RESULTS.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub code: u8,
+    pub reason: String,
 }
 
-impl RunInfo {
-    /// Describes a run of `catalog` under `options` with the given adapter versions.
-    pub fn new(catalog: &Catalog, options: &RunOptions, adapters: Vec<String>, seconds: f64) -> RunInfo {
-        let threads = match std::env::var("RAYON_NUM_THREADS") {
-            Ok(v) => format!("{} (RAYON_NUM_THREADS={v})", rayon::current_num_threads()),
-            Err(_) => format!("{} (rayon's default: one per CPU)", rayon::current_num_threads()),
+/// Exit code 1: a check failed.
+pub const EXIT_FAIL: u8 = 1;
+/// Exit code 2: bad input.
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code 3: nothing was checked.
+pub const EXIT_NOTHING_CHECKED: u8 = 3;
+/// Exit code 4: a results file is incomplete.
+pub const EXIT_INCOMPLETE: u8 = 4;
+
+/// What `runs` amount to: incomplete (4) before failed (1) before nothing checked (3).
+/// Unless `allow_skips`, an adapter whose every check was skipped counts as nothing checked.
+pub fn verdict(runs: &[Run], allow_skips: bool) -> Verdict {
+    let results = || runs.iter().flat_map(|r| &r.results);
+    if let Some(run) = runs.iter().find(|r| !r.complete) {
+        let missing = run.results.iter().filter(|r| r.status == Status::Missing).count();
+        return Verdict {
+            code: EXIT_INCOMPLETE,
+            reason: format!(
+                "{} is incomplete (the run ended before its end record): {missing} planned checks never ran",
+                run.path.display()
+            ),
         };
-        RunInfo {
-            opspec_version: env!("CARGO_PKG_VERSION").to_string(),
-            catalog: catalog.origin.to_string(),
-            spec_revision: catalog.revision.clone(),
-            seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
-            table_seed: options.table_seed,
-            table_cases_per_row: options.table_cases_per_row,
-            threads,
-            adapters,
-            reference: reference_version(),
-            target: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
-            cpu_features: cpu_features(),
-            finished_at: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            seconds,
-            command: std::env::args().collect::<Vec<_>>().join(" "),
+    }
+    let failed = results().filter(|r| r.status.fails_run()).count();
+    if failed > 0 {
+        return Verdict { code: EXIT_FAIL, reason: format!("{failed} checks failed") };
+    }
+    if results().next().is_none() {
+        return Verdict {
+            code: EXIT_NOTHING_CHECKED,
+            reason: "no check was selected: nothing was checked".into(),
+        };
+    }
+    if !allow_skips {
+        let mut by_adapter: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for r in results() {
+            if let Some(a) = r.id.adapter_name() {
+                let e = by_adapter.entry(a).or_default();
+                e.0 += 1;
+                e.1 += usize::from(r.status == Status::Skip);
+            }
+        }
+        let skipped: Vec<&str> = by_adapter.iter().filter(|(_, (n, s))| n == s).map(|(a, _)| *a).collect();
+        if !skipped.is_empty() {
+            return Verdict {
+                code: EXIT_NOTHING_CHECKED,
+                reason: format!(
+                    "every check of adapter {} was skipped (pass --allow-skips to accept that)",
+                    skipped.join(", ")
+                ),
+            };
         }
     }
+    Verdict { code: 0, reason: "every check passed or is a known deviation".into() }
 }
 
-/// The reference's libraries, with the versions built into this binary.
-fn reference_version() -> String {
-    use gmp_mpfr_sys::{gmp, mpfr};
-    format!(
-        "MPFR {}.{}.{} with GMP {}.{}.{} (through rug and gmp-mpfr-sys), rounded once per format",
-        mpfr::VERSION_MAJOR,
-        mpfr::VERSION_MINOR,
-        mpfr::VERSION_PATCHLEVEL,
-        gmp::VERSION,
-        gmp::VERSION_MINOR,
-        gmp::VERSION_PATCHLEVEL
-    )
-}
-
-/// The whole record of a run.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Report {
-    pub info: RunInfo,
-    pub results: Vec<CheckResult>,
-}
-
-/// Counts of a group of results.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Tally {
-    pub pass: usize,
-    pub fail: usize,
-    pub skip: usize,
-    /// Failures listed as known deviations.
-    pub known_deviation: usize,
-    /// Planned checks the run never ran.
-    pub missing: usize,
-    /// Checks whose adapter could not be started.
-    pub unavailable: usize,
-    pub inputs: usize,
-    /// Of the checks that knew their count before running: the inputs planned, and the
-    /// inputs they ran (fewer where a contract left inputs out, or a check stopped early).
-    pub planned: usize,
-    pub planned_run: usize,
-    /// The largest measured ULP error among the results that report one.
-    pub max_ulp_error: Option<f64>,
-}
-
-impl Tally {
-    /// Adds one result.
-    pub fn add(&mut self, r: &CheckResult) {
-        match r.status {
-            Status::Pass => self.pass += 1,
-            Status::Fail => self.fail += 1,
-            Status::Skip => self.skip += 1,
-            Status::KnownDeviation => self.known_deviation += 1,
-            Status::Missing => self.missing += 1,
-            Status::Unavailable => self.unavailable += 1,
-        }
-        self.inputs += r.inputs;
-        if let Some(p) = r.planned_inputs {
-            self.planned += p;
-            self.planned_run += r.inputs;
-        }
-        if let Some(e) = r.max_ulp_error {
-            self.max_ulp_error = Some(self.max_ulp_error.map_or(e, |m| m.max(e)));
-        }
+/// Writes `index.html` and `junit.xml` for `runs` into `dir` (created if missing), and the
+/// Markdown summary to `github_summary` if given.
+pub fn write(dir: &Path, runs: &[Run], github_summary: Option<&Path>) -> Result<(), String> {
+    let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
+    let html = dir.join("index.html");
+    std::fs::write(&html, html::render(runs)).map_err(|e| fail(&html, e))?;
+    let xml = dir.join("junit.xml");
+    std::fs::write(&xml, junit::render(runs)).map_err(|e| fail(&xml, e))?;
+    if let Some(path) = github_summary {
+        std::fs::write(path, summary::github_summary(runs)).map_err(|e| fail(path, e))?;
     }
-
-    /// The maximum ULP error as text (`0.500`), or `-` where none was measured.
-    pub fn max_ulp_text(&self) -> String {
-        self.max_ulp_error.map_or("-".to_string(), |e| format!("{e:.3}"))
-    }
-
-    /// The tally of `results`.
-    pub fn of<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> Tally {
-        let mut t = Tally::default();
-        results.into_iter().for_each(|r| t.add(r));
-        t
-    }
-}
-
-/// Writes `results.json` and `index.html` into `dir` (created if missing).
-pub fn write(dir: &Path, report: &Report) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
-    std::fs::write(dir.join("results.json"), json)?;
-    std::fs::write(dir.join("index.html"), html::render(report))
-}
-
-fn cpu_features() -> Vec<String> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let mut found = Vec::new();
-        macro_rules! probe {
-            ($($f:tt),*) => {$( if std::arch::is_x86_feature_detected!($f) { found.push($f.to_string()); } )*};
-        }
-        probe!("sse4.2", "avx", "avx2", "fma", "f16c", "avx512f");
-        found
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        Vec::new()
-    }
+    Ok(())
 }

@@ -109,6 +109,7 @@ pub fn compare(reading: &Reading, cases: &Cases, expected: &[Expect], actual: &[
             expected: expected[i].describe(output),
             actual: output.describe(actual[i]),
             steps: steps_from(&expected[i], output, actual[i]),
+            actual_bits: Some(actual[i]),
             repro: Repro::Element(cases[i].clone()),
         });
     }

@@ -30,7 +30,7 @@ const DEFAULT_SHAPES: usize = 16;
 /// A failure about shapes, kinds or errors rather than values; it reproduces with the whole
 /// check.
 pub(super) fn fail_shape(rec: &mut Recorder, inputs: Vec<String>, expected: String, actual: String) {
-    rec.fail(1, || Failure { inputs, expected, actual, steps: None, repro: Repro::Check });
+    rec.fail(1, || Failure { inputs, expected, actual, steps: None, actual_bits: None, repro: Repro::Check });
 }
 
 /// Calls `adapter.binary` on its own thread (a panic or a hang becomes an error message).
@@ -312,6 +312,7 @@ impl<'a> ValueCheck<'a> {
                     expected: expected.describe(self.ctx.output),
                     actual: self.ctx.output.describe(actual[i]),
                     steps: steps_from(&expected, self.ctx.output, actual[i]),
+                    actual_bits: Some(actual[i]),
                     repro: Repro::Check,
                 }
             });
@@ -441,6 +442,7 @@ impl<'a> ValueCheck<'a> {
                                     .into(),
                             actual: format!("{differ} elements differ"),
                             steps: None,
+                            actual_bits: None,
                             repro: Repro::Check,
                         });
                     }

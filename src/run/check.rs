@@ -195,7 +195,12 @@ const OPSPEC: &str = "cargo run --release --";
 
 /// The command that reruns exactly the check `id`.
 pub fn run_command(id: &CheckId) -> String {
-    format!("{OPSPEC} run --exact {id}")
+    format!("{}{id}", run_command_prefix())
+}
+
+/// [`run_command`] without the id (the report adds each check's).
+pub fn run_command_prefix() -> String {
+    format!("{OPSPEC} run --exact ")
 }
 
 /// The command that evaluates one input of the check `id` in detail, calling the adapter as

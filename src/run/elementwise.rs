@@ -13,7 +13,7 @@ use super::check::{
     ShapeRuleTarget, Target,
 };
 use super::record::{Recorder, citation};
-use super::result::{CheckResult, Citation};
+use super::result::{CheckResult, Citation, ULP_BUCKETS};
 use super::shape_rules;
 use crate::check::Expect;
 use crate::expect::Context;
@@ -162,8 +162,9 @@ pub fn run(
             let actual = floats.batch.call(adapter, options)?;
             floats.batch.compare(&actual, &mut rec);
             if table.table.accuracy == Accuracy::Approximate {
-                rec.result.max_ulp_error =
-                    max_ulp_error(table.op, floats.format, &floats.batch.cases, &actual);
+                let errors = ulp_errors(table.op, floats.format, &floats.batch.cases, &actual);
+                rec.result.max_ulp_error = errors.iter().copied().reduce(f64::max);
+                rec.result.ulp_histogram = (!errors.is_empty()).then(|| ulp_histogram(&errors));
             }
             Ok(())
         }
@@ -290,9 +291,8 @@ fn check_table(floats: &FloatBatch, rec: &mut Recorder) -> Result<(), String> {
     Ok(())
 }
 
-/// The largest error of a finite result against the exact value, in fractional ULPs; `None`
-/// when no result was finite.
-fn max_ulp_error(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Option<f64> {
+/// The error of every finite result against the exact value, in fractional ULPs.
+fn ulp_errors(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Vec<f64> {
     cases
         .par_iter()
         .zip(actual)
@@ -301,5 +301,14 @@ fn max_ulp_error(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Option
             let exact = high_precision(op, f, c[0], c[1])?;
             exact.is_finite().then(|| ulp_error(f, a, &exact))
         })
-        .reduce_with(f64::max)
+        .collect()
+}
+
+/// How many of `errors` fall in each bucket of [`ULP_BUCKETS`].
+fn ulp_histogram(errors: &[f64]) -> Vec<u64> {
+    let mut counts = vec![0; ULP_BUCKETS.len()];
+    for &e in errors {
+        counts[ULP_BUCKETS.iter().position(|&edge| e <= edge).unwrap_or(ULP_BUCKETS.len() - 1)] += 1;
+    }
+    counts
 }

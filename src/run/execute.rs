@@ -10,6 +10,7 @@ use super::check::{Check, RunOptions, Target};
 use super::result::{CheckResult, KnownDeviation, Status};
 use super::{broadcast, elementwise, integer, promotion, property, scatter, shape_rules};
 use crate::spec::Catalog;
+use crate::spec::expectations::Tolerance;
 
 /// Why `adapter` cannot take `check` (an unsupported operation or dtype, no shape checker),
 /// if it cannot. Asked before a check runs, so that a skip is known when checks are listed.
@@ -88,7 +89,13 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
     let Some(listed) = catalog.expectations.listed(&result.id.to_string()) else { return };
     let location = format!("{}:{}", listed.file.display(), listed.line);
     match result.status {
-        Status::Fail => result.status = Status::KnownDeviation,
+        Status::Fail => match beyond_tolerance(&listed.deviation.tolerate, result) {
+            None => result.status = Status::KnownDeviation,
+            Some(grown) => {
+                result.message =
+                    format!("{}; listed as a known deviation in {location}, but {grown}", result.message)
+            }
+        },
         Status::Pass => {
             result.status = Status::Fail;
             result.message = format!(
@@ -102,4 +109,19 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
         does: listed.deviation.does.clone(),
         why: listed.deviation.why.clone(),
     });
+}
+
+/// How a failed check went past its entry's bounds, if it did.
+fn beyond_tolerance(t: &Tolerance, result: &CheckResult) -> Option<String> {
+    if let Some(n) = t.failed_inputs
+        && result.failed_inputs > n
+    {
+        return Some(format!("{} inputs failed where the entry tolerates {n}", result.failed_inputs));
+    }
+    match (t.max_ulp, result.max_ulp_error) {
+        (Some(bound), Some(e)) if e > bound => {
+            Some(format!("its largest error is {e:.3} ulp where the entry tolerates {bound} ulp"))
+        }
+        _ => None,
+    }
 }

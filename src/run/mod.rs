@@ -32,7 +32,7 @@ pub use check::{
 };
 pub use execute::{run_check, skip_reason, unavailable};
 pub use plan::{adapter_checks, table_checks, validate_expectations};
-pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status};
+pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status, ULP_BUCKETS};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -44,10 +44,6 @@ use crate::spec::Catalog;
 
 /// Runs `checks` in parallel, printing one progress line every `progress_every` checks to
 /// stderr (0 for silence). Results keep the order of `checks`.
-///
-/// The checks run on a thread pool of their own, not on rayon's global pool: a worker that
-/// runs a check waits for the adapter call, and an adapter that hands work to the global pool
-/// (as opspec-cpu's kernels do) would wait forever for workers that all wait for it.
 pub fn run_all(
     catalog: &Catalog,
     checks: &[Check],
@@ -55,11 +51,29 @@ pub fn run_all(
     options: &RunOptions,
     progress_every: usize,
 ) -> Vec<CheckResult> {
+    run_streamed(catalog, checks, adapters, options, progress_every, &|_| {})
+}
+
+/// [`run_all`], handing every result to `on_result` as soon as its check ends (on the thread
+/// that ran it), so that it can be written before the run is over.
+///
+/// The checks run on a thread pool of their own, not on rayon's global pool: a worker that
+/// runs a check waits for the adapter call, and an adapter that hands work to the global pool
+/// (as opspec-cpu's kernels do) would wait forever for workers that all wait for it.
+pub fn run_streamed(
+    catalog: &Catalog,
+    checks: &[Check],
+    adapters: &[NamedAdapter],
+    options: &RunOptions,
+    progress_every: usize,
+    on_result: &(dyn Fn(&CheckResult) + Sync),
+) -> Vec<CheckResult> {
     let done = AtomicUsize::new(0);
     let failed = AtomicUsize::new(0);
     let one = |check: &Check| {
         let adapter = check.id.adapter_name().and_then(|name| find_adapter(adapters, name)).map(|(_, a)| a);
         let result = run_check(catalog, check, adapter, options);
+        on_result(&result);
         if result.status == Status::Fail {
             failed.fetch_add(1, Ordering::Relaxed);
         }

@@ -29,13 +29,13 @@ pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
 /// Every expectations entry must name at least one planned check of its adapter: an entry
 /// that matches none (a renamed or removed check) is a load error at its line.
 pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
-    // One set of ids for every file's adapter: `unknown` reads every file's entries.
-    let adapters: Vec<String> = catalog.expectations.files.iter().map(|(_, f)| f.adapter.clone()).collect();
-    let planned = adapter_checks(catalog, &adapters);
-    let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
-    let ids = owned.iter().map(String::as_str).collect();
-    match catalog.expectations.unknown(&ids).into_iter().next() {
-        Some(e) => Err(e),
-        None => Ok(()),
+    for (_, file) in &catalog.expectations.files {
+        let planned = adapter_checks(catalog, std::slice::from_ref(&file.adapter));
+        let owned: Vec<String> = planned.iter().map(|c| c.id.to_string()).collect();
+        let ids = owned.iter().map(String::as_str).collect();
+        if let Some(e) = catalog.expectations.unknown(&file.adapter, &ids).into_iter().next() {
+            return Err(e);
+        }
     }
+    Ok(())
 }

@@ -103,6 +103,7 @@ pub fn run(
             ),
             actual,
             steps: None,
+            actual_bits: None,
             repro: Repro::Check,
         });
         rec.result.message = "the result's dtype or values differ from the table".into();

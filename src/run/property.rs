@@ -152,6 +152,7 @@ impl<'a> PropertyRun<'a> {
             expected: v.expected,
             actual: v.actual,
             steps: None,
+            actual_bits: None,
             repro: Repro::Element(v.inputs[0].clone()),
         }
     }

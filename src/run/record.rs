@@ -27,6 +27,8 @@ pub struct Failure {
     pub actual: String,
     /// Distance in representable steps from the expectation's centre, when it has one.
     pub steps: Option<u64>,
+    /// The result's bits, where the result is one scalar.
+    pub actual_bits: Option<u64>,
     pub repro: Repro,
 }
 
@@ -57,8 +59,14 @@ impl<'a> Recorder<'a> {
                 Repro::Element(operands) => eval_command(&self.result.id, operands),
                 Repro::Check => run_command(&self.result.id),
             };
+            let input_bits = match &f.repro {
+                Repro::Element(operands) => operands.iter().map(|b| format!("{b:#x}")).collect(),
+                Repro::Check => Vec::new(),
+            };
             self.result.failures.push(CaseFailure {
                 inputs: f.inputs,
+                input_bits,
+                actual_bits: f.actual_bits.map(|b| format!("{b:#x}")),
                 expected: f.expected,
                 actual: f.actual,
                 steps: f.steps,
@@ -123,6 +131,7 @@ mod tests {
                     expected: String::new(),
                     actual: String::new(),
                     steps: None,
+                    actual_bits: None,
                     repro: if k == 0 { Repro::Element(vec![0x3c00, 0x1]) } else { Repro::Check },
                 }
             });

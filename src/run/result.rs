@@ -4,6 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::check::{CheckId, run_command};
 
+/// Upper edges, in ULPs, of the buckets of [`CheckResult::ulp_histogram`]: at most 0.5
+/// (correctly rounded), at most 1, 2, 4, …; the last bucket takes every larger error.
+pub const ULP_BUCKETS: [f64; 10] = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0, f64::INFINITY];
+
 /// Verdict of a check (the table in `docs/RESULTS.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -58,8 +62,14 @@ pub struct Citation {
 pub struct CaseFailure {
     /// Operand values as `name = decimal (hex-float, bits)`.
     pub inputs: Vec<String>,
+    /// The operands' bits in hex, where the inputs are scalars (what `eval` takes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_bits: Vec<String>,
     pub expected: String,
     pub actual: String,
+    /// The result's bits in hex, where the result is one scalar.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual_bits: Option<String>,
     /// Distance in representable steps from the expectation's centre, when it has one (a
     /// count of values, not the fractional ULP error of `CheckResult::max_ulp_error`).
     pub steps: Option<u64>,
@@ -85,6 +95,10 @@ pub struct CheckResult {
     /// reference's binade, against the exact value (0.5 means correctly rounded).
     #[serde(default)]
     pub max_ulp_error: Option<f64>,
+    /// For approximate operations: how many finite results had an error in each bucket of
+    /// [`ULP_BUCKETS`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ulp_histogram: Option<Vec<u64>>,
     pub citation: Option<Citation>,
     /// Why the check failed or was skipped (empty on a pass).
     pub message: String,
@@ -117,6 +131,7 @@ impl CheckResult {
             inputs: 0,
             failed_inputs: 0,
             max_ulp_error: None,
+            ulp_histogram: None,
             citation: None,
             message: String::new(),
             failures: Vec::new(),
@@ -127,7 +142,7 @@ impl CheckResult {
 
     /// The failure as a bug report: id, citation, failing inputs, reproduction commands.
     pub fn report(&self) -> String {
-        let mut out = format!("{} {:?}: {}\n", self.id, self.status, self.message);
+        let mut out = format!("{} {}: {}\n", self.id, self.status.name(), self.message);
         if let Some(d) = &self.deviation {
             out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);
         }

@@ -189,6 +189,7 @@ fn check_stated(
         expected,
         actual,
         steps: None,
+        actual_bits: None,
         repro: Repro::Check,
     };
     match (reference(&problem, &policy), &case.result) {
@@ -230,6 +231,7 @@ fn check_stated(
                     expected: element.expect.describe(dtype),
                     actual: format!("stated {text}: {}", describe_value(dtype, bits)),
                     steps: ulp(dtype, &element.expect, bits),
+                    actual_bits: Some(bits),
                     repro: Repro::Check,
                 });
             }
@@ -362,6 +364,7 @@ impl ProblemRun<'_> {
                     expected: element.expect.describe(problem.dtype),
                     actual: format!("{}{how_far}", describe_value(problem.dtype, bits)),
                     steps: ulp(problem.dtype, &element.expect, bits),
+                    actual_bits: Some(bits),
                     repro: Repro::Check,
                 }
             });
@@ -382,6 +385,7 @@ impl ProblemRun<'_> {
             expected,
             actual,
             steps: None,
+            actual_bits: None,
             repro: Repro::Check,
         });
     }

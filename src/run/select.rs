@@ -4,7 +4,7 @@
 use super::check::{Check, CheckId, is_name};
 use super::plan::{adapter_checks, table_checks};
 use crate::spec::Catalog;
-use crate::spec::expectations::matches;
+use crate::spec::pattern::Pattern;
 
 /// A filter of check ids.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,14 +14,14 @@ pub enum Filter {
     Segments(Vec<String>),
     /// A pattern in the expectations files' language (`*` for any run of characters, `{a,b}`
     /// for either alternative), matched against the whole id.
-    Pattern(String),
+    Pattern(Pattern),
 }
 
 impl Filter {
     /// Reads a filter: a pattern if it has `*` or `{`, else segments.
     pub fn parse(text: &str) -> Result<Filter, String> {
-        if text.contains(['*', '{']) {
-            return Ok(Filter::Pattern(text.to_string()));
+        if text.contains(['*', '{', '}']) {
+            return Pattern::new(text).map(Filter::Pattern).map_err(|e| format!("filter `{text}`: {e}"));
         }
         let segments: Vec<String> = text.split(':').map(str::to_string).collect();
         if segments.iter().any(String::is_empty) {
@@ -33,7 +33,7 @@ impl Filter {
     /// Whether the filter selects `id`.
     pub fn selects(&self, id: &CheckId) -> bool {
         match self {
-            Filter::Pattern(p) => matches(p, &id.to_string()),
+            Filter::Pattern(p) => p.matches(&id.to_string()),
             Filter::Segments(wanted) => {
                 let segments = id.segments();
                 segments.windows(wanted.len()).any(|w| w.iter().zip(wanted).all(|(a, b)| a == b))
@@ -139,5 +139,7 @@ mod tests {
         assert!(p.selects(&id("megengine:cpu:multiply:f16:edges")));
         assert!(!p.selects(&id("megengine:cpu:subtract:f16:edges")));
         assert!(Filter::parse("add::f32").is_err());
+        assert!(Filter::parse("{add").unwrap_err().contains("not closed"));
+        assert!(Filter::parse("").unwrap_err().contains("empty segment"));
     }
 }

@@ -69,6 +69,7 @@ fn problem(call: &str, expected: &str, actual: String) -> Failure {
         expected: expected.to_string(),
         actual,
         steps: None,
+        actual_bits: None,
         repro: Repro::Check,
     }
 }

@@ -19,6 +19,7 @@ use opspec_adapter::{Alignment, NAMED_AXIS_CODES, NamedAxis, NamedOp, Operand, V
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
+use super::limits::check_shape;
 use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::notation::{parse_alignment, parse_operand};
 use super::source::{NotCovered, Source};
@@ -87,6 +88,15 @@ pub enum ValueCases {
     #[serde(rename = "named-swap")]
     NamedSwap,
 }
+
+/// Every value check.
+const VALUE_CASES: [ValueCases; 5] = [
+    ValueCases::Random,
+    ValueCases::Strided,
+    ValueCases::NamedVectors,
+    ValueCases::NamedPermutation,
+    ValueCases::NamedSwap,
+];
 
 impl ValueCases {
     /// The case name in check ids.
@@ -316,12 +326,7 @@ pub fn load_table(path: &Path, text: &str) -> Result<LoadedBroadcastTable, LoadE
 }
 
 fn at<T>(file: &Path, span: &Spanned<T>, message: String) -> LoadError {
-    LoadError {
-        file: file.to_path_buf(),
-        line: Some(span.referenced.line()),
-        column: Some(span.referenced.column()),
-        message,
-    }
+    LoadError::at_location(file, &span.referenced, message)
 }
 
 fn known_code(code: &str) -> bool {
@@ -330,11 +335,16 @@ fn known_code(code: &str) -> bool {
 
 /// Checks what serde cannot and parses every vector.
 fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError> {
-    let whole = |m: String| LoadError { file: file.to_path_buf(), line: None, column: None, message: m };
+    let whole = |m: String| LoadError::whole(file, m);
+    let field = |f: &str, m: String| LoadError::in_field(file, f, m);
     let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
-    for code in &table.codes {
+    for (i, code) in table.codes.iter().enumerate() {
+        let here = format!("codes[{i}]");
         if table.family != Family::Named || !known_code(code) {
-            return Err(whole(format!("field `codes`: `{code}` is not a named-axis error code")));
+            return Err(field(&here, format!("`{code}` is not a named-axis error code")));
+        }
+        if table.codes[..i].contains(code) {
+            return Err(field(&here, format!("`{code}` is listed twice")));
         }
     }
     let mut rule_ids = HashSet::new();
@@ -357,14 +367,15 @@ fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError>
             ));
         }
     }
-    if let Some(n) = table.not_covered.iter().find(|n| !sources.contains(n.source.as_str())) {
-        return Err(whole(format!("field `not_covered`: unknown source `{}`", n.source)));
+    if let Some(i) = table.not_covered.iter().position(|n| !sources.contains(n.source.as_str())) {
+        let m = format!("unknown source `{}`", table.not_covered[i].source);
+        return Err(field(&format!("not_covered[{i}].source"), m));
     }
     let default_op = match (&table.op, table.family) {
         (None, _) => NamedOp::Add,
-        (Some(op), Family::Named) => op.parse::<NamedOp>().map_err(|e| whole(format!("field `op`: {e}")))?,
+        (Some(op), Family::Named) => op.parse::<NamedOp>().map_err(|e| field("op", e.to_string()))?,
         (Some(_), Family::Numpy) => {
-            return Err(whole("field `op`: numpy tables apply to every binary operation".into()));
+            return Err(field("op", "numpy tables apply to every binary operation".into()));
         }
     };
     let mut seen = HashSet::new();
@@ -376,6 +387,11 @@ fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError>
         }
         if !seen.insert(v.id.value.as_str()) {
             return Err(err("field `id`: duplicate vector id".into()));
+        }
+        if VALUE_CASES.iter().any(|c| c.name() == v.id.value) {
+            return Err(err(
+                "field `id`: the case name of a value check; two checks would share an id".into()
+            ));
         }
         if v.rules.is_empty() {
             return Err(err("field `rules`: cite at least one rule".into()));
@@ -485,7 +501,10 @@ fn numpy_case(file: &Path, v: &Vector) -> Result<Case, LoadError> {
         return Err(err("`op`, `align` and `sizes` belong to named tables".into()));
     }
     let sizes = |s: &Spanned<ShapeText>, field: &str| match &s.value {
-        ShapeText::Sizes(sizes) => Ok(sizes.clone()),
+        ShapeText::Sizes(sizes) => match check_shape(sizes) {
+            Ok(_) => Ok(sizes.clone()),
+            Err(m) => Err(at(file, s, format!("field `{field}`: {m}"))),
+        },
         ShapeText::Named(_) => Err(at(file, s, format!("field `{field}`: a numpy shape is a list of sizes"))),
     };
     let y = v.y.as_ref().ok_or_else(|| err("field `y`: numpy vectors have two operands".into()))?;

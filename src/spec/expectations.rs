@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::files::CatalogFiles;
-use super::load::{LoadError, parse_yaml};
+use super::load::{LoadError, is_valid_id, parse_yaml};
+use super::pattern::Pattern;
 
 /// One adapter's expectations file.
 #[derive(Debug, Deserialize)]
@@ -36,6 +37,42 @@ pub struct Deviation {
     pub does: String,
     /// Which rule that breaks.
     pub why: String,
+    /// How far the deviation may go before it fails the run.
+    #[serde(default)]
+    pub tolerate: Tolerance,
+    /// Where the entry applies (default: everywhere).
+    #[serde(default)]
+    pub when: Condition,
+}
+
+/// Bounds on a known deviation: a check that fails beyond them is a failure.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerance {
+    /// At most this many failing inputs per check.
+    pub failed_inputs: Option<usize>,
+    /// At most this ULP error (approximate operations).
+    pub max_ulp: Option<f64>,
+}
+
+/// The platform an entry is about, for libraries that pick kernels at run time.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// `x86_64-linux` (architecture-os, as the report's `target`).
+    pub target: Option<String>,
+    /// CPU features that must all be present (`avx512f`), as the report lists them.
+    #[serde(default)]
+    pub cpu_features: Vec<String>,
+}
+
+impl Condition {
+    /// Whether the entry applies on this machine.
+    pub fn holds(&self) -> bool {
+        let features = crate::platform::cpu_features();
+        self.target.as_ref().is_none_or(|t| *t == crate::platform::target())
+            && self.cpu_features.iter().all(|f| features.contains(f))
+    }
 }
 
 /// Every expectations file of a catalog.
@@ -53,28 +90,30 @@ pub struct Listed<'a> {
 }
 
 impl Expectations {
-    /// Loads the catalog's `expectations/*.yaml` (none if it has no such files).
+    /// Loads the catalog's `expectations/*.yaml` (none if it has no such files): one file per
+    /// adapter, named after it, each entry's `id` a valid pattern listed once.
     pub fn load(files: &CatalogFiles) -> Result<Expectations, LoadError> {
-        let mut loaded = Vec::new();
+        let mut loaded: Vec<(PathBuf, ExpectationsFile)> = Vec::new();
         for (path, text) in files.below("expectations") {
-            let file: ExpectationsFile = parse_yaml(path, text)?;
-            if path.file_stem().is_none_or(|s| s.to_string_lossy() != file.adapter) {
-                return Err(LoadError {
-                    file: path.to_path_buf(),
-                    line: None,
-                    column: None,
-                    message: format!("field `adapter`: `{}` must match the file name", file.adapter),
-                });
-            }
+            let file = load_file(path, text, &loaded, true).map_err(|e| e.located(text))?;
             loaded.push((path.to_path_buf(), file));
         }
         Ok(Expectations { files: loaded })
     }
 
-    /// The entry listing check `id`, if any.
+    /// Adds a file from outside the catalog (`--expectations FILE`): a vendor's own, whose
+    /// adapter is named by its `adapter` field.
+    pub fn add_file(&mut self, path: &Path, text: &str) -> Result<(), LoadError> {
+        let file = load_file(path, text, &self.files, false).map_err(|e| e.located(text))?;
+        self.files.push((path.to_path_buf(), file));
+        Ok(())
+    }
+
+    /// The entry of the check's adapter's file that lists check `id` on this machine, if any.
     pub fn listed(&self, id: &str) -> Option<Listed<'_>> {
-        self.files.iter().find_map(|(file, f)| {
-            f.deviations.iter().find(|d| matches(&d.id.value, id)).map(|deviation| Listed {
+        let adapter = id.split(':').nth(1).filter(|_| !id.starts_with("table:"))?;
+        self.files.iter().filter(|(_, f)| f.adapter == adapter).find_map(|(file, f)| {
+            f.deviations.iter().find(|d| d.when.holds() && matches(&d.id.value, id)).map(|deviation| Listed {
                 file,
                 line: deviation.id.referenced.line(),
                 deviation,
@@ -82,48 +121,71 @@ impl Expectations {
         })
     }
 
-    /// Entries that name no check among `ids` (the planned checks of their adapter), as
-    /// load errors.
-    pub fn unknown(&self, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
+    /// Entries of `adapter`'s file that name no check among `ids` (the adapter's planned
+    /// checks), as load errors.
+    pub fn unknown(&self, adapter: &str, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
         self.files
             .iter()
+            .filter(|(_, f)| f.adapter == adapter)
             .flat_map(|(file, f)| {
                 f.deviations.iter().filter(|d| !ids.iter().any(|id| matches(&d.id.value, id))).map(move |d| {
-                    LoadError {
-                        file: file.clone(),
-                        line: Some(d.id.referenced.line()),
-                        column: Some(d.id.referenced.column()),
-                        message: format!(
-                            "field `id`: `{}` matches no check (renamed or removed?)",
-                            d.id.value
-                        ),
-                    }
+                    let m = format!(
+                        "field `id`: `{}` matches no check of adapter `{}` (renamed or removed?)",
+                        d.id.value, f.adapter
+                    );
+                    LoadError::at_location(file, &d.id.referenced, m)
                 })
             })
             .collect()
     }
 }
 
-/// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal).
-pub fn matches(pattern: &str, id: &str) -> bool {
-    expand(pattern).iter().any(|p| glob(p.as_bytes(), id.as_bytes()))
-}
-
-/// The brace alternatives of `pattern`, expanded (`a{b,c}d` -> `abd`, `acd`).
-fn expand(pattern: &str) -> Vec<String> {
-    let Some(open) = pattern.find('{') else { return vec![pattern.to_string()] };
-    let Some(close) = pattern[open..].find('}').map(|c| open + c) else { return vec![pattern.to_string()] };
-    let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
-    pattern[open + 1..close].split(',').flat_map(|alt| expand(&format!("{head}{alt}{tail}"))).collect()
-}
-
-/// `*` matches any run of bytes; other bytes match themselves.
-fn glob(pattern: &[u8], text: &[u8]) -> bool {
-    match pattern.split_first() {
-        None => text.is_empty(),
-        Some((b'*', rest)) => (0..=text.len()).any(|i| glob(rest, &text[i..])),
-        Some((c, rest)) => text.first() == Some(c) && glob(rest, &text[1..]),
+/// Parses and checks one expectations file; `earlier` are the files loaded before it. A
+/// catalog's file must be named after its adapter (`named_after_adapter`); a vendor's file
+/// given with `--expectations` may have any name.
+fn load_file(
+    path: &Path,
+    text: &str,
+    earlier: &[(PathBuf, ExpectationsFile)],
+    named_after_adapter: bool,
+) -> Result<ExpectationsFile, LoadError> {
+    let file: ExpectationsFile = parse_yaml(path, text)?;
+    if !is_valid_id(&file.adapter) || file.adapter == "table" {
+        let m = format!("`{}` is not an adapter name (lowercase letters, digits and `-`)", file.adapter);
+        return Err(LoadError::in_field(path, "adapter", m));
     }
+    if named_after_adapter && path.file_stem().is_none_or(|s| s.to_string_lossy() != file.adapter) {
+        let m = format!("`{}` must match the file name (expectations/<adapter>.yaml)", file.adapter);
+        return Err(LoadError::in_field(path, "adapter", m));
+    }
+    if named_after_adapter && let Some((other, _)) = earlier.iter().find(|(_, f)| f.adapter == file.adapter) {
+        let m = format!("{} lists adapter `{}` too: one file per adapter", other.display(), file.adapter);
+        return Err(LoadError::in_field(path, "adapter", m));
+    }
+    for (i, d) in file.deviations.iter().enumerate() {
+        let at = |m: String| {
+            LoadError::at_location(path, &d.id.referenced, format!("field `deviations[{i}].id`: {m}"))
+        };
+        Pattern::new(&d.id.value).map_err(|m| at(format!("`{}`: {m}", d.id.value)))?;
+        if file.deviations[..i].iter().any(|e| e.id.value == d.id.value) {
+            return Err(at(format!("`{}` is listed twice", d.id.value)));
+        }
+        if let Some(u) = d.tolerate.max_ulp
+            && !(u.is_finite() && u >= 0.0)
+        {
+            let m = format!(
+                "field `deviations[{i}].tolerate.max_ulp`: {u} is not a finite, non-negative number of ULPs"
+            );
+            return Err(LoadError::at_location(path, &d.id.referenced, m));
+        }
+    }
+    Ok(file)
+}
+
+/// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal); a
+/// malformed pattern matches nothing (loading refuses it).
+pub fn matches(pattern: &str, id: &str) -> bool {
+    Pattern::new(pattern).is_ok_and(|p| p.matches(id))
 }
 
 #[cfg(test)]

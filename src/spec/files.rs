@@ -12,6 +12,9 @@ use super::load::LoadError;
 /// The shipped catalog, `(relative path, text)` sorted by path, written by `build.rs`.
 const EMBEDDED: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/catalog_files.rs"));
 
+/// The largest catalog file read from a folder: 16 MiB (the shipped ones are under 100 KiB).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// Where a catalog came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -49,9 +52,24 @@ impl CatalogFiles {
     /// Reads the catalog below `root` (its `specs/`, `suites/` and `expectations/`).
     pub fn read_dir(root: &Path) -> Result<CatalogFiles, LoadError> {
         let cannot =
-            |path: &str, e: std::io::Error| LoadError::whole(Path::new(path), format!("cannot read: {e}"));
+            |path: &str, e: std::io::Error| LoadError::whole(&root.join(path), format!("cannot read: {e}"));
+        let layout = "the folder that holds specs/, suites/ and expectations/";
+        if !root.exists() {
+            return Err(LoadError::whole(root, format!("no such folder (the catalog root is {layout})")));
+        }
+        if !root.is_dir() {
+            return Err(LoadError::whole(root, format!("not a folder (the catalog root is {layout})")));
+        }
         let mut files = BTreeMap::new();
         for path in listing::yaml_files(root).map_err(|(path, e)| cannot(&path, e))? {
+            let metadata = std::fs::metadata(root.join(&path)).map_err(|e| cannot(&path, e))?;
+            if !metadata.is_file() || metadata.len() > MAX_FILE_BYTES {
+                let m = format!(
+                    "not a regular file of at most {} MiB (the limit per catalog file)",
+                    MAX_FILE_BYTES >> 20
+                );
+                return Err(LoadError::whole(&root.join(&path), m));
+            }
             let text = std::fs::read_to_string(root.join(&path)).map_err(|e| cannot(&path, e))?;
             files.insert(path, text);
         }

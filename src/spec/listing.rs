@@ -3,8 +3,9 @@
 //! reads another through it, so the two always consist of the same kind of files. It uses
 //! only `std` for that reason.
 
+use std::collections::HashSet;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The folders below a catalog root that hold its files: the tables, the suites and the
 /// known deviations.
@@ -12,23 +13,61 @@ pub const FOLDERS: [&str; 3] = ["specs", "suites", "expectations"];
 
 /// The `*.yaml` files below `root`'s [`FOLDERS`], recursively, as paths relative to `root`
 /// with `/` between components (`specs/elementwise/add.yaml`), sorted. A missing folder holds
-/// no files. An error gives the relative path that could not be read, and why.
+/// no files. Links are followed only within `root`; a link out of it, a broken one, or a
+/// folder or file reached twice (a link loop, or a second way to the same table) is an
+/// error. An error gives the relative path that could not be read, and why.
 pub fn yaml_files(root: &Path) -> Result<Vec<String>, (String, io::Error)> {
+    let top = root.canonicalize().map_err(|e| (".".to_string(), e))?;
+    let mut seen = HashSet::new();
     let mut files = Vec::new();
     let mut pending: Vec<String> =
         FOLDERS.iter().filter(|f| root.join(f).is_dir()).map(|f| f.to_string()).collect();
+    for dir in &pending {
+        visit(&top, root, dir, &mut seen)?;
+    }
     while let Some(dir) = pending.pop() {
         let entries = std::fs::read_dir(root.join(&dir)).map_err(|e| (dir.clone(), e))?;
         for entry in entries {
             let entry = entry.map_err(|e| (dir.clone(), e))?;
             let relative = format!("{dir}/{}", entry.file_name().to_string_lossy());
-            if entry.path().is_dir() {
+            let is_yaml = relative.ends_with(".yaml");
+            let is_link = entry.file_type().map_err(|e| (relative.clone(), e))?.is_symlink();
+            if !is_yaml && !is_link && !entry.path().is_dir() {
+                continue;
+            }
+            let is_dir = visit(&top, root, &relative, &mut seen)?;
+            if is_dir {
                 pending.push(relative);
-            } else if relative.ends_with(".yaml") {
+            } else if is_yaml {
                 files.push(relative);
             }
         }
     }
     files.sort();
     Ok(files)
+}
+
+/// Records the folder or file at `relative` as reached, after checking that it lies inside
+/// `top` (the canonical root) and was not reached before; returns whether it is a folder.
+fn visit(
+    top: &Path,
+    root: &Path,
+    relative: &str,
+    seen: &mut HashSet<PathBuf>,
+) -> Result<bool, (String, io::Error)> {
+    let fail = |why: String| (relative.to_string(), io::Error::other(why));
+    let real = root
+        .join(relative)
+        .canonicalize()
+        .map_err(|e| fail(format!("a broken link or unreadable path ({e})")))?;
+    if !real.starts_with(top) {
+        return Err(fail(format!("links out of the catalog root (to {})", real.display())));
+    }
+    if !seen.insert(real.clone()) {
+        return Err(fail(format!(
+            "{} is reached twice (a link loop, or a second link to it): links may not repeat a folder or file",
+            real.display()
+        )));
+    }
+    Ok(real.is_dir())
 }

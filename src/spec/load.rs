@@ -6,9 +6,14 @@ use std::path::{Path, PathBuf};
 
 use opspec_adapter::{DType, OpKind};
 use serde::de::DeserializeOwned;
+use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::{Location, Spanned};
 
-use super::schema::{Condition, IntoResult, Layout, Operand, OutDtype, Outcome, SpecTable};
+use super::locate::locate;
+
+use super::limits::check_shape;
+use super::schema::{Class, Condition, IntoResult, Layout, Operand, OutDtype, Outcome, SpecTable};
+use crate::format::Format;
 use crate::value::Literal;
 
 /// A load or validation error, located in its file.
@@ -18,6 +23,9 @@ pub struct LoadError {
     /// 1-based line and column, when known.
     pub line: Option<u64>,
     pub column: Option<u64>,
+    /// The field the error is about (`rows[3].when.x1`), where validation names one; the
+    /// loader, which has the file's text, finds its line and column ([`LoadError::located`]).
+    pub field: Option<String>,
     pub message: String,
 }
 
@@ -34,13 +42,41 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 impl LoadError {
-    fn at(file: &Path, line: u64, column: u64, message: String) -> Self {
-        LoadError { file: file.to_path_buf(), line: Some(line), column: Some(column), message }
+    /// An error at a line and column of `file`.
+    pub(super) fn at(file: &Path, line: u64, column: u64, message: String) -> Self {
+        LoadError { file: file.to_path_buf(), line: Some(line), column: Some(column), field: None, message }
     }
 
-    /// An error about `file` as a whole (no line or column).
+    /// An error at the location `loc` of `file`.
+    pub(super) fn at_location(file: &Path, loc: &Location, message: String) -> Self {
+        LoadError::at(file, loc.line(), loc.column(), message)
+    }
+
+    /// An error about `file` as a whole (placed at its start once located).
     pub(super) fn whole(file: &Path, message: String) -> Self {
-        LoadError { file: file.to_path_buf(), line: None, column: None, message }
+        LoadError { file: file.to_path_buf(), line: None, column: None, field: None, message }
+    }
+
+    /// An error about the field `field` of `file` (`dtypes[1]`, `rows[3].bullet`): the message
+    /// names it, and [`LoadError::located`] finds its line and column.
+    pub(super) fn in_field(file: &Path, field: &str, message: impl fmt::Display) -> Self {
+        LoadError {
+            file: file.to_path_buf(),
+            line: None,
+            column: None,
+            field: Some(field.to_string()),
+            message: format!("field `{field}`: {message}"),
+        }
+    }
+
+    /// The error with a line and column, found from its field in `text` (the file's YAML):
+    /// the field's key, the deepest part of its path the file has, or the file's start.
+    pub(super) fn located(mut self, text: &str) -> Self {
+        if self.line.is_none() {
+            let (line, column) = self.field.as_deref().and_then(|f| locate(text, f)).unwrap_or((1, 1));
+            (self.line, self.column) = (Some(line), Some(column));
+        }
+        self
     }
 }
 
@@ -48,6 +84,14 @@ impl LoadError {
 /// carry `file`, the line and column, the path of the field (`rows[3].when.x1`) and a snippet
 /// of the source.
 pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, LoadError> {
+    if text.lines().all(|l| matches!(l.trim(), "" | "---" | "...") || l.trim_start().starts_with('#')) {
+        return Err(LoadError::at(
+            file,
+            1,
+            1,
+            "the file is empty: it has no YAML document, only blank lines or comments".into(),
+        ));
+    }
     let mut field = String::new();
     let parsed = serde_saphyr::with_deserializer_from_str(text, |de| {
         serde_path_to_error::deserialize(de).map_err(|e| {
@@ -60,11 +104,54 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
             Some(loc) => (Some(loc.line()), Some(loc.column())),
             None => (None, None),
         };
-        let detail = e.to_string().replace("<input>", &file.display().to_string());
-        let message =
-            if field.is_empty() || field == "." { detail } else { format!("in field `{field}`: {detail}") };
-        LoadError { file: file.to_path_buf(), line, column, message }
+        let detail = match e.without_snippet() {
+            serde_saphyr::Error::Budget { breach, .. } => budget_message(breach),
+            _ => e.to_string().replace("<input>", &file.display().to_string()),
+        };
+        let message = if field.is_empty() || field == "." || field == "?" {
+            detail
+        } else {
+            format!("in field `{field}`: {detail}")
+        };
+        let field = (!field.is_empty() && field != "." && field != "?").then_some(field);
+        // serde reports a missing field where its map ends; the map's start is clearer.
+        let (line, column) = match (e.without_snippet(), &field) {
+            (serde_saphyr::Error::SerdeMissingField { .. }, Some(f)) => {
+                locate(text, f).map_or((line, column), |(l, c)| (Some(l), Some(c)))
+            }
+            _ => (line, column),
+        };
+        LoadError { file: file.to_path_buf(), line, column, field, message }
     })
+}
+
+/// The case names of the checks an element-wise table's generators and shape rules make: a
+/// row, property or rule of that name would give two checks one id.
+const RESERVED_CASES: [&str; 4] = ["edges", "random", "no-broadcast", "into-rules"];
+
+fn reserved(id: &str) -> String {
+    format!(
+        "field `id`: `{id}` is the case name of a generated check ({}); two checks would share an id",
+        RESERVED_CASES.join(", ")
+    )
+}
+
+/// What a refusal of the YAML parser's limits says: which limit, and the limits.
+fn budget_message(breach: &BudgetBreach) -> String {
+    let what = match breach {
+        BudgetBreach::Nodes { nodes } => format!("more than {nodes} nodes"),
+        BudgetBreach::Events { events } => format!("more than {events} parser events"),
+        BudgetBreach::Depth { depth } => format!("nesting {depth} deep"),
+        BudgetBreach::Aliases { aliases } => format!("more than {aliases} aliases"),
+        BudgetBreach::Anchors { anchors } => format!("more than {anchors} anchors"),
+        BudgetBreach::ScalarBytes { total_scalar_bytes } => format!("{total_scalar_bytes} bytes of scalars"),
+        BudgetBreach::Documents { documents } => format!("{documents} documents"),
+        _ => "a structure past the parser's limits".to_string(),
+    };
+    format!(
+        "the file is too large or too deeply nested to be a table ({what}); the YAML parser refuses \
+         more than 250,000 nodes, 1,000,000 events, 50,000 aliases or a nesting depth of 64"
+    )
 }
 
 /// Checks what serde cannot: ids unique and cited sources declared, overrides naming rows,
@@ -72,34 +159,41 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
 /// only where the operation `op` has them (`no_broadcast` on a fused operation, `into_rules`
 /// on a destination-passing one), well formed.
 pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), LoadError> {
-    let first_line = |m: String| LoadError::whole(file, m);
-    if table.operands.is_empty() || table.operands.len() > 3 {
-        return Err(first_line(format!(
-            "`operands` must list 1 to 3 operands, not {}",
-            table.operands.len()
-        )));
-    }
+    let field = |f: &str, m: String| LoadError::in_field(file, f, m);
     for (i, op) in table.operands.iter().enumerate() {
         if op.index() != i {
-            return Err(first_line(format!(
-                "`operands` must be x1, x2, x3 in order; found {} at {}",
-                op.name(),
-                i + 1
-            )));
+            return Err(field(
+                &format!("operands[{i}]"),
+                format!("operands are x1, x2, x3 in order; found {} at {}", op.name(), i + 1),
+            ));
         }
     }
-    for d in &table.dtypes {
-        d.parse::<DType>().map_err(|e| first_line(format!("field `dtypes`: {e}")))?;
+    let mut dtypes = Vec::new();
+    for (i, d) in table.dtypes.iter().enumerate() {
+        let dtype = d.parse::<DType>().map_err(|e| field(&format!("dtypes[{i}]"), e.to_string()))?;
+        if dtypes.contains(&dtype) {
+            return Err(field(&format!("dtypes[{i}]"), format!("`{d}` is listed twice")));
+        }
+        dtypes.push(dtype);
     }
-    let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
+    let mut sources = HashSet::new();
+    for (i, s) in table.sources.iter().enumerate() {
+        if !sources.insert(s.id.as_str()) {
+            return Err(field(&format!("sources[{i}].id"), format!("`{}` is declared twice", s.id)));
+        }
+    }
     if let Some(def) = &table.defined_as
         && !sources.contains(def.source.as_str())
     {
-        return Err(first_line(format!("field `defined_as.source`: unknown source `{}`", def.source)));
+        return Err(field("defined_as.source", format!("unknown source `{}`", def.source)));
+    }
+    if let Some(i) = table.not_covered.iter().position(|n| !sources.contains(n.source.as_str())) {
+        let m = format!("unknown source `{}`", table.not_covered[i].source);
+        return Err(field(&format!("not_covered[{i}].source"), m));
     }
     let ids: HashSet<&str> = table.rows.iter().map(|r| r.id.value.as_str()).collect();
     let mut seen = HashSet::new();
-    for p in &table.properties {
+    for (i, p) in table.properties.iter().enumerate() {
         let loc = &p.id.referenced;
         let err = |m: String| {
             LoadError::at(file, loc.line(), loc.column(), format!("property `{}`: {m}", p.id.value))
@@ -108,19 +202,32 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
         {
             return Err(err("field `id`: not a fresh lower-case id".into()));
         }
+        if RESERVED_CASES.contains(&p.id.value.as_str()) {
+            return Err(err(reserved(&p.id.value)));
+        }
         if !sources.contains(p.source.as_str()) {
             return Err(err(format!("field `source`: unknown source `{}`", p.source)));
         }
+        let name = format!("property `{}`: ", p.id.value);
+        check_bullet(table, &p.source, p.bullet)
+            .map_err(|m| LoadError::in_field(file, &format!("properties[{i}].bullet"), name + &m))?;
         if table.operands.len() != 2 {
             return Err(err("field `property`: properties are defined for binary operations".into()));
         }
     }
-    for row in &table.rows {
+    let floats: Vec<Format> = dtypes.iter().filter_map(|&d| Format::of(d)).collect();
+    for (i, row) in table.rows.iter().enumerate() {
         let loc = &row.id.referenced;
         let err =
             |m: String| LoadError::at(file, loc.line(), loc.column(), format!("row `{}`: {m}", row.id.value));
+        let in_field = |f: String, m: String| {
+            LoadError::in_field(file, &format!("rows[{i}].{f}"), format!("row `{}`: {m}", row.id.value))
+        };
         if !is_valid_id(&row.id.value) {
             return Err(err("field `id`: use lower-case letters, digits and '-'".into()));
+        }
+        if RESERVED_CASES.contains(&row.id.value.as_str()) {
+            return Err(err(reserved(&row.id.value)));
         }
         if !seen.insert(row.id.value.as_str()) {
             return Err(err("field `id`: duplicate row id".into()));
@@ -128,18 +235,140 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
         if !sources.contains(row.source.as_str()) {
             return Err(err(format!("field `source`: unknown source `{}`", row.source)));
         }
-        if let Some(a) = row.also.iter().find(|a| !sources.contains(a.source.as_str())) {
-            return Err(err(format!("field `also.source`: unknown source `{}`", a.source)));
+        check_bullet(table, &row.source, row.bullet).map_err(|m| in_field("bullet".into(), m))?;
+        for (j, a) in row.also.iter().enumerate() {
+            if !sources.contains(a.source.as_str()) {
+                return Err(in_field(format!("also[{j}].source"), format!("unknown source `{}`", a.source)));
+            }
+            check_bullet(table, &a.source, a.bullet).map_err(|m| in_field(format!("also[{j}].bullet"), m))?;
         }
-        for o in &row.overrides {
+        for (i, o) in row.overrides.iter().enumerate() {
             if !ids.contains(o.as_str()) || o == &row.id.value {
                 return Err(err(format!("field `overrides`: no other row `{o}`")));
             }
+            if row.overrides[..i].contains(o) {
+                return Err(err(format!("field `overrides`: `{o}` is listed twice")));
+            }
         }
-        check_operands(table.operands.len(), &row.when, &row.result).map_err(err)?;
+        check_operands(table.operands.len(), &row.when, &row.result).map_err(&err)?;
+        check_constants(&row.when, &row.result, &floats).map_err(|(f, m)| in_field(f.into(), m))?;
     }
+    check_precedence(file, table)?;
     validate_no_broadcast(file, table, op, &sources, &mut seen)?;
     validate_into_rules(file, table, op, &sources, &mut seen)
+}
+
+/// Checks that bullet `bullet` of source `source` exists: the source says how many bullets
+/// its section has (`bullets:`), and bullets count from 1.
+fn check_bullet(table: &SpecTable, source: &str, bullet: u32) -> Result<(), String> {
+    let Some(count) = table.source(source).and_then(|s| s.bullets) else {
+        return Err(format!(
+            "source `{source}` does not say how many bullets its section has (add `bullets:` to it)"
+        ));
+    };
+    if bullet == 0 || bullet > count {
+        return Err(format!("bullet {bullet} is not one of `{source}`'s bullets 1 to {count}"));
+    }
+    Ok(())
+}
+
+/// Checks that `overrides` has no cycle (a row that, through the rows it overrides, overrides
+/// itself): precedence must be an order, or no row wins where they overlap.
+fn check_precedence(file: &Path, table: &SpecTable) -> Result<(), LoadError> {
+    let index = |id: &str| table.rows.iter().position(|r| r.id.value == id);
+    // Depth-first, with each row's state: 0 unvisited, 1 on the current path, 2 done.
+    let mut state = vec![0u8; table.rows.len()];
+    for start in 0..table.rows.len() {
+        let mut stack = vec![(start, 0usize)];
+        while let Some(&mut (row, ref mut next)) = stack.last_mut() {
+            if *next == 0 {
+                state[row] = 1;
+            }
+            let overrides = &table.rows[row].overrides;
+            match overrides.get(*next).and_then(|o| index(o)) {
+                Some(child) => {
+                    *next += 1;
+                    if state[child] == 1 {
+                        let path: Vec<&str> =
+                            stack.iter().map(|&(r, _)| table.rows[r].id.value.as_str()).collect();
+                        let cycle = path
+                            [path.iter().position(|&id| id == table.rows[child].id.value).unwrap_or(0)..]
+                            .join(" -> ");
+                        let r = &table.rows[row].id;
+                        return Err(LoadError::at_location(
+                            file,
+                            &r.referenced,
+                            format!(
+                                "row `{}`: field `overrides`: the rows override each other in a circle ({cycle} -> {}); precedence must be an order",
+                                r.value, table.rows[child].id.value
+                            ),
+                        ));
+                    }
+                    if state[child] == 0 {
+                        stack.push((child, 0));
+                    }
+                }
+                None if *next < overrides.len() => *next += 1,
+                None => {
+                    state[row] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks a row's constants: a class constant is not NaN (NaN compares false with every
+/// value, so the class would be empty or everything: write `nan` or `not_nan`); a stated
+/// value is a number representable in each float format of the table. An error gives the
+/// field (`when`, `result`) and what is wrong.
+fn check_constants(
+    when: &Condition,
+    result: &Outcome,
+    floats: &[Format],
+) -> Result<(), (&'static str, String)> {
+    let classes = [Operand::X1, Operand::X2, Operand::X3]
+        .into_iter()
+        .flat_map(|o| when.operand_classes(o).iter())
+        .chain(when.either.iter())
+        .chain(when.both.iter());
+    for class in classes {
+        if let Class::Gt(c)
+        | Class::Lt(c)
+        | Class::Eq(c)
+        | Class::Ne(c)
+        | Class::AbsGt(c)
+        | Class::AbsLt(c)
+        | Class::AbsEq(c) = class
+            && c.is_nan()
+        {
+            return Err((
+                "when",
+                "a class compares with NaN, which nothing equals or orders with (write `nan` or `not_nan`)"
+                    .into(),
+            ));
+        }
+    }
+    let mut values = vec![result];
+    while let Some(outcome) = values.pop() {
+        match outcome {
+            Outcome::Value(v) => {
+                if let Some(f) = floats.iter().find(|f| f.from_f64_exact(*v).is_none() || v.is_nan()) {
+                    return Err((
+                        "result",
+                        format!(
+                            "{v} is not a number representable in {} (write `nan`, or a value every dtype of the table holds exactly)",
+                            f.name
+                        ),
+                    ));
+                }
+            }
+            Outcome::AnyOf(list) => values.extend(list),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// An error at `loc` about the field `field` of the shape-rule row `id`.
@@ -160,6 +389,9 @@ fn check_rule_row<'t>(
     let err = |f: &str, m: &str| rule_error(file, &id.referenced, &id.value, &format!("{field}.{f}"), m);
     if !is_valid_id(&id.value) {
         return Err(err("id", "use lower-case letters, digits and '-'"));
+    }
+    if RESERVED_CASES.contains(&id.value.as_str()) {
+        return Err(err("id", &reserved(&id.value)));
     }
     if !seen.insert(id.value.as_str()) {
         return Err(err("id", "duplicate id (ids are unique among a table's rows, properties and rules)"));
@@ -191,6 +423,11 @@ fn validate_no_broadcast<'t>(
         let err = |f: String, m: &str| rule_error(file, &row.id.referenced, &row.id.value, &f, m);
         if row.shapes.is_empty() {
             return Err(err(format!("{field}.shapes"), "list at least one set of operand shapes"));
+        }
+        for (k, set) in row.shapes.iter().enumerate() {
+            if let Some(m) = set.iter().find_map(|s| check_shape(s).err()) {
+                return Err(err(format!("{field}.shapes[{k}]"), &m));
+            }
         }
         if let Some(k) = row.shapes.iter().position(|set| set.iter().all(|s| s == &set[0])) {
             let m = "the shapes are equal, and the rule refuses only unequal ones";
@@ -231,7 +468,7 @@ fn validate_into_rules<'t>(
         table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()).filter(|d| d.is_float()).collect();
     for (name, operand) in [("a", &rules.a), ("b", &rules.b)] {
         check_literal(&operand.values, &operand.shape, &floats)
-            .map_err(|m| block_err(&format!("into_rules.{name}.values"), &m))?;
+            .map_err(|m| LoadError::in_field(file, &format!("into_rules.{name}.values"), m))?;
     }
     for (i, row) in rules.destinations.iter().enumerate() {
         let field = format!("into_rules.destinations[{i}]");
@@ -240,6 +477,7 @@ fn validate_into_rules<'t>(
             rule_error(file, &row.id.referenced, &row.id.value, &format!("{field}.{f}"), m)
         };
         let out = &row.out;
+        check_shape(&out.shape).map_err(|m| err("out.shape", &m))?;
         if out.layout == Layout::Transposed && out.shape.iter().filter(|&&n| n > 1).count() < 2 {
             return Err(err(
                 "out.layout",
@@ -261,7 +499,7 @@ fn validate_into_rules<'t>(
 
 /// Checks that `values` fill `shape` row-major and are numbers in each of `dtypes`.
 fn check_literal(values: &[String], shape: &[usize], dtypes: &[DType]) -> Result<(), String> {
-    if shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) != Some(values.len()) {
+    if check_shape(shape)? != values.len() {
         return Err(format!("{} values for shape {shape:?}", values.len()));
     }
     for &dtype in dtypes {

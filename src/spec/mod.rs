@@ -3,16 +3,20 @@
 pub mod broadcast;
 pub mod expectations;
 pub mod files;
+pub mod limits;
 mod listing;
 pub mod load;
+mod locate;
 pub mod matching;
 pub mod notation;
+pub mod pattern;
 pub mod promotion;
 pub mod scatter;
 pub mod schema;
 pub mod source;
 pub mod suite;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
@@ -87,6 +91,8 @@ pub struct Catalog {
     pub broadcasting: Vec<LoadedBroadcastTable>,
     /// Known deviations per adapter (`expectations/`).
     pub expectations: Expectations,
+    /// The text of every table and expectations file, by path (what a report cites).
+    pub sources: BTreeMap<String, String>,
 }
 
 impl Catalog {
@@ -114,23 +120,14 @@ impl Catalog {
             scatter: Vec::new(),
             suites: Vec::new(),
             expectations: Expectations::default(),
+            sources: files
+                .below("specs")
+                .chain(files.below("expectations"))
+                .map(|(path, text)| (path.display().to_string(), text.to_string()))
+                .collect(),
         };
         for (path, text) in files.below("specs") {
-            match path.iter().nth(1).and_then(|folder| folder.to_str()) {
-                Some("elementwise" | "fused") => catalog.tables.push(load_table(path, text)?),
-                Some("promotion") => {
-                    let table: PromotionTable = parse_yaml(path, text)?;
-                    promotion::validate(path, &table)?;
-                    let key = key_of(path);
-                    catalog.promotions.push(LoadedPromotion { path: path.to_path_buf(), key, table });
-                }
-                Some("broadcasting") => catalog.broadcasting.push(broadcast::load_table(path, text)?),
-                Some("scatter") => catalog.scatter.push(scatter::load_scatter(path, text)?),
-                _ => {
-                    let folders = "specs/elementwise, fused, promotion, broadcasting or scatter";
-                    return Err(LoadError::whole(path, format!("not in a table folder ({folders})")));
-                }
-            }
+            catalog.add_table(path, text).map_err(|e| e.located(text))?;
         }
         if catalog.table_count() == 0 {
             return Err(LoadError::whole(
@@ -142,12 +139,56 @@ impl Catalog {
         catalog.broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
         catalog.scatter.sort_by(|a, b| a.key.cmp(&b.key));
         for (path, text) in files.below("suites") {
-            let suite = load_suite(path, text, &catalog)?;
+            let suite = load_suite(path, text, &catalog).map_err(|e| e.located(text))?;
             catalog.suites.push(suite);
         }
         catalog.suites.sort_by(|a, b| a.suite.name.cmp(&b.suite.name));
         catalog.expectations = Expectations::load(files)?;
         Ok(catalog)
+    }
+
+    /// Loads the table at `path` into its folder's list. An element-wise table for an
+    /// operation that already has one is an error: the second would replace the first's
+    /// contract for every suite.
+    fn add_table(&mut self, path: &Path, text: &str) -> Result<(), LoadError> {
+        match path.iter().nth(1).and_then(|folder| folder.to_str()) {
+            Some("elementwise" | "fused") => {
+                let table = load_table(path, text)?;
+                if let Some(other) = self.tables.iter().find(|t| t.op == table.op) {
+                    let m = format!(
+                        "`{}` already has a table, {}: one table per operation",
+                        table.table.op,
+                        other.path.display()
+                    );
+                    return Err(LoadError::in_field(path, "op", m));
+                }
+                self.tables.push(table);
+            }
+            Some("promotion") => {
+                let table: PromotionTable = parse_yaml(path, text)?;
+                promotion::validate(path, &table)?;
+                let key = key_of(path);
+                self.promotions.push(LoadedPromotion { path: path.to_path_buf(), key, table });
+            }
+            Some("broadcasting") => self.broadcasting.push(broadcast::load_table(path, text)?),
+            Some("scatter") => {
+                let table = scatter::load_scatter(path, text)?;
+                if let Some(other) = self.scatter.iter().find(|t| t.table.op == table.table.op) {
+                    let m = format!(
+                        "`{}` already has a table, {}: one table per operation",
+                        table.table.op,
+                        other.path.display()
+                    );
+                    return Err(LoadError::in_field(path, "op", m));
+                }
+                self.scatter.push(table);
+            }
+            _ => {
+                let folders = "specs/elementwise, fused, promotion, broadcasting or scatter";
+                return Err(LoadError::whole(path, format!("not in a table folder ({folders})")));
+            }
+        }
+        Ok(())
     }
 
     /// The number of tables of every kind.
@@ -185,11 +226,11 @@ pub fn arity(op: OpKind) -> usize {
 
 fn load_table(path: &Path, text: &str) -> Result<LoadedTable, LoadError> {
     let table: SpecTable = parse_yaml(path, text)?;
-    let whole = |m: String| LoadError::whole(path, m);
-    let op =
-        parse_op(&table.op).ok_or_else(|| whole(format!("field `op`: unknown operation `{}`", table.op)))?;
+    let op = parse_op(&table.op)
+        .ok_or_else(|| LoadError::in_field(path, "op", format!("unknown operation `{}`", table.op)))?;
     if arity(op) != table.operands.len() {
-        return Err(whole(format!("field `operands`: `{}` takes {} operands", table.op, arity(op))));
+        let m = format!("`{}` takes {} operands, not {}", table.op, arity(op), table.operands.len());
+        return Err(LoadError::in_field(path, "operands", m));
     }
     validate_table(path, &table, op)?;
     Ok(LoadedTable { path: path.to_path_buf(), key: key_of(path), op, table })
@@ -204,19 +245,32 @@ fn key_of(path: &Path) -> String {
 fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite, LoadError> {
     let suite: Suite = parse_yaml(path, text)?;
     let tables = &catalog.tables;
-    let whole = |m: String| LoadError::whole(path, m);
+    let field = |f: &str, m: String| LoadError::in_field(path, f, m);
     if !load::is_valid_id(&suite.name) || suite.name == "table" {
-        return Err(whole(format!(
-            "field `name`: `{}` is not a suite name (lowercase letters, digits and `-`; `table` is reserved for the tables' own checks)",
-            suite.name
-        )));
+        return Err(field(
+            "name",
+            format!(
+                "`{}` is not a suite name (lowercase letters, digits and `-`; `table` is reserved for the tables' own checks)",
+                suite.name
+            ),
+        ));
     }
-    if catalog.suites.iter().any(|s| s.suite.name == suite.name) {
-        return Err(whole(format!("field `name`: another suite is called `{}`", suite.name)));
+    if let Some(other) = catalog.suites.iter().find(|s| s.suite.name == suite.name) {
+        return Err(field(
+            "name",
+            format!("{} is called `{}` too: suite names are unique", other.path.display(), suite.name),
+        ));
+    }
+    if suite.specs.is_empty() {
+        return Err(field("specs", "list at least one table".into()));
     }
     let (mut indices, mut promotions, mut broadcasting, mut scatter) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for key in &suite.specs {
+    for (i, key) in suite.specs.iter().enumerate() {
+        let here = format!("specs[{i}]");
+        if suite.specs[..i].contains(key) {
+            return Err(field(&here, format!("`{key}` is listed twice")));
+        }
         if let Some(i) = tables.iter().position(|t| &t.key == key) {
             indices.push(i);
         } else if let Some(i) = catalog.promotions.iter().position(|t| &t.key == key) {
@@ -226,32 +280,60 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
         } else if let Some(i) = catalog.scatter.iter().position(|t| &t.key == key) {
             scatter.push(i);
         } else {
-            return Err(whole(format!("field `specs`: no table specs/{key}.yaml")));
+            return Err(field(&here, format!("no table specs/{key}.yaml")));
         }
     }
     match &suite.scatter {
         None if !scatter.is_empty() => {
-            return Err(whole(
-                "field `scatter`: a suite with scatter tables needs a `scatter:` block".into(),
-            ));
+            return Err(field("specs", "a suite with scatter tables needs a `scatter:` block".into()));
         }
-        Some(params) => scatter::validate_params(params).map_err(whole)?,
+        Some(params) => scatter::validate_params(path, params)?,
         None => {}
     }
-    let dtypes = suite
-        .dtypes
-        .iter()
-        .map(|d| d.parse::<DType>().map_err(|e| whole(format!("field `dtypes`: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    if dtypes.iter().any(|d| !d.is_float()) && suite.integers.is_none() {
-        return Err(whole("field `integers`: the suite lists integer dtypes, so it must say how their overflow, division by zero and negative exponents are judged".into()));
+    if suite.dtypes.is_empty() {
+        return Err(field("dtypes", "list at least one dtype".into()));
     }
-    for op in suite.step_bounds.keys() {
+    let mut dtypes = Vec::new();
+    for (i, d) in suite.dtypes.iter().enumerate() {
+        let dtype = d.parse::<DType>().map_err(|e| field(&format!("dtypes[{i}]"), e.to_string()))?;
+        if dtypes.contains(&dtype) {
+            return Err(field(&format!("dtypes[{i}]"), format!("`{d}` is listed twice")));
+        }
+        dtypes.push(dtype);
+    }
+    if dtypes.iter().any(|d| !d.is_float()) && suite.integers.is_none() {
+        return Err(field("dtypes", "the suite lists integer dtypes, so it needs an `integers:` block saying how their overflow, division by zero and negative exponents are judged".into()));
+    }
+    // Element-wise tables generate `cases_per_row` inputs per row and `random_cases` per
+    // (operation, dtype); a suite without them may leave both at 0.
+    let min = usize::from(!indices.is_empty());
+    let why = "inputs per check; 0 only in a suite without element-wise tables";
+    for (name, n) in [("cases_per_row", suite.cases_per_row), ("random_cases", suite.random_cases)] {
+        limits::check_count(n, min, limits::MAX_INPUTS_PER_CHECK, why).map_err(|m| field(name, m))?;
+    }
+    if let Some(n) = suite.broadcast_shapes {
+        limits::check_count(n, 1, limits::MAX_BROADCAST_SHAPES, "shape pairs per broadcasting value check")
+            .map_err(|m| field("broadcast_shapes", m))?;
+    }
+    for (op, bounds) in &suite.step_bounds {
+        let here = format!("step_bounds.{op}");
         let Some(&i) = indices.iter().find(|&&i| tables[i].op == OpKind::Binary(*op)) else {
-            return Err(whole(format!("field `step_bounds`: `{op}` is not among the suite's specs")));
+            return Err(field(&here, format!("`{op}` is not among the suite's specs")));
         };
         if tables[i].table.accuracy != schema::Accuracy::Approximate {
-            return Err(whole(format!("field `step_bounds`: `{op}` is not approximate, so it has no bound")));
+            return Err(field(&here, format!("`{op}` is not approximate, so it has no bound")));
+        }
+        for (&dtype, &bound) in bounds {
+            let Some(f) = crate::format::Format::of(dtype) else { continue };
+            let max = limits::max_step_bound(f);
+            if bound > max {
+                return Err(field(
+                    &format!("{here}.{dtype}"),
+                    format!(
+                        "{bound} steps: at most {max} in {dtype} (a larger bound accepts results off by 1/16 of their value or more)"
+                    ),
+                ));
+            }
         }
     }
     Ok(LoadedSuite {

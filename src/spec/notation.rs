@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use opspec_adapter::{Alignment, DType, NamedAxis, ValueKind};
 
+use super::limits::{MAX_ELEMENTS, check_shape};
+
 /// `"[0 _ 1]"`: for each result axis, the operand axis that supplies it or `_` for a new one.
 pub fn parse_alignment(text: &str, result_rank: usize, operand_rank: usize) -> Result<Alignment, String> {
     let inner = text
@@ -72,7 +74,9 @@ pub fn parse_operand(
         ("host_number", true) => vec![ValueKind::HostInt, ValueKind::HostReal],
         (k, _) => vec![k.parse::<ValueKind>()?],
     };
-    Ok(ParsedOperand { kinds, dtype, shape: parse_axes(axes, sizes)? })
+    let shape = parse_axes(axes, sizes)?;
+    check_shape(&shape.iter().map(|a| a.size).collect::<Vec<_>>())?;
+    Ok(ParsedOperand { kinds, dtype, shape })
 }
 
 /// Parses the axes between the brackets: `b n=3 4 (H Dh)`.
@@ -90,7 +94,13 @@ fn parse_axes(text: &str, sizes: &BTreeMap<String, usize>) -> Result<Vec<NamedAx
                 return Err(format!("an empty merged axis `()` in `{text}`"));
             }
             let names: Vec<&str> = parts.iter().map(|(n, _)| n.as_str()).collect();
-            let size = parts.iter().map(|(_, s)| s).product();
+            let size = parts
+                .iter()
+                .try_fold(1usize, |n, (_, s)| n.checked_mul(*s))
+                .filter(|&n| n <= MAX_ELEMENTS)
+                .ok_or_else(|| {
+                    format!("merged axis ({}) has more than {MAX_ELEMENTS} elements", names.join(" "))
+                })?;
             axes.push(NamedAxis::named(format!("({})", names.join(" ")), size));
             rest = group[close + 1..].trim_start();
             continue;

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::LoadError;
+use super::load::is_valid_id;
 use super::source::Source;
 
 /// One promotion table.
@@ -102,13 +103,12 @@ pub fn validate(file: &Path, table: &PromotionTable) -> Result<(), LoadError> {
     let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
     let mut seen = HashSet::new();
     for case in &table.cases {
-        let loc = &case.id.referenced;
-        let err = |m: String| LoadError {
-            file: file.to_path_buf(),
-            line: Some(loc.line()),
-            column: Some(loc.column()),
-            message: format!("case `{}`: {m}", case.id.value),
+        let err = |m: String| {
+            LoadError::at_location(file, &case.id.referenced, format!("case `{}`: {m}", case.id.value))
         };
+        if !is_valid_id(&case.id.value) {
+            return Err(err("field `id`: use lower-case letters, digits and '-'".into()));
+        }
         if !seen.insert(case.id.value.as_str()) {
             return Err(err("field `id`: duplicate case id".into()));
         }

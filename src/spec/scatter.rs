@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::Loaded;
+use super::limits::{MAX_ELEMENTS, MAX_SCATTER_PROBLEMS, check_shape};
 use super::load::{LoadError, is_valid_id, parse_yaml};
 pub use super::schema::TensorLiteral;
 use super::source::{NotCovered, Source};
@@ -288,13 +289,17 @@ pub fn load_scatter(path: &Path, text: &str) -> Result<LoadedScatter, LoadError>
     Ok(LoadedScatter { path: path.to_path_buf(), key: super::key_of(path), table })
 }
 
-/// Checks a suite's scatter block: known index dtypes.
-pub fn validate_params(params: &ScatterParams) -> Result<(), String> {
+/// Checks a suite's scatter block (of the suite at `file`): known index dtypes, each once.
+pub fn validate_params(file: &Path, params: &ScatterParams) -> Result<(), LoadError> {
     if params.index_dtypes.is_empty() {
-        return Err("field `scatter.index_dtypes`: list at least one index dtype".into());
+        return Err(LoadError::in_field(file, "scatter.index_dtypes", "list at least one index dtype"));
     }
-    for d in &params.index_dtypes {
-        d.parse::<DType>().map_err(|e| format!("field `scatter.index_dtypes`: {e}"))?;
+    for (i, d) in params.index_dtypes.iter().enumerate() {
+        let field = format!("scatter.index_dtypes[{i}]");
+        d.parse::<DType>().map_err(|e| LoadError::in_field(file, &field, e))?;
+        if params.index_dtypes[..i].contains(d) {
+            return Err(LoadError::in_field(file, &field, format!("`{d}` is listed twice")));
+        }
     }
     Ok(())
 }
@@ -303,24 +308,19 @@ pub fn validate_params(params: &ScatterParams) -> Result<(), String> {
 /// readable in every dtype of their case, value counts matching shapes, generator settings
 /// in range.
 fn validate(file: &Path, table: &ScatterTable) -> Result<(), LoadError> {
-    let whole = |m: String| LoadError { file: file.to_path_buf(), line: None, column: None, message: m };
+    let field = |f: &str, m: String| LoadError::in_field(file, f, m);
     if !is_valid_id(&table.op.replace('_', "-")) {
-        return Err(whole(format!("field `op`: `{}` is not a lower-case name", table.op)));
+        return Err(field("op", format!("`{}` is not a lower-case name", table.op)));
     }
-    let dtypes: Vec<DType> = table
-        .dtypes
-        .iter()
-        .map(|d| d.parse::<DType>().map_err(|e| whole(format!("field `dtypes`: {e}"))))
-        .collect::<Result<_, _>>()?;
-    if dtypes.contains(&DType::Bool) {
-        return Err(whole("field `dtypes`: scatter-add is not defined for bool".into()));
+    let dtypes = parse_dtypes(file, "dtypes", &table.dtypes)?;
+    if let Some(i) = dtypes.iter().position(|&d| d == DType::Bool) {
+        return Err(field(&format!("dtypes[{i}]"), "scatter-add is not defined for bool".into()));
     }
-    for d in &table.index_dtypes {
-        d.parse::<DType>().map_err(|e| whole(format!("field `index_dtypes`: {e}")))?;
-    }
+    parse_dtypes(file, "index_dtypes", &table.index_dtypes)?;
     let sources: HashSet<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
-    if let Some(n) = table.not_covered.iter().find(|n| !sources.contains(n.source.as_str())) {
-        return Err(whole(format!("field `not_covered.source`: unknown source `{}`", n.source)));
+    if let Some(i) = table.not_covered.iter().position(|n| !sources.contains(n.source.as_str())) {
+        let m = format!("unknown source `{}`", table.not_covered[i].source);
+        return Err(field(&format!("not_covered[{i}].source"), m));
     }
     let mut seen = HashSet::new();
     let ids = table
@@ -329,12 +329,7 @@ fn validate(file: &Path, table: &ScatterTable) -> Result<(), LoadError> {
         .map(|c| (&c.id, c.source.as_str()))
         .chain(table.generators.iter().map(|g| (&g.id, g.source.as_str())));
     for (id, source) in ids {
-        let at = |m: String| LoadError {
-            file: file.to_path_buf(),
-            line: Some(id.referenced.line()),
-            column: Some(id.referenced.column()),
-            message: format!("`{}`: {m}", id.value),
-        };
+        let at = |m: String| LoadError::at_location(file, &id.referenced, format!("`{}`: {m}", id.value));
         if !is_valid_id(&id.value) {
             return Err(at("field `id`: use lower-case letters, digits and '-'".into()));
         }
@@ -346,24 +341,32 @@ fn validate(file: &Path, table: &ScatterTable) -> Result<(), LoadError> {
         }
     }
     for case in &table.cases {
-        let at = |m: String| LoadError {
-            file: file.to_path_buf(),
-            line: Some(case.id.referenced.line()),
-            column: Some(case.id.referenced.column()),
-            message: format!("case `{}`: {m}", case.id.value),
+        let at = |m: String| {
+            LoadError::at_location(file, &case.id.referenced, format!("case `{}`: {m}", case.id.value))
         };
         validate_case(case, &dtypes).map_err(at)?;
     }
     for g in &table.generators {
-        let at = |m: String| LoadError {
-            file: file.to_path_buf(),
-            line: Some(g.id.referenced.line()),
-            column: Some(g.id.referenced.column()),
-            message: format!("generator `{}`: {m}", g.id.value),
+        let at = |m: String| {
+            LoadError::at_location(file, &g.id.referenced, format!("generator `{}`: {m}", g.id.value))
         };
         validate_generator(g).map_err(at)?;
     }
     Ok(())
+}
+
+/// The dtypes listed in `field`, parsed, each listed once.
+fn parse_dtypes(file: &Path, field: &str, names: &[String]) -> Result<Vec<DType>, LoadError> {
+    let mut dtypes = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let here = format!("{field}[{i}]");
+        let dtype = name.parse::<DType>().map_err(|e| LoadError::in_field(file, &here, e))?;
+        if dtypes.contains(&dtype) {
+            return Err(LoadError::in_field(file, &here, format!("`{name}` is listed twice")));
+        }
+        dtypes.push(dtype);
+    }
+    Ok(dtypes)
 }
 
 fn validate_case(case: &LiteralCase, table_dtypes: &[DType]) -> Result<(), String> {
@@ -371,13 +374,13 @@ fn validate_case(case: &LiteralCase, table_dtypes: &[DType]) -> Result<(), Strin
         return Err("field `dtypes`: list at least one dtype".into());
     }
     case.indices.dtype.parse::<DType>().map_err(|e| format!("field `indices.dtype`: {e}"))?;
-    let count = |shape: &[usize]| shape.iter().try_fold(1usize, |a, &n| a.checked_mul(n));
     for (field, shape, len) in [
         ("input", &case.input.shape, case.input.values.len()),
         ("indices", &case.indices.shape, case.indices.values.len()),
         ("updates", &case.updates.shape, case.updates.values.len()),
     ] {
-        if count(shape) != Some(len) {
+        let count = check_shape(shape).map_err(|m| format!("field `{field}.shape`: {m}"))?;
+        if count != len {
             return Err(format!("field `{field}.values`: {len} values for shape {shape:?}"));
         }
     }
@@ -416,10 +419,17 @@ fn validate_generator(g: &GeneratorSpec) -> Result<(), String> {
     if g.problems == 0 || g.max_rank == 0 || g.max_extent == 0 {
         return Err("fields `problems`, `max_rank` and `max_extent` must be at least 1".into());
     }
-    if g.max_rank > 4 || g.max_extent > 64 || g.max_index_vectors > 4096 {
-        return Err(
-            "keep problems small: `max_rank` <= 4, `max_extent` <= 64, `max_index_vectors` <= 4096".into()
-        );
+    if g.max_rank > 4 || g.max_extent > 64 || g.max_index_vectors > 4096 || g.problems > MAX_SCATTER_PROBLEMS
+    {
+        return Err(format!(
+            "keep problems small: `max_rank` <= 4, `max_extent` <= 64, `max_index_vectors` <= 4096, `problems` <= {MAX_SCATTER_PROBLEMS}"
+        ));
+    }
+    if g.max_extent.pow(g.max_rank as u32) > MAX_ELEMENTS {
+        return Err(format!(
+            "`max_extent` {} to the power `max_rank` {} is more than {MAX_ELEMENTS} elements (the limit per operand)",
+            g.max_extent, g.max_rank
+        ));
     }
     for (field, [lo, hi]) in [("duplicates", g.duplicates), ("out_of_range", g.out_of_range)] {
         if !(0.0 <= lo && lo <= hi && hi <= 1.0) {

@@ -17,6 +17,10 @@ pub struct Source {
     pub title: String,
     /// Where a reader finds the document.
     pub citation: Citation,
+    /// How many special-case bullets the cited section has, where rows cite them by number:
+    /// a row's `bullet` is 1 to this.
+    #[serde(default)]
+    pub bullets: Option<u32>,
 }
 
 /// Where a document is, without opspec's files.

@@ -1,0 +1,29 @@
+//! The machine a run happens on: its target and the CPU features kernels pick paths by, as
+//! the report records them and expectations entries name them.
+
+/// `x86_64-linux`: architecture and operating system.
+pub fn target() -> String {
+    format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
+}
+
+/// The CPU features opspec's own code and the in-process adapters may pick kernels by.
+pub fn cpu_features() -> Vec<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut found = Vec::new();
+        macro_rules! probe {
+            ($($f:tt),*) => {$( if std::arch::is_x86_feature_detected!($f) { found.push($f.to_string()); } )*};
+        }
+        probe!("sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl");
+        found
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,177 @@
+//! Workers that misbehave, scripted with `sh`: each replays a crafted byte stream (frames
+//! built with our own encoder, then broken on purpose) and then does what the test needs.
+
+use std::time::{Duration, Instant};
+
+use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Support, Tensor};
+use serde::Serialize;
+
+use super::frame::write_frame;
+use super::wire::{BufferRange, DlType, Form, PROTOCOL, Reply, SupportEntry, TensorDesc};
+use super::{Launch, ProcessAdapter, ProcessOptions, STRIKES};
+
+/// Replays the stream, then reads stdin until the host closes it.
+const REPLAY: &str = "cat \"$1\"; cat >/dev/null";
+
+fn frame<T: Serialize>(message: &T, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    write_frame(&mut out, &serde_json::to_vec(message).unwrap(), data).unwrap();
+    out
+}
+
+fn hello_with(support: Vec<SupportEntry>, protocol: u32) -> Vec<u8> {
+    let hello = Reply::Hello {
+        id: 0,
+        protocol,
+        name: "scripted".into(),
+        version: "0".into(),
+        platform: "sh".into(),
+        support,
+        checker: false,
+    };
+    frame(&hello, &[])
+}
+
+fn entry(op: &str, form: Form) -> SupportEntry {
+    SupportEntry { op: op.into(), form, dtype: DlType::of(DType::F32), unsupported: None }
+}
+
+fn hello() -> Vec<u8> {
+    hello_with(vec![entry("add", Form::Tensors), entry("add", Form::Out)], PROTOCOL)
+}
+
+/// A `result` reply whose tensor claims `dtype` and `shape` over `data`.
+fn result(id: u64, dtype: DType, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let desc = TensorDesc {
+        dtype: DlType::of(dtype),
+        shape: shape.to_vec(),
+        strides: vec![1; shape.len()],
+        byte_offset: 0,
+        buffer: 0,
+        names: None,
+    };
+    let buffers = vec![BufferRange { offset: 0, len: data.len() as u64 }];
+    frame(&Reply::Result { id, result: desc, buffers }, data)
+}
+
+/// `sh -c SCRIPT sh FILE`, where FILE holds `stream`.
+fn scripted(
+    name: &str,
+    stream: &[u8],
+    script: &str,
+    call_timeout: Duration,
+) -> Result<ProcessAdapter, String> {
+    let dir = std::env::temp_dir().join(format!("opspec-process-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.bin"));
+    std::fs::write(&file, stream).unwrap();
+    let args = vec!["-c".into(), script.into(), "sh".into(), file.display().to_string()];
+    ProcessAdapter::start(ProcessOptions {
+        name: name.into(),
+        spec: format!("process:sh -c '{script}'"),
+        launch: Launch { program: "sh".into(), args },
+        call_timeout,
+        start_timeout: Duration::from_secs(30),
+    })
+}
+
+fn f32s(n: usize) -> Tensor {
+    Tensor::from_slice(&vec![1.0f32; n], &[n]).unwrap()
+}
+
+fn start_error(name: &str, stream: &[u8], script: &str) -> String {
+    match scripted(name, stream, script, Duration::from_secs(30)) {
+        Ok(_) => panic!("{name}: the worker started"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn a_worker_that_cannot_say_hello_is_unavailable_with_the_reason() {
+    let garbage = start_error("garbage", b"Hello, I am not a worker\n", REPLAY);
+    assert!(garbage.contains("adapter `garbage`") && garbage.contains("garbage on the pipe"), "{garbage}");
+    assert!(garbage.contains("(\"Hell\")"), "{garbage}");
+    let exited = start_error("exits", b"", "echo 'cannot import numpy' >&2; exit 3");
+    assert!(exited.contains("exit status: 3") && exited.contains("cannot import numpy"), "{exited}");
+    let json = start_error(
+        "json",
+        &{
+            let mut v = Vec::new();
+            write_frame(&mut v, b"{\"type\": \"hello\", oops", &[]).unwrap();
+            v
+        },
+        REPLAY,
+    );
+    assert!(json.contains("bad hello") && json.contains("bad message"), "{json}");
+    let short = start_error("short", &hello()[..30], "cat \"$1\"");
+    assert!(short.contains("the stream ended inside a frame") && short.contains("exit status: 0"), "{short}");
+}
+
+#[test]
+fn a_hello_that_lies_is_refused() {
+    let unknown =
+        start_error("unknown", &hello_with(vec![entry("frobnicate", Form::Tensors)], PROTOCOL), REPLAY);
+    assert!(
+        unknown.contains("adapter `unknown`") && unknown.contains("unknown op `frobnicate`"),
+        "{unknown}"
+    );
+    let form = start_error("form", &hello_with(vec![entry("fused_mul_add", Form::Scalar)], PROTOCOL), REPLAY);
+    assert!(form.contains("which it does not have"), "{form}");
+    let twice = start_error("twice", &hello_with(vec![entry("add", Form::Tensors); 2], PROTOCOL), REPLAY);
+    assert!(twice.contains("twice"), "{twice}");
+    let newer = start_error("newer", &hello_with(Vec::new(), PROTOCOL + 1), REPLAY);
+    assert!(newer.contains(&format!("speaks protocol {}", PROTOCOL + 1)), "{newer}");
+}
+
+#[test]
+fn bad_results_are_errors_naming_the_adapter_and_the_worker_stays() {
+    let mut stream = hello();
+    stream.extend(result(1, DType::F32, &[4], &[0; 8]));
+    stream.extend(result(2, DType::I32, &[2], &[0; 8]));
+    stream.extend(result(7, DType::F32, &[2], &[0; 8]));
+    let w = scripted("bad", &stream, REPLAY, Duration::from_secs(30)).unwrap();
+    assert_eq!(w.supports(OpKind::Binary(BinaryOp::Add), DType::F32), Support::Supported);
+    assert!(matches!(w.supports(OpKind::Binary(BinaryOp::Pow), DType::F32), Support::Unsupported(_)));
+    let size = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    assert!(
+        size.contains("adapter `bad`") && size.contains("bad result") && size.contains("reaches outside"),
+        "{size}"
+    );
+    let mut out = f32s(2);
+    let dtype = w.binary_into(BinaryOp::Add, &f32s(2), &f32s(2), &mut out).unwrap_err().message;
+    assert!(dtype.contains("the result is i32 [2], the destination f32 [2]"), "{dtype}");
+    let id = w.binary(BinaryOp::Add, &f32s(2), &f32s(2)).unwrap_err().message;
+    assert!(id.contains("answers request 7, not 3") && id.contains("a new worker starts"), "{id}");
+}
+
+#[test]
+fn a_crash_names_the_signal_and_the_request_and_a_group_that_keeps_crashing_stops() {
+    let w = scripted(
+        "crash",
+        &hello(),
+        "cat \"$1\"; echo 'about to fall over' >&2; kill -SEGV $$",
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    for _ in 0..STRIKES {
+        let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+        assert!(e.contains("SIGSEGV") && e.contains("(call add: f32 [4], f32 [4])"), "{e}");
+        assert!(e.contains("about to fall over") && e.contains("a new worker starts"), "{e}");
+    }
+    let stopped = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    assert!(
+        stopped.contains(&format!("not run: the worker failed the last {STRIKES} calls of add f32")),
+        "{stopped}"
+    );
+    let other = w.binary_into(BinaryOp::Add, &f32s(4), &f32s(4), &mut f32s(4)).unwrap_err();
+    assert!(other.message.contains("SIGSEGV"), "another group still runs: {}", other.message);
+}
+
+#[test]
+fn a_hang_is_killed_at_the_deadline() {
+    let w = scripted("hang", &hello(), "cat \"$1\"; exec sleep 60", Duration::from_millis(300)).unwrap();
+    let started = Instant::now();
+    let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    assert!(e.contains("did not answer within 0.3 s") && e.contains("SIGKILL"), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}

@@ -1,0 +1,112 @@
+//! What a run was: the environment, catalog and seeds a report records, enough to reproduce it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::run::RunOptions;
+use crate::spec::Catalog;
+
+/// What a run was: enough to reproduce it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub opspec_version: String,
+    /// Which catalog ran: `built-in catalog` or `catalog at DIR` (`--root`).
+    pub catalog: String,
+    /// The contract revision: a hash of the catalog files loaded (tables, suites,
+    /// expectations), so reports of different contracts differ.
+    pub spec_revision: String,
+    /// `name: seed` for every suite run.
+    pub seeds: Vec<String>,
+    /// The seed and inputs per row of the tables' self-checks.
+    #[serde(default)]
+    pub table_seed: u64,
+    #[serde(default)]
+    pub table_cases_per_row: usize,
+    /// The threads the kernels of an in-process adapter may use: rayon's pool size, and
+    /// `RAYON_NUM_THREADS` when it is set (the one knob; the CPU adapter has no other).
+    #[serde(default)]
+    pub threads: String,
+    /// `name: version` for every adapter run.
+    pub adapters: Vec<String>,
+    pub reference: String,
+    pub target: String,
+    pub cpu_features: Vec<String>,
+    /// Seconds since the Unix epoch when the run ended (0 while it runs).
+    pub finished_at: u64,
+    pub seconds: f64,
+    /// The command line that produced the report.
+    pub command: String,
+    /// The contract's gaps: what each table does not encode yet.
+    #[serde(default)]
+    pub gaps: Vec<Gap>,
+}
+
+impl RunInfo {
+    /// Describes a run of `catalog` under `options` with the given adapter versions, as it
+    /// starts (its end is recorded by the results file's `end` record).
+    pub fn new(catalog: &Catalog, options: &RunOptions, adapters: Vec<String>) -> RunInfo {
+        let threads = match std::env::var("RAYON_NUM_THREADS") {
+            Ok(v) => format!("{} (RAYON_NUM_THREADS={v})", rayon::current_num_threads()),
+            Err(_) => format!("{} (rayon's default: one per CPU)", rayon::current_num_threads()),
+        };
+        RunInfo {
+            opspec_version: env!("CARGO_PKG_VERSION").to_string(),
+            catalog: catalog.origin.to_string(),
+            spec_revision: catalog.revision.clone(),
+            seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
+            table_seed: options.table_seed,
+            table_cases_per_row: options.table_cases_per_row,
+            threads,
+            adapters,
+            reference: reference_version(),
+            target: crate::platform::target(),
+            cpu_features: crate::platform::cpu_features(),
+            finished_at: 0,
+            seconds: 0.0,
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+            gaps: gaps(catalog),
+        }
+    }
+}
+
+/// The reference's libraries, with the versions built into this binary.
+fn reference_version() -> String {
+    use gmp_mpfr_sys::{gmp, mpfr};
+    format!(
+        "MPFR {}.{}.{} with GMP {}.{}.{} (through rug and gmp-mpfr-sys), rounded once per format",
+        mpfr::VERSION_MAJOR,
+        mpfr::VERSION_MINOR,
+        mpfr::VERSION_PATCHLEVEL,
+        gmp::VERSION,
+        gmp::VERSION_MINOR,
+        gmp::VERSION_PATCHLEVEL
+    )
+}
+
+/// A part of a source document a table does not encode yet (its `not_covered` list).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Gap {
+    /// The table (`elementwise/add`) and its file (`specs/elementwise/add.yaml`).
+    pub table: String,
+    pub path: String,
+    pub source: String,
+    pub what: String,
+    pub reason: String,
+}
+
+/// Every table's gaps, in table order.
+fn gaps(catalog: &Catalog) -> Vec<Gap> {
+    let gap = |key: &str, path: &std::path::Path, n: &crate::spec::source::NotCovered| Gap {
+        table: key.to_string(),
+        path: path.display().to_string(),
+        source: n.source.clone(),
+        what: n.what.clone(),
+        reason: n.reason.clone(),
+    };
+    let elementwise =
+        catalog.tables.iter().flat_map(|t| t.table.not_covered.iter().map(|n| gap(&t.key, &t.path, n)));
+    let broadcasting =
+        catalog.broadcasting.iter().flat_map(|t| t.table.not_covered.iter().map(|n| gap(&t.key, &t.path, n)));
+    let scatter =
+        catalog.scatter.iter().flat_map(|t| t.table.not_covered.iter().map(|n| gap(&t.key, &t.path, n)));
+    elementwise.chain(broadcasting).chain(scatter).collect()
+}
