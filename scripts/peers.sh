@@ -2,7 +2,7 @@
 # The heavy Python libraries, outside CI: installs PyTorch, MLX and MindSpore into venvs of
 # their own under $HOME/.cache/opspec-peers/<library> and runs the array-api and mindspore
 # suites against each through the Python worker, one report per library in
-# reports/peers/<library>/ (index.html, results.json). A library that cannot be installed or
+# reports/peers/<library>/ (index.html, results.jsonl). A library that cannot be installed or
 # started is reported and skipped; the script goes on with the next.
 #
 #   scripts/peers.sh [torch] [mlx] [mindspore]     # default: all three

@@ -324,7 +324,7 @@ class MindSpore(Backend):
         return dtype
 
     def array(self, layout):
-        view = self.np.ascontiguousarray(layout.numpy_view(self.np))
+        view = self.np.array(layout.numpy_view(self.np), order="C")  # keeps 0-d arrays 0-d
         if layout.dtype == "bf16":
             return self.ms.Tensor(view.astype(self.np.float32)).astype(self.ms.bfloat16)
         return self.ms.Tensor(view)

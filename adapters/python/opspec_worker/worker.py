@@ -24,6 +24,8 @@ ERRORS = [
     (None, "unsupported data type", "unsupported"),
     (None, "too many indices", "rank"),
     (None, "must be integral", "index_dtype"),
+    (None, "input[indices type] supports", "index_dtype"),
+    (None, "dimension of 'indices'", "rank"),
     (None, "did not contain a loop", "unsupported"),
     (None, "not implemented for", "unsupported"),
     (None, "not supported for", "unsupported"),
