@@ -1,7 +1,8 @@
 //! Adapters by name: the ones built into this build of opspec (features `cpu`, `numr` and
 //! `cuda`, all on by default), specs (`NAME=SPEC`) for adapters that run in worker processes
-//! (`process:…`) or are C libraries served by `opspec adapter-host` (`lib:…`), and the ones a
-//! caller offers (the Rust vendor harness offers the vendor's): an [`AdapterSet`].
+//! (`process:…`), are C libraries served by `opspec adapter-host` (`lib:…`) or Python libraries
+//! driven by the embedded Python worker (`python:…`), and the ones a caller offers (the Rust
+//! vendor harness offers the vendor's): an [`AdapterSet`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::time::Duration;
 use opspec_adapter::Adapter;
 
 use crate::process::{Launch, ProcessAdapter, ProcessOptions};
+use crate::python::PythonSpec;
 use crate::run::Check;
 use crate::run::check::is_name;
 
@@ -83,6 +85,8 @@ pub enum Source {
     Process(Launch),
     /// `lib:PATH [CONFIG]`: a C ABI library, served by `opspec adapter-host` in a worker.
     Lib { path: PathBuf, config: Option<String> },
+    /// `python:BACKEND [python=PATH] [KEY=VALUE…]`: a Python library through the Python worker.
+    Python(PythonSpec),
 }
 
 /// A parsed `--adapter` argument.
@@ -95,9 +99,10 @@ pub struct AdapterSpec {
     pub source: Source,
 }
 
-/// Reads `NAME=SPEC` or `SPEC`: a built-in name, `process:PROGRAM ARG…` or `lib:PATH [CONFIG]`.
-/// Without `NAME=` the name is the built-in's, or derived from the program's or library's file
-/// name (`lib:target/libc_example.so` is `c-example`).
+/// Reads `NAME=SPEC` or `SPEC`: a built-in name, `process:PROGRAM ARG…`, `lib:PATH [CONFIG]`
+/// or `python:BACKEND [KEY=VALUE…]`. Without `NAME=` the name is the built-in's, derived from
+/// the program's or library's file name (`lib:target/libc_example.so` is `c-example`), or the
+/// Python backend's (`python:array_api_strict` is `array-api-strict`).
 pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
     let (name, spec) = match text.split_once('=') {
         Some((name, spec)) if !name.contains(':') && !name.contains(char::is_whitespace) => {
@@ -122,6 +127,9 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
             }
             Source::Lib { path: path.into(), config }
         }
+        Some(("python", rest)) => {
+            Source::Python(PythonSpec::parse(rest).map_err(|e| format!("`{text}`: {e}"))?)
+        }
         _ if BUILTIN.contains(&spec) => Source::Builtin(spec.to_string()),
         _ if FEATURES.iter().any(|(n, _)| *n == spec) => return Err(not_built_in(spec)),
         _ if !is_name(spec) || spec == "table" => {
@@ -132,7 +140,7 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
         }
         _ => {
             return Err(format!(
-                "unknown adapter `{spec}` (built in: {}; others are NAME=process:PROGRAM ARG… or NAME=lib:PATH)",
+                "unknown adapter `{spec}` (built in: {}; others are NAME=process:PROGRAM ARG…, NAME=lib:PATH or NAME=python:BACKEND)",
                 names_or_none(BUILTIN)
             ));
         }
@@ -142,6 +150,7 @@ pub fn parse_spec(text: &str) -> Result<AdapterSpec, String> {
         (None, Source::Builtin(b)) => b.clone(),
         (None, Source::Process(l)) => derived_name(Path::new(&l.program), false),
         (None, Source::Lib { path, .. }) => derived_name(path, true),
+        (None, Source::Python(p)) => p.derived_name(),
     };
     if !is_name(&name) || name == "table" {
         return Err(format!(
@@ -199,6 +208,9 @@ pub fn start(spec: &AdapterSpec, options: &StartOptions) -> Result<Arc<dyn Adapt
                 args.extend(["--config".to_string(), c.clone()]);
             }
             Launch { program: options.host.display().to_string(), args }
+        }
+        Source::Python(p) => {
+            p.launch().map_err(|e| format!("adapter `{}` ({}): {e}", spec.name, spec.spec))?
         }
     };
     let margin = (options.timeout / 20).min(Duration::from_secs(1));

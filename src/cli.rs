@@ -73,9 +73,9 @@ struct Select {
     /// Suites to run (default: all).
     #[arg(long = "suite")]
     suites: Vec<String>,
-    /// Adapters to run: a built-in name, or NAME=process:PROGRAM ARG… or NAME=lib:PATH for
-    /// one in a worker process (docs/PROTOCOL.md) (default: cpu; in a vendor harness, the
-    /// vendor's).
+    /// Adapters to run: a built-in name, or NAME=process:PROGRAM ARG…, NAME=lib:PATH or
+    /// NAME=python:BACKEND for one in a worker process (docs/PROTOCOL.md) (default: cpu; in a
+    /// vendor harness, the vendor's).
     #[arg(long = "adapter")]
     adapters: Vec<String>,
     /// Only checks whose id has these whole `:`-separated segments in a row (`add:f32`), or

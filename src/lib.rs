@@ -17,6 +17,7 @@ pub mod harness;
 pub mod oracle;
 pub mod platform;
 pub mod process;
+pub mod python;
 pub mod report;
 pub mod run;
 pub mod spec;
