@@ -144,8 +144,8 @@ impl<A: Adapter + 'static> Harness<A> {
         self
     }
 
-    /// Where the report goes (default: `opspec/<adapter>/` in the profile's folder of the
-    /// target directory, e.g. `target/release/opspec/mylib/`).
+    /// Where the report goes (default: `opspec-report/<adapter>/` in the profile's folder of the
+    /// target directory, e.g. `target/release/opspec-report/mylib/`).
     pub fn out(mut self, dir: impl Into<PathBuf>) -> Harness<A> {
         self.out = Some(dir.into());
         self
@@ -301,12 +301,13 @@ fn translate(args: Vec<OsString>, own_root: bool) -> Result<Parsed, String> {
     Ok(Parsed::Command { isolate, command: command.into_iter().map(OsString::from).collect() })
 }
 
-/// The report folder: `opspec/<adapter>` in the profile's folder of the target directory when
-/// the binary lies in cargo's `<target>/<profile>/deps/`, else in the temporary folder.
+/// The report folder: `opspec-report/<adapter>` in the profile's folder of the target directory
+/// (beside an `opspec` binary there, when the target directory is shared) when the binary lies
+/// in cargo's `<target>/<profile>/deps/`, else in the temporary folder.
 fn default_out(exe: Option<&Path>, adapter: &str) -> PathBuf {
     match exe.and_then(Path::parent).filter(|deps| deps.ends_with("deps")).and_then(Path::parent) {
-        Some(profile) => profile.join("opspec").join(adapter),
-        None => std::env::temp_dir().join("opspec").join(adapter),
+        Some(profile) => profile.join("opspec-report").join(adapter),
+        None => std::env::temp_dir().join("opspec-report").join(adapter),
     }
 }
 
@@ -402,7 +403,7 @@ mod tests {
         assert_eq!(invocation(Some(Path::new("/opt/conformance"))), "/opt/conformance");
         assert_eq!(
             default_out(Some(Path::new("/x/target/release/deps/conformance-0123456789abcdef")), "mylib"),
-            Path::new("/x/target/release/opspec/mylib")
+            Path::new("/x/target/release/opspec-report/mylib")
         );
     }
 }
