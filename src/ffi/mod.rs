@@ -16,6 +16,7 @@ use opspec_adapter::{
     Tensor, TernaryOp,
 };
 
+use crate::process::CallArg;
 use crate::process::wire::{self, DlType, Form};
 use abi::{RawArg, RawError, RawOutput, RawTensor, RawVtable};
 
@@ -245,11 +246,7 @@ impl Adapter for LibAdapter {
         s: Scalar,
         side: ScalarSide,
     ) -> Result<Tensor, AdapterError> {
-        let args = match side {
-            ScalarSide::Left => [CallArg::Scalar(s), CallArg::Tensor(t)],
-            ScalarSide::Right => [CallArg::Tensor(t), CallArg::Scalar(s)],
-        };
-        self.invoke(op.name(), &args, None).and_then(required)
+        self.invoke(op.name(), &CallArg::with_scalar(t, s, side), None).and_then(required)
     }
 
     fn binary_into(
@@ -298,12 +295,6 @@ impl Adapter for LibAdapter {
 /// A result the library was to allocate.
 fn required(result: Option<Tensor>) -> Result<Tensor, AdapterError> {
     result.ok_or_else(|| AdapterError::new(ErrorKind::Other, "the library returned no result"))
-}
-
-/// An operand of a call.
-enum CallArg<'a> {
-    Tensor(&'a Tensor),
-    Scalar(Scalar),
 }
 
 fn raw_dtype(dtype: DType) -> abi::Dtype {

@@ -222,13 +222,21 @@ impl ProcessAdapter {
     }
 }
 
-/// An operand of a call.
-enum CallArg<'a> {
+/// An operand of a call, as both out-of-process forms (the protocol and the C ABI) pass it.
+pub enum CallArg<'a> {
     Tensor(&'a Tensor),
     Scalar(Scalar),
 }
 
-impl CallArg<'_> {
+impl<'a> CallArg<'a> {
+    /// The operands of `binary_scalar`: the tensor and the scalar, in the order `side` says.
+    pub fn with_scalar(tensor: &'a Tensor, scalar: Scalar, side: ScalarSide) -> [CallArg<'a>; 2] {
+        match side {
+            ScalarSide::Left => [CallArg::Scalar(scalar), CallArg::Tensor(tensor)],
+            ScalarSide::Right => [CallArg::Tensor(tensor), CallArg::Scalar(scalar)],
+        }
+    }
+
     /// `f32 [4096]`, `scalar 1.5`.
     fn describe(&self) -> String {
         match self {
@@ -330,11 +338,7 @@ impl Adapter for ProcessAdapter {
         scalar: Scalar,
         side: ScalarSide,
     ) -> Result<Tensor, AdapterError> {
-        let args = match side {
-            ScalarSide::Left => [CallArg::Scalar(scalar), CallArg::Tensor(tensor)],
-            ScalarSide::Right => [CallArg::Tensor(tensor), CallArg::Scalar(scalar)],
-        };
-        self.call(op.name(), &args, None)
+        self.call(op.name(), &CallArg::with_scalar(tensor, scalar, side), None)
     }
 
     fn binary_into(

@@ -11,6 +11,6 @@ mod worker;
 #[cfg(all(test, unix))]
 mod tests;
 
-pub use adapter::{ProcessAdapter, ProcessOptions, STRIKES};
+pub use adapter::{CallArg, ProcessAdapter, ProcessOptions, STRIKES};
 pub use serve::{protocol_stdout, serve};
 pub use worker::Launch;

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::summary::counts;
 use super::{Run, RunInfo, Tally};
-use crate::run::{CaseFailure, Citation, KnownDeviation, Status, ULP_BUCKETS};
+use crate::run::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
 const SHOWN_INPUTS: usize = 3;
@@ -156,7 +156,7 @@ pub fn render(runs: &[Run]) -> String {
         escape(&counts(&total)),
         total.inputs
     );
-    for adapter in skipped_adapters(runs) {
+    for adapter in super::skipped_adapters(runs) {
         let _ = write!(
             page,
             "<p class=\"banner\">⚠ Every check of adapter <code>{}</code> was skipped: nothing of it was checked.</p>",
@@ -180,17 +180,6 @@ pub fn render(runs: &[Run]) -> String {
         include_str!("page.js")
     );
     page
-}
-
-/// The adapters whose every check was skipped.
-fn skipped_adapters(runs: &[Run]) -> Vec<&str> {
-    let mut seen: BTreeMap<&str, bool> = BTreeMap::new();
-    for r in runs.iter().flat_map(|r| &r.results) {
-        if let Some(a) = r.id.adapter_name() {
-            *seen.entry(a).or_insert(true) &= r.status == Status::Skip;
-        }
-    }
-    seen.into_iter().filter(|&(_, all)| all).map(|(a, _)| a).collect()
 }
 
 fn environment(run: &Run) -> String {

@@ -102,7 +102,7 @@ fn per_op_table(runs: &[Run]) -> String {
             out,
             "{suite:<12} {adapter:<10} {op:<14} {dtype:<7} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12.0} {:>8}",
             t.pass,
-            t.fail + t.missing + t.unavailable,
+            t.failing(),
             t.known_deviation,
             t.skip,
             t.planned,
@@ -178,7 +178,7 @@ pub fn github_summary(runs: &[Run]) -> String {
             out,
             "| {suite} | {adapter} | {} | {} | {} | {} | {} |",
             t.pass,
-            t.fail + t.missing + t.unavailable,
+            t.failing(),
             t.known_deviation,
             t.skip,
             t.max_ulp_text()

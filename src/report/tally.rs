@@ -44,6 +44,11 @@ impl Tally {
         }
     }
 
+    /// The checks that fail the run: failed, missing, or of an adapter that did not start.
+    pub fn failing(&self) -> usize {
+        self.fail + self.missing + self.unavailable
+    }
+
     /// The maximum ULP error as text (`0.500`), or `-` where none was measured.
     pub fn max_ulp_text(&self) -> String {
         self.max_ulp_error.map_or("-".to_string(), |e| format!("{e:.3}"))
