@@ -10,7 +10,7 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::summary::counts;
-use super::{Run, RunInfo, Tally};
+use super::{Conformance, Run, RunInfo, Tally};
 use crate::run::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
@@ -71,6 +71,9 @@ struct CheckView<'a> {
     /// Failing inputs not shown in full.
     #[serde(skip_serializing_if = "is_zero")]
     more: usize,
+    /// The verdict under the adapter's relaxation profile, where it declares one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prof: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -119,6 +122,10 @@ fn data(runs: &[Run]) -> Data<'_> {
                 dev,
                 fails: shown,
                 more: r.failed_inputs.saturating_sub(shown.len()),
+                prof: r.under_profile.as_ref().map(|v| match (v.passes, v.failed_inputs) {
+                    (true, _) => format!("passes under profile {}", v.profile),
+                    (false, n) => format!("fails under profile {} too ({n} inputs)", v.profile),
+                }),
             });
         }
     }
@@ -163,6 +170,7 @@ pub fn render(runs: &[Run]) -> String {
             escape(adapter)
         );
     }
+    page += &conformance(runs);
     page += "<noscript><p>The matrix, the filters and the drill-downs need JavaScript; \
              results.jsonl holds every result.</p></noscript>";
     page += "<nav id=\"filters\" aria-label=\"filters\"></nav><section id=\"matrix\"></section>\
@@ -180,6 +188,30 @@ pub fn render(runs: &[Run]) -> String {
         include_str!("page.js")
     );
     page
+}
+
+/// The verdict of each adapter on each suite, with the checks that pass only under a
+/// declared profile.
+fn conformance(runs: &[Run]) -> String {
+    let verdicts = super::verdicts(runs.iter().flat_map(|r| &r.results));
+    if verdicts.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<h2 id=\"conformance\">Conformance</h2><table class=\"verdicts\"><tr><th>suite</th><th>adapter</th><th>verdict</th></tr>",
+    );
+    for ((suite, adapter), verdict) in &verdicts {
+        let _ = write!(out, "<tr><td>{}</td><td>{}</td><td>{}", escape(suite), escape(adapter), escape(&verdict.text()));
+        if let Conformance::UnderProfile { checks, .. } = verdict {
+            out += "<details><summary>the checks</summary><ul>";
+            for id in checks {
+                let _ = write!(out, "<li><a href=\"#{0}\">{0}</a></li>", escape(id));
+            }
+            out += "</ul></details>";
+        }
+        out += "</td></tr>";
+    }
+    out + "</table>"
 }
 
 fn environment(run: &Run) -> String {

@@ -2,6 +2,7 @@
 //! the run goes), `index.html`, `junit.xml` and an optional Markdown summary. `opspec run`
 //! reads its own results file back and renders it with the same code as `opspec report`.
 
+mod conformance;
 mod diff;
 mod html;
 mod info;
@@ -13,6 +14,7 @@ mod tally;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use conformance::{Conformance, verdicts};
 pub use diff::{Diff, diff};
 pub use html::escape;
 pub use info::{Gap, RunInfo};

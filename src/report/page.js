@@ -155,6 +155,7 @@
       box.append(el("p", { text: "Does: " + dev.does }), el("p", { text: "Why it deviates: " + dev.why }));
     }
     if (c.ulp !== undefined) box.append(el("p", { text: "Largest error: " + c.ulp.toFixed(3) + " ulp" }));
+    if (c.prof) box.append(el("p", {}, el("strong", { text: "Relaxation profile: " }), c.prof));
     (c.fails || []).forEach((f, i) => {
       const lines = ["failing input " + (i + 1) + ":", ...f.inputs.map((x) => "  " + x)];
       if (f.input_bits && f.input_bits.length) lines.push("  bits:     " + f.input_bits.join(" "));

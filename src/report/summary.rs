@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{Run, Tally};
+use super::{Conformance, Run, Tally, verdicts};
 use crate::run::{CheckResult, Status};
 
 /// Failures printed in full on the terminal; the rest are listed by id.
@@ -49,11 +49,13 @@ pub fn counts(t: &Tally) -> String {
 pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
     let mut out = String::new();
     let by_pair = grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label()));
+    let verdicts = verdicts(all(runs));
     for ((suite, adapter), results) in &by_pair {
         let t = Tally::of(results.iter().copied());
+        let verdict = verdicts.get(&(*suite, *adapter)).map(|v| format!("; {}", v.text())).unwrap_or_default();
         let _ = writeln!(
             out,
-            "{suite:<12} {adapter:<10} {}; {} inputs, max ulp {}",
+            "{suite:<12} {adapter:<10} {}; {} inputs, max ulp {}{verdict}",
             counts(&t),
             t.inputs,
             t.max_ulp_text()
@@ -171,12 +173,14 @@ pub fn github_summary(runs: &[Run]) -> String {
     if runs.iter().any(|r| !r.complete) {
         out += "**Incomplete**: a run ended before it finished; its unrun checks are `missing`.\n\n";
     }
-    out += "| suite | adapter | passed | failed | known deviations | skipped | max ulp |\n|---|---|---|---|---|---|---|\n";
+    out += "| suite | adapter | passed | failed | known deviations | skipped | max ulp | verdict |\n|---|---|---|---|---|---|---|---|\n";
+    let verdicts = verdicts(all(runs));
     for ((suite, adapter), results) in grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label())) {
         let t = Tally::of(results.iter().copied());
+        let verdict = verdicts.get(&(suite, adapter)).map(Conformance::text).unwrap_or_else(|| "-".into());
         let _ = writeln!(
             out,
-            "| {suite} | {adapter} | {} | {} | {} | {} | {} |",
+            "| {suite} | {adapter} | {} | {} | {} | {} | {} | {verdict} |",
             t.pass,
             t.failing(),
             t.known_deviation,

@@ -160,7 +160,7 @@ pub fn run(
         None => check_table(&floats, &mut rec),
         Some(adapter) => {
             let actual = floats.batch.call(adapter, options)?;
-            floats.batch.compare(&actual, &mut rec);
+            floats.batch.compare(&actual, &mut rec, &|case| floats.ctx.expectation(case).ok());
             if table.table.accuracy == Accuracy::Approximate {
                 let errors = ulp_errors(table.op, floats.format, &floats.batch.cases, &actual);
                 rec.result.max_ulp_error = errors.iter().copied().reduce(f64::max);
@@ -287,7 +287,7 @@ fn check_table(floats: &FloatBatch, rec: &mut Recorder) -> Result<(), String> {
             format!("the oracle differs on {differing} of {n} inputs, as the row states: {reason}");
         return Ok(());
     }
-    batch.compare(&reference, rec);
+    batch.compare(&reference, rec, &|_| None);
     Ok(())
 }
 

@@ -34,7 +34,7 @@ pub fn run(
 ) -> Result<(), String> {
     let ints = IntegerBatch::prepare(catalog, check, target)?;
     let actual = ints.batch.call(adapter, options)?;
-    ints.batch.compare(&actual, &mut Recorder::new(result, options));
+    ints.batch.compare(&actual, &mut Recorder::new(result, options), &|_| None);
     Ok(())
 }
 

@@ -17,6 +17,7 @@ pub mod eval;
 mod execute;
 mod integer;
 mod plan;
+pub mod profile;
 mod promotion;
 mod property;
 pub mod record;
@@ -33,7 +34,7 @@ pub use check::{
 };
 pub use execute::{run_check, skip_reason, unavailable};
 pub use plan::{adapter_checks, table_checks, validate_expectations};
-pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status, ULP_BUCKETS};
+pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

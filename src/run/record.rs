@@ -7,6 +7,7 @@ use std::path::Path;
 use serde_saphyr::Spanned;
 
 use super::check::{RunOptions, eval_command, run_command};
+use super::profile::Profile;
 use super::result::{CaseFailure, CheckResult, Citation, Status};
 
 /// What reproduces a failure.
@@ -48,11 +49,24 @@ impl<'a> Recorder<'a> {
         self.result.inputs += n;
     }
 
+    /// The relaxation profile the check's adapter declares, if it declares one.
+    pub fn profile(&self) -> Option<&Profile> {
+        self.result.under_profile.as_ref().map(|v| &v.profile)
+    }
+
     /// Records `count` failing inputs, listing `failure` in detail if fewer than the run's
-    /// maximum are listed (it is only built then).
+    /// maximum are listed (it is only built then). They fail under the adapter's profile too.
     pub fn fail(&mut self, count: usize, failure: impl FnOnce() -> Failure) {
+        self.fail_unless_allowed(count, false, failure);
+    }
+
+    /// [`Recorder::fail`], for inputs whose results the adapter's profile may allow.
+    pub fn fail_unless_allowed(&mut self, count: usize, allowed: bool, failure: impl FnOnce() -> Failure) {
         self.result.status = Status::Fail;
         self.result.failed_inputs += count;
+        if let Some(verdict) = self.result.under_profile.as_mut().filter(|_| !allowed) {
+            verdict.failed_inputs += count;
+        }
         if self.has_room() {
             let f = failure();
             let reproduce = match &f.repro {

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::check::{CheckId, run_command};
+use super::profile::Profile;
 
 /// Upper edges, in ULPs, of the buckets of [`CheckResult::ulp_histogram`]: at most 0.5
 /// (correctly rounded), at most 1, 2, 4, …; the last bucket takes every larger error.
@@ -108,6 +109,21 @@ pub struct CheckResult {
     /// The expectations entry that lists this check, if one does.
     #[serde(default)]
     pub deviation: Option<KnownDeviation>,
+    /// The verdict under the relaxation profile the adapter declares, if it declares one and
+    /// the check ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under_profile: Option<ProfileVerdict>,
+}
+
+/// A check judged under its adapter's relaxation profile (the status stays the strict one).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ProfileVerdict {
+    pub profile: Profile,
+    /// Failing inputs whose results the profile does not allow either.
+    pub failed_inputs: usize,
+    /// Whether the check passes under the profile: it passed, or it failed only on inputs
+    /// whose results the profile allows.
+    pub passes: bool,
 }
 
 /// A check's entry in an adapter's expectations file.
@@ -137,6 +153,7 @@ impl CheckResult {
             failures: Vec::new(),
             seconds: 0.0,
             deviation: None,
+            under_profile: None,
         }
     }
 

@@ -13,6 +13,7 @@ use serde_saphyr::Spanned;
 use super::files::CatalogFiles;
 use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::pattern::Pattern;
+use crate::run::profile::{Profile, Relaxation};
 
 /// One adapter's expectations file.
 #[derive(Debug, Deserialize)]
@@ -20,6 +21,10 @@ use super::pattern::Pattern;
 pub struct ExpectationsFile {
     /// The adapter the entries are about (the file is `expectations/<adapter>.yaml`).
     pub adapter: String,
+    /// The relaxations the adapter declares (`[daz, ftz]`): its results are also judged
+    /// under them (`src/run/profile.rs`).
+    #[serde(default)]
+    pub profile: Vec<Relaxation>,
     /// The known deviations.
     pub deviations: Vec<Deviation>,
 }
@@ -119,6 +124,14 @@ impl Expectations {
                 deviation,
             })
         })
+    }
+
+    /// The relaxation profile `adapter` declares: the union of its files' `profile` lists, if
+    /// any names one.
+    pub fn profile(&self, adapter: &str) -> Option<Profile> {
+        let declared: Vec<Relaxation> =
+            self.files.iter().filter(|(_, f)| f.adapter == adapter).flat_map(|(_, f)| f.profile.clone()).collect();
+        (!declared.is_empty()).then(|| Profile::new(declared))
     }
 
     /// Entries of `adapter`'s file that name no check among `ids` (the adapter's planned

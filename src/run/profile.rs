@@ -1,0 +1,216 @@
+//! Relaxation profiles: departures from the contract that an adapter declares in its
+//! expectations file (`profile: [daz, ftz]`), under which its results are judged a second
+//! time. A library that flushes subnormals fails thousands of checks for that one reason; the
+//! profile says so once, and the report gives both verdicts. A profile never changes a
+//! check's status: the strict verdict stays what it is (`docs/RESULTS.md`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::check::Expect;
+use crate::format::Format;
+use crate::spec::suite::NanPolicy;
+use crate::value::Domain;
+
+/// One way of departing from the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Relaxation {
+    /// Subnormal inputs are read as zeros of their sign (x86's denormals-are-zero).
+    Daz,
+    /// Subnormal results are flushed to zeros of their sign (x86's flush-to-zero).
+    Ftz,
+    /// A NaN result's sign is free where the contract fixes it.
+    NanSign,
+}
+
+impl Relaxation {
+    const ALL: [Relaxation; 3] = [Relaxation::Daz, Relaxation::Ftz, Relaxation::NanSign];
+
+    fn name(self) -> &'static str {
+        match self {
+            Relaxation::Daz => "daz",
+            Relaxation::Ftz => "ftz",
+            Relaxation::NanSign => "nan-sign",
+        }
+    }
+}
+
+/// A set of relaxations, spelled `daz+ftz` in results and reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Profile(Vec<Relaxation>);
+
+impl Profile {
+    /// The profile of these relaxations (sorted, each once).
+    pub fn new(mut relaxations: Vec<Relaxation>) -> Profile {
+        relaxations.sort();
+        relaxations.dedup();
+        Profile(relaxations)
+    }
+
+    fn has(&self, r: Relaxation) -> bool {
+        self.0.contains(&r)
+    }
+
+    /// Whether `actual` is a result this profile allows for `case`, whose strict expectation
+    /// is `strict`. `full` gives the expectation of any input under every governing row: with
+    /// `daz`, the result may be the one for the input with its subnormal operands read as
+    /// zeros (a row check's own row may not cover that input, so the whole table decides).
+    pub fn accepts(
+        &self,
+        reading: (Domain, Domain, NanPolicy),
+        case: &[u64],
+        strict: &Expect,
+        actual: u64,
+        full: &dyn Fn(&[u64]) -> Option<Expect>,
+    ) -> bool {
+        let (input, output, nan) = reading;
+        let mut candidates = vec![strict.clone()];
+        if self.has(Relaxation::Daz)
+            && let Domain::Float(f) = input
+            && case.iter().any(|&x| f.is_subnormal(x))
+        {
+            let flushed: Vec<u64> = case.iter().map(|&x| flush(f, x)).collect();
+            candidates.extend(full(&flushed));
+        }
+        let Domain::Float(f) = output else {
+            return candidates.iter().any(|e| e.accepts(output, actual, nan));
+        };
+        let mut readings = vec![actual];
+        if self.has(Relaxation::NanSign) && f.is_nan(actual) {
+            readings.push(f.neg(actual));
+        }
+        candidates.iter().any(|e| {
+            readings.iter().any(|&a| e.accepts(output, a, nan))
+                || (self.has(Relaxation::Ftz) && f.is_zero(actual) && allows_subnormal(e, f, actual, nan))
+        })
+    }
+}
+
+/// `x`, or the zero of its sign where it is subnormal.
+fn flush(f: Format, x: u64) -> u64 {
+    if f.is_subnormal(x) { x & f.sign_mask() } else { x }
+}
+
+/// Whether `e` allows a subnormal of the sign of `zero`, which flushing would turn into
+/// `zero`. Every expectation that allows some subnormal of a sign allows its centre (when that
+/// is subnormal), the largest or the smallest subnormal of that sign: a set of bits names its
+/// members, and a range of steps that reaches the subnormals from a normal centre contains the
+/// largest, from a zero centre the smallest.
+fn allows_subnormal(e: &Expect, f: Format, zero: u64, nan: NanPolicy) -> bool {
+    let sign = zero & f.sign_mask();
+    let centre = e.centre().filter(|&c| f.is_subnormal(c) && c & f.sign_mask() == sign);
+    [centre, Some(f.max_subnormal() | sign), Some(f.min_subnormal() | sign)]
+        .into_iter()
+        .flatten()
+        .any(|s| e.accepts(Domain::Float(f), s, nan))
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.0.iter().map(|r| r.name()).collect();
+        out.write_str(&names.join("+"))
+    }
+}
+
+impl FromStr for Relaxation {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Relaxation::ALL.into_iter().find(|r| r.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Relaxation::ALL.iter().map(|r| r.name()).collect();
+            format!("unknown relaxation `{s}` (known: {})", names.join(", "))
+        })
+    }
+}
+
+impl FromStr for Profile {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.split('+').map(str::parse).collect::<Result<Vec<_>, _>>().map(Profile::new)
+    }
+}
+
+impl Serialize for Profile {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Profile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Relaxation {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: Format = Format::F32;
+    const FLOAT: Domain = Domain::Float(F);
+    const READING: (Domain, Domain, NanPolicy) = (FLOAT, FLOAT, NanPolicy::Any);
+
+    fn profile(s: &str) -> Profile {
+        s.parse().unwrap()
+    }
+
+    fn none(_: &[u64]) -> Option<Expect> {
+        None
+    }
+
+    #[test]
+    fn spelling_round_trips_sorted_and_refuses_unknown_names() {
+        assert_eq!(profile("ftz+daz").to_string(), "daz+ftz");
+        assert_eq!(profile("nan-sign+ftz+ftz").to_string(), "ftz+nan-sign");
+        let e = "daz+fast".parse::<Profile>().unwrap_err();
+        assert!(e.contains("unknown relaxation `fast`") && e.contains("daz, ftz, nan-sign"), "{e}");
+    }
+
+    #[test]
+    fn ftz_allows_the_zero_of_a_subnormal_results_sign_only() {
+        let tiny = 0x0000_0003; // a subnormal
+        let strict = Expect::Bits(tiny);
+        let ftz = profile("ftz");
+        assert!(ftz.accepts(READING, &[tiny, 0], &strict, F.pos_zero(), &none));
+        assert!(!ftz.accepts(READING, &[tiny, 0], &strict, F.neg_zero(), &none), "wrong sign");
+        assert!(!profile("daz").accepts(READING, &[tiny, 0], &strict, F.pos_zero(), &none));
+        let normal = Expect::Bits(F.one());
+        assert!(!ftz.accepts(READING, &[F.one(), 0], &normal, F.pos_zero(), &none));
+        // A range whose normal centre reaches down into the subnormals.
+        let near = Expect::WithinSteps { reference: F.min_normal(), steps: 2 };
+        assert!(ftz.accepts(READING, &[0, 0], &near, F.pos_zero(), &none));
+        let far = Expect::WithinSteps { reference: F.min_normal() + 4, steps: 2 };
+        assert!(!ftz.accepts(READING, &[0, 0], &far, F.pos_zero(), &none));
+    }
+
+    #[test]
+    fn daz_judges_the_input_read_with_zeros_by_the_whole_table() {
+        let tiny = 0x8000_0005; // a negative subnormal
+        let one = F.one();
+        // The full table's answer for (-0, 1) in a made-up op: +0.
+        let full = |case: &[u64]| (case == [F.neg_zero(), one]).then_some(Expect::Bits(F.pos_zero()));
+        let strict = Expect::Bits(tiny);
+        let daz = profile("daz");
+        assert!(daz.accepts(READING, &[tiny, one], &strict, F.pos_zero(), &full));
+        assert!(!daz.accepts(READING, &[tiny, one], &strict, F.neg_zero(), &full));
+        assert!(!daz.accepts(READING, &[one, one], &Expect::Bits(one), F.pos_zero(), &full), "no subnormal");
+    }
+
+    #[test]
+    fn nan_sign_frees_only_the_sign_of_a_nan() {
+        let strict = Expect::NanWithSign { negative: false };
+        let negative_nan = F.neg(F.quiet_nan());
+        assert!(profile("nan-sign").accepts(READING, &[0, 0], &strict, negative_nan, &none));
+        assert!(!profile("ftz").accepts(READING, &[0, 0], &strict, negative_nan, &none));
+        assert!(!profile("nan-sign").accepts(READING, &[0, 0], &Expect::Bits(F.one()), F.neg(F.one()), &none));
+    }
+}

@@ -1,0 +1,146 @@
+//! Relaxation profiles: an adapter that flushes subnormals fails strictly, and conforms under
+//! the profile its expectations file declares; a real bug fails under the profile too.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use opspec::format::Format;
+use opspec::report::{Conformance, verdicts};
+use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_all};
+use opspec::spec::Catalog;
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_cpu::CpuAdapter;
+
+/// The CPU adapter as a library running with denormals-are-zero and flush-to-zero: subnormal
+/// operands are read as zeros and subnormal results written as zeros (signs kept), and, if
+/// `zero_sign_bug`, `-0 + -0` gives `+0` as well.
+struct Flushing {
+    zero_sign_bug: bool,
+}
+
+fn flush(f: Format, x: u64) -> u64 {
+    if f.is_subnormal(x) { x & f.sign_mask() } else { x }
+}
+
+fn flushed(t: &Tensor) -> Result<Tensor, AdapterError> {
+    let Some(f) = Format::of(t.dtype()) else { return Ok(t.clone()) };
+    let bits: Vec<u64> = t.to_bits().iter().map(|&x| flush(f, x)).collect();
+    Tensor::from_bits(t.dtype(), t.shape(), &bits)
+}
+
+impl Adapter for Flushing {
+    fn name(&self) -> &str {
+        "flushing"
+    }
+
+    fn version(&self) -> String {
+        "deliberately flushing".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let result = flushed(&CpuAdapter.binary(op, &flushed(a)?, &flushed(b)?)?)?;
+        let Some(f) = Format::of(a.dtype()).filter(|_| self.zero_sign_bug && op == BinaryOp::Add) else {
+            return Ok(result);
+        };
+        let (xs, ys) = (a.to_bits(), b.to_bits());
+        let bits: Vec<u64> = (result.to_bits().iter().enumerate())
+            .map(|(i, &r)| if xs[i] == f.neg_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r })
+            .collect();
+        Tensor::from_bits(result.dtype(), result.shape(), &bits)
+    }
+}
+
+/// The array-api suite's element-wise float checks of add, multiply and divide against
+/// `adapter`, with `profile` declared in its expectations file (no deviations listed).
+fn run(adapter: Flushing, profile: Option<&str>) -> Vec<CheckResult> {
+    let mut catalog = Catalog::builtin().unwrap();
+    if let Some(p) = profile {
+        let text = format!("adapter: flushing\nprofile: {p}\ndeviations: []\n");
+        catalog.expectations.add_file(Path::new("flushing.yaml"), &text).unwrap();
+    }
+    let name = "flushing".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| c.id.suite() == Some("array-api") && ["add", "multiply", "divide"].contains(&c.id.op.as_str()))
+        .filter(|c| matches!(c.target, Target::Elementwise(_)) && c.needs.is_some_and(|(_, d)| d.is_float()))
+        .collect();
+    run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0)
+}
+
+fn verdict(results: &[CheckResult]) -> Conformance {
+    verdicts(results).remove(&("array-api", "flushing")).expect("a verdict for the pair")
+}
+
+fn failed(results: &[CheckResult]) -> Vec<&CheckResult> {
+    results.iter().filter(|r| r.status == Status::Fail).collect()
+}
+
+#[test]
+fn a_flushing_library_fails_strictly_and_conforms_under_daz_and_ftz() {
+    let results = run(Flushing { zero_sign_bug: false }, Some("[daz, ftz]"));
+    let failed = failed(&results);
+    assert!(
+        failed.iter().any(|r| r.id.to_string() == "array-api:flushing:divide:f32:positive-by-pzero"),
+        "a subnormal read as zero makes x/0 a NaN: {:?}",
+        failed.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()
+    );
+    assert!(failed.len() > 20, "flushing breaks many checks strictly: {}", failed.len());
+    for r in &failed {
+        let v = r.under_profile.as_ref().expect("a profile verdict");
+        assert!(v.passes && v.failed_inputs == 0, "{} should pass under daz+ftz: {v:?}", r.id);
+        assert_eq!(v.profile.to_string(), "daz+ftz");
+    }
+    match verdict(&results) {
+        Conformance::UnderProfile { profile, checks } => {
+            assert_eq!(profile, "daz+ftz");
+            assert_eq!(checks.len(), failed.len());
+        }
+        other => panic!("expected conformance under the profile, got {other:?}"),
+    }
+}
+
+#[test]
+fn half_the_profile_leaves_the_other_half_failing() {
+    let results = run(Flushing { zero_sign_bug: false }, Some("[ftz]"));
+    let divide = results
+        .iter()
+        .find(|r| r.id.to_string() == "array-api:flushing:divide:f32:positive-by-pzero")
+        .unwrap();
+    let v = divide.under_profile.as_ref().unwrap();
+    assert!(!v.passes && v.failed_inputs > 0, "a NaN for subnormal/0 is no flushed result: {v:?}");
+    assert!(matches!(verdict(&results), Conformance::Not { under_profile: Some(_), .. }));
+}
+
+#[test]
+fn a_real_bug_fails_under_the_profile_too() {
+    let results = run(Flushing { zero_sign_bug: true }, Some("[daz, ftz]"));
+    let bug = results.iter().find(|r| r.id.to_string() == "array-api:flushing:add:f64:nzero-plus-nzero").unwrap();
+    assert_eq!(bug.status, Status::Fail);
+    assert!(!bug.under_profile.as_ref().unwrap().passes);
+    match verdict(&results) {
+        Conformance::Not { failing, under_profile: Some((profile, n)) } => {
+            assert_eq!(profile, "daz+ftz");
+            assert!(n >= 4 && n < failing, "the zero-sign rows (and edges) fail under the profile: {n} of {failing}");
+        }
+        other => panic!("expected no conformance, got {other:?}"),
+    }
+}
+
+#[test]
+fn without_a_profile_there_is_one_verdict() {
+    let results = run(Flushing { zero_sign_bug: false }, None);
+    assert!(results.iter().all(|r| r.under_profile.is_none()));
+    assert!(matches!(verdict(&results), Conformance::Not { under_profile: None, .. }));
+}
+
+#[test]
+fn an_unknown_relaxation_is_a_located_load_error() {
+    let mut catalog = Catalog::builtin().unwrap();
+    let text = "adapter: flushing\nprofile: [daz, fast-math]\ndeviations: []\n";
+    let e = catalog.expectations.add_file(Path::new("flushing.yaml"), text).unwrap_err().to_string();
+    assert!(e.contains("flushing.yaml") && e.contains("fast-math") && e.contains("line 2"), "{e}");
+}
