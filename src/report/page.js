@@ -161,6 +161,7 @@
       if (f.input_bits && f.input_bits.length) lines.push("  bits:     " + f.input_bits.join(" "));
       lines.push("  expected: " + f.expected, "  actual:   " + f.actual + (f.actual_bits ? " [" + f.actual_bits + "]" : ""));
       if (f.steps !== null && f.steps !== undefined) lines.push("  distance: " + f.steps + " steps from the expectation's centre");
+      if (f.profile_allows !== undefined) lines.push("  under the profile: " + (f.profile_allows ? "allowed" : "not allowed either"));
       lines.push("  reproduce: " + f.reproduce);
       box.append(el("pre", { text: lines.join("\n") }));
     });

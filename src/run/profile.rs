@@ -93,15 +93,17 @@ fn flush(f: Format, x: u64) -> u64 {
     if f.is_subnormal(x) { x & f.sign_mask() } else { x }
 }
 
-/// Whether `e` allows a subnormal of the sign of `zero`, which flushing would turn into
-/// `zero`. Every expectation that allows some subnormal of a sign allows its centre (when that
-/// is subnormal), the largest or the smallest subnormal of that sign: a set of bits names its
-/// members, and a range of steps that reaches the subnormals from a normal centre contains the
-/// largest, from a zero centre the smallest.
+/// Whether `e` allows a result of the sign of `zero` that flushing would turn into `zero`: a
+/// subnormal, or the smallest normal (which an exact result below it may round to; a library
+/// that detects tininess before rounding flushes it, as IEEE 754 allows). Every expectation
+/// that allows some subnormal of a sign allows its centre (when that is subnormal), the
+/// largest or the smallest subnormal of that sign: a set of bits names its members, and a
+/// range of steps that reaches the subnormals from a normal centre contains the largest, from
+/// a zero centre the smallest.
 fn allows_subnormal(e: &Expect, f: Format, zero: u64, nan: NanPolicy) -> bool {
     let sign = zero & f.sign_mask();
     let centre = e.centre().filter(|&c| f.is_subnormal(c) && c & f.sign_mask() == sign);
-    [centre, Some(f.max_subnormal() | sign), Some(f.min_subnormal() | sign)]
+    [centre, Some(f.max_subnormal() | sign), Some(f.min_subnormal() | sign), Some(f.min_normal() | sign)]
         .into_iter()
         .flatten()
         .any(|s| e.accepts(Domain::Float(f), s, nan))
@@ -185,6 +187,11 @@ mod tests {
         assert!(!profile("daz").accepts(READING, &[tiny, 0], &strict, F.pos_zero(), &none));
         let normal = Expect::Bits(F.one());
         assert!(!ftz.accepts(READING, &[F.one(), 0], &normal, F.pos_zero(), &none));
+        // The smallest normal, which a tiny exact result may round up to (tininess before rounding).
+        let smallest = Expect::Bits(F.min_normal());
+        assert!(ftz.accepts(READING, &[0, 0], &smallest, F.pos_zero(), &none));
+        let next = Expect::Bits(F.min_normal() + 1);
+        assert!(!ftz.accepts(READING, &[0, 0], &next, F.pos_zero(), &none));
         // A range whose normal centre reaches down into the subnormals.
         let near = Expect::WithinSteps { reference: F.min_normal(), steps: 2 };
         assert!(ftz.accepts(READING, &[0, 0], &near, F.pos_zero(), &none));

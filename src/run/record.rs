@@ -60,32 +60,51 @@ impl<'a> Recorder<'a> {
         self.fail_unless_allowed(count, false, failure);
     }
 
-    /// [`Recorder::fail`], for inputs whose results the adapter's profile may allow.
+    /// [`Recorder::fail`], for inputs whose results the adapter's profile may allow. Where
+    /// the list is full, a failure the profile does not allow takes the place of one it
+    /// allows, so that the list shows why a check fails under the profile too.
     pub fn fail_unless_allowed(&mut self, count: usize, allowed: bool, failure: impl FnOnce() -> Failure) {
         self.result.status = Status::Fail;
         self.result.failed_inputs += count;
-        if let Some(verdict) = self.result.under_profile.as_mut().filter(|_| !allowed) {
-            verdict.failed_inputs += count;
-        }
-        if self.has_room() {
-            let f = failure();
-            let reproduce = match &f.repro {
-                Repro::Element(operands) => eval_command(&self.result.id, operands),
-                Repro::Check => run_command(&self.result.id),
-            };
-            let input_bits = match &f.repro {
-                Repro::Element(operands) => operands.iter().map(|b| format!("{b:#x}")).collect(),
-                Repro::Check => Vec::new(),
-            };
-            self.result.failures.push(CaseFailure {
-                inputs: f.inputs,
-                input_bits,
-                actual_bits: f.actual_bits.map(|b| format!("{b:#x}")),
-                expected: f.expected,
-                actual: f.actual,
-                steps: f.steps,
-                reproduce,
-            });
+        let profile_allows = self.result.under_profile.as_mut().map(|verdict| {
+            if !allowed {
+                verdict.failed_inputs += count;
+            }
+            allowed
+        });
+        let slot = if self.has_room() {
+            self.result.failures.len()
+        } else if profile_allows == Some(false) {
+            match self.result.failures.iter().rposition(|f| f.profile_allows == Some(true)) {
+                Some(i) => i,
+                None => return,
+            }
+        } else {
+            return;
+        };
+        let f = failure();
+        let reproduce = match &f.repro {
+            Repro::Element(operands) => eval_command(&self.result.id, operands),
+            Repro::Check => run_command(&self.result.id),
+        };
+        let input_bits = match &f.repro {
+            Repro::Element(operands) => operands.iter().map(|b| format!("{b:#x}")).collect(),
+            Repro::Check => Vec::new(),
+        };
+        let listed = CaseFailure {
+            inputs: f.inputs,
+            input_bits,
+            actual_bits: f.actual_bits.map(|b| format!("{b:#x}")),
+            expected: f.expected,
+            actual: f.actual,
+            steps: f.steps,
+            reproduce,
+            profile_allows,
+        };
+        if slot == self.result.failures.len() {
+            self.result.failures.push(listed);
+        } else {
+            self.result.failures[slot] = listed;
         }
     }
 

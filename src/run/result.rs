@@ -76,6 +76,9 @@ pub struct CaseFailure {
     pub steps: Option<u64>,
     /// A command that reproduces exactly this case.
     pub reproduce: String,
+    /// Whether the adapter's relaxation profile allows this result, where it declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_allows: Option<bool>,
 }
 
 /// The result of one check.
@@ -175,7 +178,15 @@ impl CheckResult {
             if let Some(d) = f.steps {
                 out += &format!("    distance: {d} steps from the expectation's centre\n");
             }
+            if let (Some(allows), Some(v)) = (f.profile_allows, &self.under_profile) {
+                let verdict = if allows { "allows it" } else { "does not allow it either" };
+                out += &format!("    profile {}: {verdict}\n", v.profile);
+            }
             out += &format!("    reproduce: {}\n", f.reproduce);
+        }
+        if let Some(v) = &self.under_profile {
+            let verdict = if v.passes { "passes" } else { "fails" };
+            out += &format!("  under profile {}: {verdict} ({} inputs not allowed)\n", v.profile, v.failed_inputs);
         }
         if self.status == Status::Fail {
             out += &format!("  rerun the check: {}\n", run_command(&self.id));
