@@ -89,6 +89,26 @@ fn listed_failures_are_expected_and_listed_passes_fail() {
 }
 
 #[test]
+fn a_flaky_entry_allows_a_pass_and_still_lists_a_failure() {
+    let root = root_with(
+        "flaky",
+        "adapter: zero-sign\ndeviations:\n\
+         \x20 - id: \"small:zero-sign:add:f32:{nzero-plus-nzero,nan-either}\"\n    does: sometimes +0\n    why: the table says -0\n    flaky: true\n",
+    );
+    let catalog = Catalog::load(&root).unwrap();
+    let name = "zero-sign".to_string();
+    let checks = adapter_checks(&catalog, std::slice::from_ref(&name));
+    let results = run_all(&catalog, &checks, &[(name, Arc::new(ZeroSign))], &RunOptions::default(), 0);
+    let find = |case: &str| results.iter().find(|r| r.id.case == case).unwrap();
+    assert_eq!(find("nzero-plus-nzero").status, Status::KnownDeviation);
+    let passed = find("nan-either");
+    assert_eq!(passed.status, Status::Pass, "{}", passed.message);
+    assert!(passed.message.contains("flaky deviation in expectations/zero-sign.yaml:3"), "{}", passed.message);
+    assert!(passed.deviation.is_some(), "the entry is shown with the pass");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn an_entry_that_names_no_check_is_a_load_error() {
     let root = root_with(
         "unknown",

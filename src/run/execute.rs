@@ -101,7 +101,7 @@ fn judge_profile(result: &mut CheckResult, completed: bool) {
 
 /// Applies the adapter's expectations file: a listed check that failed is an expected
 /// failure; a listed check that passed fails, so that a fixed deviation is removed from the
-/// file.
+/// file, unless its entry is `flaky`.
 fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
     let listed = catalog.expectations.listed(&result.id.to_string()).or_else(|| {
         super::renamed::old_ids(catalog, &result.id)
@@ -118,6 +118,9 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
                     format!("{}; listed as a known deviation in {location}, but {grown}", result.message)
             }
         },
+        Status::Pass if listed.deviation.flaky => {
+            result.message = format!("listed as a flaky deviation in {location}: passed this time");
+        }
         Status::Pass => {
             result.status = Status::Fail;
             result.message = format!(

@@ -104,7 +104,8 @@ pub struct CheckResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ulp_histogram: Option<Vec<u64>>,
     pub citation: Option<Citation>,
-    /// Why the check failed or was skipped (empty on a pass).
+    /// Why the check failed or was skipped (on a pass, empty or a note from its expectations
+    /// entry).
     pub message: String,
     /// The first failing inputs, in detail.
     pub failures: Vec<CaseFailure>,

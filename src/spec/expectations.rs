@@ -48,6 +48,10 @@ pub struct Deviation {
     /// Where the entry applies (default: everywhere).
     #[serde(default)]
     pub when: Condition,
+    /// The checks fail in some runs and pass in others of the same command (a library whose
+    /// results depend on state it does not reset): a pass is then no stale entry.
+    #[serde(default)]
+    pub flaky: bool,
 }
 
 /// Bounds on a known deviation: a check that fails beyond them is a failure.
