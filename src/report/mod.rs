@@ -1,11 +1,13 @@
 //! Results on disk and what is rendered from them: `results.jsonl` (the record, written as
-//! the run goes), `index.html`, `junit.xml` and an optional Markdown summary. `opspec run`
-//! reads its own results file back and renders it with the same code as `opspec report`.
+//! the run goes, or joined from shards by [`merge`]), `index.html`, `junit.xml` and an
+//! optional Markdown summary. `opspec run` reads its own results file back and renders it
+//! with the same code as `opspec report`.
 
 mod diff;
 mod html;
 mod info;
 mod junit;
+mod merge;
 mod results;
 mod summary;
 mod tally;
@@ -16,6 +18,7 @@ use std::path::Path;
 pub use diff::{Diff, diff};
 pub use html::escape;
 pub use info::{Gap, RunInfo};
+pub use merge::{merge, write_results};
 pub use results::{FORMAT, ResultsWriter, Run, VERSION, read};
 pub use summary::{github_summary, terminal_summary};
 pub use tally::Tally;
@@ -47,7 +50,8 @@ pub fn verdict(runs: &[Run], allow_skips: bool) -> Verdict {
         return Verdict {
             code: EXIT_INCOMPLETE,
             reason: format!(
-                "{} is incomplete (the run ended before its end record): {missing} planned checks never ran",
+                "{} is incomplete (the run ended before its end record, or no shard ran them): \
+                 {missing} planned checks never ran",
                 run.path.display()
             ),
         };
