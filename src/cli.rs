@@ -398,7 +398,8 @@ fn run(
         .iter()
         .map(|n| specs.iter().find(|s| &s.name == n).map_or(n.clone(), |s| format!("{n}={}", s.spec)))
         .collect();
-    let plan_hash = shard::plan_hash(catalog, &named, options, &plan.iter().map(|c| c.id.clone()).collect::<Vec<_>>());
+    let plan_hash =
+        shard::plan_hash(catalog, &named, options, &plan.iter().map(|c| c.id.clone()).collect::<Vec<_>>());
     let (checks, shard) = match selection.shard {
         None => (plan, None),
         Some(shard) => {
@@ -468,7 +469,11 @@ fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> 
             eprintln!("  missing {}: {}", r.id, r.message);
         }
         if missing.len() > MISSING_LISTED {
-            eprintln!("  … and {} more, each `missing` in {}", missing.len() - MISSING_LISTED, merged.path.display());
+            eprintln!(
+                "  … and {} more, each `missing` in {}",
+                missing.len() - MISSING_LISTED,
+                merged.path.display()
+            );
         }
     }
     show(&[report::read(&merged.path)?], out, render)

@@ -97,7 +97,10 @@ fn name(run: &Run) -> String {
 /// its plan, which is its own checks.
 fn plan_of(run: &Run) -> Result<(Shard, Vec<String>), String> {
     if run.info.plan_hash.is_empty() {
-        return Err(format!("{}: no plan hash (written by an opspec that does not shard): run it again", name(run)));
+        return Err(format!(
+            "{}: no plan hash (written by an opspec that does not shard): run it again",
+            name(run)
+        ));
     }
     Ok(match &run.info.shard {
         Some(s) => (s.shard, s.units.clone()),
