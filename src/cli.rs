@@ -398,16 +398,10 @@ fn run(
         .iter()
         .map(|n| specs.iter().find(|s| &s.name == n).map_or(n.clone(), |s| format!("{n}={}", s.spec)))
         .collect();
-    let plan_hash =
-        shard::plan_hash(catalog, &named, options, &plan.iter().map(|c| c.id.clone()).collect::<Vec<_>>());
-    let (checks, shard) = match selection.shard {
-        None => (plan, None),
-        Some(shard) => {
-            let units = plan.iter().map(|c| c.id.to_string()).collect();
-            let checks = plan.into_iter().filter(|c| shard.owns(&c.id.to_string())).collect();
-            (checks, Some(ShardOfPlan { shard, units }))
-        }
-    };
+    let units: Vec<String> = plan.iter().map(|c| c.id.to_string()).collect();
+    let plan_hash = shard::plan_hash(catalog, &named, options, &units);
+    let shard = selection.shard.map(|shard| ShardOfPlan { shard, units });
+    let checks = selection.shard_of(plan);
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
     let (adapters, unavailable) = set.start_for(&checks, specs, &StartOptions::new(options.timeout))?;
@@ -603,10 +597,12 @@ fn list(
     specs: &[AdapterSpec],
     planned: bool,
 ) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &set.available(specs))?;
-    if checks.is_empty() {
+    let plan = selection.plan(catalog, &set.available(specs))?;
+    if plan.is_empty() {
         return Ok(nothing_selected());
     }
+    // A shard with none of the plan's checks lists nothing, as `run` runs nothing.
+    let checks = selection.shard_of(plan);
     let mut out = std::io::stdout().lock();
     for check in checks {
         let line = match (planned, check.planned) {

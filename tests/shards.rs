@@ -200,7 +200,7 @@ fn mixed_plans_mixed_n_and_conflicting_results_are_refused() {
         [&["run", "--shard", "4/4", "--timeout", "60"], &SELECTION[..], &["--out", "other-4"]].concat();
     let fifth = [&["run", "--shard", "5/5"], &SELECTION[..], &["--out", "fifth-5"]].concat();
     for ran in all(vec![start(&other, &f.dir), start(&fifth, &f.dir)]) {
-        assert!(ran.code == 0, "{}", ran.text);
+        assert_eq!(ran.code, 0, "{}", ran.text);
     }
     let other = f.dir.join("other-4/results.jsonl");
     let hash = read(&other).info.plan_hash;
@@ -252,8 +252,7 @@ fn shards_of(args: &[&str], n: u32, dir: &Path) -> BTreeMap<String, u32> {
         (1..=n).map(|i| start(&[&["list", "--shard", &format!("{i}/{n}")], args].concat(), dir)).collect();
     let mut of = BTreeMap::new();
     for (i, ran) in (1..).zip(all(children)) {
-        // A shard with no check of a small selection is exit 3 for `list`.
-        assert!(ran.code == 0, "{i}/{n}: {}", ran.text);
+        assert_eq!(ran.code, 0, "{i}/{n}: {}", ran.text);
         for id in ran.text.lines() {
             assert!(of.insert(id.to_string(), i).is_none(), "{id} is in two shards of {n}");
         }
@@ -331,6 +330,8 @@ fn bad_shards_are_refused_and_an_empty_shard_still_merges() {
     assert_eq!(merged.code, 0, "{}", merged.text);
     let run = read(&dir.join("m/results.jsonl"));
     assert_eq!(verdicts(&run), [("array-api:cpu:add:f32:edges".to_string(), Status::Pass)]);
+    let listed = shards_of(&one, 3, &dir);
+    assert_eq!(listed.keys().collect::<Vec<_>>(), ["array-api:cpu:add:f32:edges"]);
 }
 
 /// The YAML blocks of `docs/SHARDING.md`, in order.

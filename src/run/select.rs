@@ -63,11 +63,15 @@ pub struct Selection {
 impl Selection {
     /// The checks the selection runs: [`Selection::plan`], or the shard's part of it.
     pub fn checks(&self, catalog: &Catalog, available: &[&str]) -> Result<Vec<Check>, String> {
-        let mut checks = self.plan(catalog, available)?;
+        self.plan(catalog, available).map(|plan| self.shard_of(plan))
+    }
+
+    /// The checks of `plan` that the selection's shard runs (all of them without a shard).
+    pub fn shard_of(&self, mut plan: Vec<Check>) -> Vec<Check> {
         if let Some(shard) = self.shard {
-            checks.retain(|c| shard.owns(&c.id.to_string()));
+            plan.retain(|c| shard.owns(&c.id.to_string()));
         }
-        Ok(checks)
+        plan
     }
 
     /// The selected checks of every shard, in the stable planning order; every name is

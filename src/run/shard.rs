@@ -23,7 +23,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::check::{CheckId, RunOptions};
+use super::check::RunOptions;
 use crate::generate::fnv1a;
 use crate::spec::Catalog;
 
@@ -133,7 +133,7 @@ pub struct ShardOfPlan {
 /// includes `--expectations` files); the adapters as named on the command line (`cpu`,
 /// `mylib=lib:PATH`); the run options; and the key of every unit, in order. Not what differs
 /// between honest machines: paths of the catalog, the target, CPU features, threads.
-pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, units: &[CheckId]) -> String {
+pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, units: &[String]) -> String {
     // Every option, named: a new option must be added here (or said not to change results).
     let RunOptions { timeout, max_listed_failures, table_cases_per_row, table_seed } = options;
     let mut bytes = Vec::new();
@@ -150,7 +150,7 @@ pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, u
     put(&max_listed_failures.to_le_bytes());
     put(&table_cases_per_row.to_le_bytes());
     put(&table_seed.to_le_bytes());
-    units.iter().for_each(|u| put(u.to_string().as_bytes()));
+    units.iter().for_each(|u| put(u.as_bytes()));
     format!("{:016x}", fnv1a(&bytes))
 }
 
@@ -178,6 +178,28 @@ mod tests {
             assert!(e.contains(says) && e.contains("is not a shard I/N"), "{bad}: {e}");
         }
         assert!(serde_json::from_str::<Shard>("\"3/2\"").is_err());
+    }
+
+    #[test]
+    fn the_plan_hash_changes_with_each_part_of_the_plan() {
+        let catalog = Catalog::builtin().unwrap();
+        let (cpu, units) = (vec!["cpu".to_string()], vec!["table:add:f32:edges".to_string()]);
+        let options = RunOptions::default();
+        let hash = plan_hash(&catalog, &cpu, &options, &units);
+        assert_eq!(hash.len(), 16);
+        assert_eq!(hash, plan_hash(&catalog, &cpu, &options, &units));
+        let longer = RunOptions { timeout: options.timeout * 2, ..RunOptions::default() };
+        let seed = RunOptions { table_seed: 1, ..RunOptions::default() };
+        let two = vec!["table:add:f32:edges".to_string(), "table:add:f64:edges".to_string()];
+        for other in [
+            plan_hash(&catalog, &["numr".to_string()], &options, &units),
+            plan_hash(&catalog, &cpu, &longer, &units),
+            plan_hash(&catalog, &cpu, &seed, &units),
+            plan_hash(&catalog, &cpu, &options, &two),
+            plan_hash(&catalog, &cpu, &options, &[]),
+        ] {
+            assert_ne!(other, hash);
+        }
     }
 
     #[test]
