@@ -100,16 +100,12 @@ fn fixture() -> &'static Fixture {
     })
 }
 
-fn paths(files: &[&PathBuf]) -> Vec<String> {
-    files.iter().map(|p| p.display().to_string()).collect()
-}
-
+/// `opspec merge FILES… --out OUT`, in OUT's parent folder.
 fn merge(files: &[&PathBuf], out: &Path) -> Ran {
-    let files = paths(files);
     let mut args: Vec<&str> = vec!["merge"];
-    args.extend(files.iter().map(String::as_str));
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
     args.extend(["--out", out.to_str().unwrap()]);
-    opspec(&args, &fixture().dir)
+    opspec(&args, out.parent().unwrap())
 }
 
 #[test]
@@ -318,15 +314,7 @@ fn bad_shards_are_refused_and_an_empty_shard_still_merges() {
     assert!(ran.iter().all(|r| r.code == 0), "{:?}", ran.iter().map(|r| &r.text).collect::<Vec<_>>());
     assert_eq!(ran.iter().filter(|r| r.text.contains("has none of the plan's 1 checks")).count(), 2);
     let files: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("s{i}/results.jsonl"))).collect();
-    let merged = opspec(
-        &[
-            &["merge"],
-            &paths(&files.iter().collect::<Vec<_>>()).iter().map(String::as_str).collect::<Vec<_>>()[..],
-            &["--out", "m"],
-        ]
-        .concat(),
-        &dir,
-    );
+    let merged = merge(&files.iter().collect::<Vec<_>>(), &dir.join("m"));
     assert_eq!(merged.code, 0, "{}", merged.text);
     let run = read(&dir.join("m/results.jsonl"));
     assert_eq!(verdicts(&run), [("array-api:cpu:add:f32:edges".to_string(), Status::Pass)]);
