@@ -14,6 +14,7 @@ use crate::adapters::{self, AdapterSet, AdapterSpec, StartOptions};
 use crate::platform::unix_now;
 use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
 use crate::run::select::Selection;
+use crate::run::shard::{self, Shard, ShardOfPlan};
 use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
@@ -88,6 +89,10 @@ struct Select {
     /// Leave out the table self-checks.
     #[arg(long)]
     no_tables: bool,
+    /// Only shard I of N (1-based) of the selected checks, each check's shard fixed by a
+    /// stable hash of its id (docs/SHARDING.md); `opspec merge` joins the shards' results.
+    #[arg(long, value_name = "I/N", conflicts_with = "exact")]
+    shard: Option<Shard>,
 }
 
 impl Select {
@@ -114,6 +119,7 @@ impl Select {
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
+            shard: self.shard,
         };
         Ok((selection, specs))
     }
@@ -156,6 +162,18 @@ enum Command {
         #[arg(required = true)]
         results: Vec<PathBuf>,
         /// Where to write the report.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        #[command(flatten)]
+        render: Render,
+    },
+    /// Join the results files of one plan's shards (`run --shard I/N`) into one results file
+    /// and report; a check no shard ran is `missing` (exit 4).
+    Merge {
+        /// The shards' results files (`results.jsonl`).
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Where to write the merged results and the report.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
         #[command(flatten)]
@@ -266,6 +284,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             .map(|p| report::read(p))
             .collect::<Result<Vec<_>, _>>()
             .and_then(|runs| show(&runs, out, render)),
+        Command::Merge { shards, out, render } => merge(shards, out, render),
         Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
         Command::Expect { from: Some(from), .. } => report::read(from).map(|run| {
             say(&draft_expectations(&run));
@@ -370,10 +389,19 @@ fn run(
     options: &RunOptions,
     render: &Render,
 ) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &set.available(specs))?;
-    if checks.is_empty() {
+    let plan = selection.plan(catalog, &set.available(specs))?;
+    if plan.is_empty() {
         return Ok(nothing_selected());
     }
+    let named: Vec<String> = selection
+        .adapters
+        .iter()
+        .map(|n| specs.iter().find(|s| &s.name == n).map_or(n.clone(), |s| format!("{n}={}", s.spec)))
+        .collect();
+    let units: Vec<String> = plan.iter().map(|c| c.id.to_string()).collect();
+    let plan_hash = shard::plan_hash(catalog, &named, options, &units);
+    let shard = selection.shard.map(|shard| ShardOfPlan { shard, units });
+    let checks = selection.shard_of(plan);
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
     let (adapters, unavailable) = set.start_for(&checks, specs, &StartOptions::new(options.timeout))?;
@@ -381,7 +409,7 @@ fn run(
         eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
     }
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
-    let info = RunInfo::new(catalog, options, versions);
+    let info = RunInfo { plan_hash, shard, ..RunInfo::new(catalog, options, versions) };
     let path = out.join("results.jsonl");
     let ids: Vec<_> = checks.iter().map(|c| c.id.clone()).collect();
     let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources)?;
@@ -408,8 +436,45 @@ fn run(
         return Err(e);
     }
     writer.finish(started.elapsed().as_secs_f64(), unix_now())?;
+    if let (true, Some(s)) = (ids.is_empty(), &info.shard) {
+        eprintln!(
+            "shard {} has none of the plan's {} checks: {} records the plan alone, for `opspec merge`",
+            s.shard,
+            s.units.len(),
+            path.display()
+        );
+        return Ok(0);
+    }
     show(&[report::read(&path)?], out, render)
 }
+
+/// `merge`: joins the shards' results into `out/results.jsonl`, names the checks no shard
+/// ran, and renders the report as `report` would.
+fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> {
+    let runs = shards.iter().map(|p| report::read(p)).collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {}: cannot write the merged results there: {e}", out.display()))?;
+    let merged = report::merge(&runs, &out.join("results.jsonl"))?;
+    report::write_results(&merged)?;
+    let missing: Vec<_> = merged.results.iter().filter(|r| r.status == Status::Missing).collect();
+    if !missing.is_empty() {
+        eprintln!("{} of the plan's {} checks were run by no shard:", missing.len(), merged.results.len());
+        for r in missing.iter().take(MISSING_LISTED) {
+            eprintln!("  missing {}: {}", r.id, r.message);
+        }
+        if missing.len() > MISSING_LISTED {
+            eprintln!(
+                "  … and {} more, each `missing` in {}",
+                missing.len() - MISSING_LISTED,
+                merged.path.display()
+            );
+        }
+    }
+    show(&[report::read(&merged.path)?], out, render)
+}
+
+/// How many missing checks `merge` names on the terminal (the report lists them all).
+const MISSING_LISTED: usize = 50;
 
 /// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
 fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String> {
@@ -532,10 +597,12 @@ fn list(
     specs: &[AdapterSpec],
     planned: bool,
 ) -> Result<u8, String> {
-    let checks = selection.checks(catalog, &set.available(specs))?;
-    if checks.is_empty() {
+    let plan = selection.plan(catalog, &set.available(specs))?;
+    if plan.is_empty() {
         return Ok(nothing_selected());
     }
+    // A shard with none of the plan's checks lists nothing, as `run` runs nothing.
+    let checks = selection.shard_of(plan);
     let mut out = std::io::stdout().lock();
     for check in checks {
         let line = match (planned, check.planned) {

@@ -222,6 +222,7 @@ fn environment(run: &Run) -> String {
         ("catalog", i.catalog.clone()),
         ("contract revision", i.spec_revision.clone()),
         ("check-id contract", format!("version {}", i.contract_version)),
+        ("plan", plan(i)),
         ("suite seeds", i.seeds.join(", ")),
         ("table self-checks", format!("seed {}, {} inputs per row", i.table_seed, i.table_cases_per_row)),
         ("threads", i.threads.clone()),
@@ -241,6 +242,14 @@ fn environment(run: &Run) -> String {
         let _ = write!(out, "<dt>{}</dt><dd>{}</dd>", escape(k), escape(&v));
     }
     out + "</dl>"
+}
+
+/// The plan's hash, and which shard of it the run was.
+fn plan(i: &RunInfo) -> String {
+    match &i.shard {
+        Some(s) => format!("{}, shard {} ({} units in all)", i.plan_hash, s.shard, s.units.len()),
+        None => i.plan_hash.clone(),
+    }
 }
 
 /// One inline SVG bar chart per (adapter, op, dtype) with ULP histograms, summed over suites.

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::run::RunOptions;
+use crate::run::shard::ShardOfPlan;
 use crate::spec::Catalog;
 
 /// What a run was: enough to reproduce it.
@@ -41,6 +42,13 @@ pub struct RunInfo {
     /// The contract's gaps: what each table does not encode yet.
     #[serde(default)]
     pub gaps: Vec<Gap>,
+    /// The hash of the run's whole plan, unsharded ([`crate::run::shard::plan_hash`]): the
+    /// shards of one plan share it (empty in files written before it was recorded).
+    #[serde(default)]
+    pub plan_hash: String,
+    /// For a run of one shard (`run --shard I/N`): which, and every unit of the whole plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOfPlan>,
 }
 
 impl RunInfo {
@@ -68,6 +76,8 @@ impl RunInfo {
             seconds: 0.0,
             command: std::env::args().collect::<Vec<_>>().join(" "),
             gaps: gaps(catalog),
+            plan_hash: String::new(),
+            shard: None,
         }
     }
 }

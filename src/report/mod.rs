@@ -1,12 +1,14 @@
 //! Results on disk and what is rendered from them: `results.jsonl` (the record, written as
-//! the run goes), `index.html`, `junit.xml` and an optional Markdown summary. `opspec run`
-//! reads its own results file back and renders it with the same code as `opspec report`.
+//! the run goes, or joined from shards by [`merge`]), `index.html`, `junit.xml` and an
+//! optional Markdown summary. `opspec run` reads its own results file back and renders it
+//! with the same code as `opspec report`.
 
 mod conformance;
 mod diff;
 mod html;
 mod info;
 mod junit;
+mod merge;
 mod results;
 mod summary;
 mod tally;
@@ -18,6 +20,7 @@ pub use conformance::{Conformance, verdicts};
 pub use diff::{Diff, diff};
 pub use html::escape;
 pub use info::{Gap, RunInfo};
+pub use merge::{merge, write_results};
 pub use results::{FORMAT, ResultsWriter, Run, VERSION, read};
 pub use summary::{github_summary, terminal_summary};
 pub use tally::Tally;
@@ -49,7 +52,8 @@ pub fn verdict(runs: &[Run], allow_skips: bool) -> Verdict {
         return Verdict {
             code: EXIT_INCOMPLETE,
             reason: format!(
-                "{} is incomplete (the run ended before its end record): {missing} planned checks never ran",
+                "{} is incomplete (the run ended before its end record, or no shard ran them): \
+                 {missing} planned checks never ran",
                 run.path.display()
             ),
         };

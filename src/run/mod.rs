@@ -4,8 +4,8 @@
 //! The layers, bottom up: [`check`] (ids, planned checks, targets, options) and the results;
 //! the shared machinery every family uses ([`call`], `batch`, [`record`]); one module per
 //! family of tables, which plans its checks and judges them; `plan`, which asks every family
-//! for its checks; and on top, [`select`] (which checks a command runs), [`eval`] (one input
-//! in detail) and [`run_all`].
+//! for its checks; and on top, [`select`] (which checks a command runs), [`shard`] (which of
+//! them one shard runs, and the plan's hash), [`eval`] (one input in detail) and [`run_all`].
 
 mod batch;
 mod broadcast;
@@ -26,6 +26,7 @@ mod result;
 mod scatter;
 pub mod select;
 mod shape_rules;
+pub mod shard;
 
 pub use check::{
     BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget,

@@ -1,8 +1,9 @@
 //! Which checks a command runs: suites, adapters, a filter or one exact id, validated the same
-//! way for `run`, `list` and `eval`.
+//! way for `run`, `list` and `eval`, and a shard of them.
 
 use super::check::{Check, CheckId, is_name};
 use super::plan::{adapter_checks, table_checks};
+use super::shard::Shard;
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;
 
@@ -55,12 +56,27 @@ pub struct Selection {
     pub exact: Option<String>,
     /// Whether the tables' self-checks are included.
     pub tables: bool,
+    /// Only this shard of the selected checks.
+    pub shard: Option<Shard>,
 }
 
 impl Selection {
-    /// The selected checks, in the stable planning order; every name is checked against the
-    /// catalog's suites and the `available` adapters first.
+    /// The checks the selection runs: [`Selection::plan`], or the shard's part of it.
     pub fn checks(&self, catalog: &Catalog, available: &[&str]) -> Result<Vec<Check>, String> {
+        self.plan(catalog, available).map(|plan| self.shard_of(plan))
+    }
+
+    /// The checks of `plan` that the selection's shard runs (all of them without a shard).
+    pub fn shard_of(&self, mut plan: Vec<Check>) -> Vec<Check> {
+        if let Some(shard) = self.shard {
+            plan.retain(|c| shard.owns(&c.id.to_string()));
+        }
+        plan
+    }
+
+    /// The selected checks of every shard, in the stable planning order; every name is
+    /// checked against the catalog's suites and the `available` adapters first.
+    pub fn plan(&self, catalog: &Catalog, available: &[&str]) -> Result<Vec<Check>, String> {
         if let Some(exact) = &self.exact {
             return exact_check(catalog, exact, available).map(|c| vec![c]);
         }
