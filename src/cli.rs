@@ -107,6 +107,7 @@ impl Select {
         let (offered, others): (Vec<String>, Vec<String>) =
             texts.into_iter().partition(|t| setup.adapters.offers(t));
         let specs = adapters::parse_specs(&others)?;
+        crate::run::check::set_adapter_specs(&specs);
         if let Some(s) = specs.iter().find(|s| offered.contains(&s.name)) {
             return Err(format!("two adapters are named `{}`: name one of them as NAME=SPEC", s.name));
         }
@@ -628,6 +629,7 @@ fn evaluate(
     adapters: &[String],
 ) -> Result<u8, String> {
     let specs = adapters::parse_specs(adapters)?;
+    crate::run::check::set_adapter_specs(&specs);
     let operands = bits
         .iter()
         .map(|b| {

@@ -31,7 +31,9 @@ impl Conformance {
                 format!("does not conform: {failing} checks did not pass")
             }
             Conformance::Not { failing, under_profile: Some((profile, n)) } => {
-                format!("does not conform: {failing} checks did not pass ({n} fail under profile {profile} too)")
+                format!(
+                    "does not conform: {failing} checks did not pass ({n} fail under profile {profile} too)"
+                )
             }
         }
     }
@@ -39,7 +41,9 @@ impl Conformance {
 
 /// The verdict of every (suite, adapter) pair with at least one check that ran (not skipped);
 /// table self-checks have no adapter and no verdict.
-pub fn verdicts<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> BTreeMap<(&'a str, &'a str), Conformance> {
+pub fn verdicts<'a>(
+    results: impl IntoIterator<Item = &'a CheckResult>,
+) -> BTreeMap<(&'a str, &'a str), Conformance> {
     let mut groups: BTreeMap<(&str, &str), Vec<&CheckResult>> = BTreeMap::new();
     for r in results {
         if r.id.adapter_name().is_some() && r.status != Status::Skip {
@@ -50,7 +54,8 @@ pub fn verdicts<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> BTree
 }
 
 fn judge(results: &[&CheckResult]) -> Conformance {
-    let not_passed: Vec<&CheckResult> = results.iter().copied().filter(|r| r.status != Status::Pass).collect();
+    let not_passed: Vec<&CheckResult> =
+        results.iter().copied().filter(|r| r.status != Status::Pass).collect();
     if not_passed.is_empty() {
         return Conformance::Strict;
     }
@@ -58,7 +63,8 @@ fn judge(results: &[&CheckResult]) -> Conformance {
     let Some(profile) = profile else {
         return Conformance::Not { failing: not_passed.len(), under_profile: None };
     };
-    let fails_under = not_passed.iter().filter(|r| !r.under_profile.as_ref().is_some_and(|v| v.passes)).count();
+    let fails_under =
+        not_passed.iter().filter(|r| !r.under_profile.as_ref().is_some_and(|v| v.passes)).count();
     if fails_under == 0 {
         let checks = not_passed.iter().map(|r| r.id.to_string()).collect();
         Conformance::UnderProfile { profile, checks }

@@ -35,8 +35,11 @@ pub fn escape(s: &str) -> String {
 /// What the script draws from: every check, with its citation and deviation by index.
 #[derive(Serialize)]
 struct Data<'a> {
-    /// The command prefix that reruns one check (`… run --exact ID`).
+    /// The command prefix that reruns one check (`… run `, then the adapter's argument and
+    /// `--exact ID`).
     rerun: String,
+    /// The `--adapter 'NAME=SPEC' ` argument of each adapter that is not built in.
+    adapter_args: BTreeMap<&'a str, &'static str>,
     checks: Vec<CheckView<'a>>,
     citations: Vec<&'a Citation>,
     deviations: Vec<&'a KnownDeviation>,
@@ -83,6 +86,7 @@ fn is_zero(n: &usize) -> bool {
 fn data(runs: &[Run]) -> Data<'_> {
     let mut d = Data {
         rerun: crate::run::check::run_command_prefix(),
+        adapter_args: BTreeMap::new(),
         checks: Vec::new(),
         citations: Vec::new(),
         deviations: Vec::new(),
@@ -105,6 +109,10 @@ fn data(runs: &[Run]) -> Data<'_> {
                     d.deviations.len() - 1
                 })
             });
+            let arg = crate::run::check::adapter_arg(r.id.adapter_name());
+            if !arg.is_empty() {
+                d.adapter_args.insert(r.id.adapter_label(), arg);
+            }
             let shown = &r.failures[..r.failures.len().min(SHOWN_INPUTS)];
             d.checks.push(CheckView {
                 id: r.id.to_string(),
@@ -201,7 +209,13 @@ fn conformance(runs: &[Run]) -> String {
         "<h2 id=\"conformance\">Conformance</h2><table class=\"verdicts\"><tr><th>suite</th><th>adapter</th><th>verdict</th></tr>",
     );
     for ((suite, adapter), verdict) in &verdicts {
-        let _ = write!(out, "<tr><td>{}</td><td>{}</td><td>{}", escape(suite), escape(adapter), escape(&verdict.text()));
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}",
+            escape(suite),
+            escape(adapter),
+            escape(&verdict.text())
+        );
         if let Conformance::UnderProfile { checks, .. } = verdict {
             out += "<details><summary>the checks</summary><ul>";
             for id in checks {

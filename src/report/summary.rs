@@ -52,7 +52,8 @@ pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
     let verdicts = verdicts(all(runs));
     for ((suite, adapter), results) in &by_pair {
         let t = Tally::of(results.iter().copied());
-        let verdict = verdicts.get(&(*suite, *adapter)).map(|v| format!("; {}", v.text())).unwrap_or_default();
+        let verdict =
+            verdicts.get(&(*suite, *adapter)).map(|v| format!("; {}", v.text())).unwrap_or_default();
         let _ = writeln!(
             out,
             "{suite:<12} {adapter:<10} {}; {} inputs, max ulp {}{verdict}",

@@ -109,9 +109,9 @@ pub fn compare(
     rec.checked(cases.len());
     let names = ["x1", "x2", "x3"];
     for i in (0..cases.len()).filter(|&i| !expected[i].accepts(output, actual[i], reading.nan)) {
-        let allowed = rec
-            .profile()
-            .is_some_and(|p| p.accepts((input, output, reading.nan), &cases[i], &expected[i], actual[i], full));
+        let allowed = rec.profile().is_some_and(|p| {
+            p.accepts((input, output, reading.nan), &cases[i], &expected[i], actual[i], full)
+        });
         rec.fail_unless_allowed(1, allowed, || Failure {
             inputs: cases[i]
                 .iter()

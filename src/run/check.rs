@@ -21,6 +21,7 @@
 //!   (`edges`, `random`, `broadcast-strided`), or a literal case of a promotion, broadcasting
 //!   or scatter table.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::OnceLock;
@@ -205,21 +206,41 @@ fn invocation() -> &'static str {
     INVOCATION.get().map_or("cargo run --release --", String::as_str)
 }
 
-/// The command that reruns exactly the check `id`.
-pub fn run_command(id: &CheckId) -> String {
-    format!("{}{id}", run_command_prefix())
+/// The `--adapter` arguments of the adapters that are not built in, by name: a printed
+/// command about such an adapter's check must start it the same way.
+static ADAPTER_ARGS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+
+/// Records the specs of the run's adapters that are not built in (`NAME=SPEC`), for the
+/// commands it prints; the first call of a process decides.
+pub fn set_adapter_specs(specs: &[crate::adapters::AdapterSpec]) {
+    let quoted = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let args = specs
+        .iter()
+        .map(|s| (s.name.clone(), format!("--adapter {} ", quoted(&format!("{}={}", s.name, s.spec)))));
+    let _ = ADAPTER_ARGS.set(args.collect());
 }
 
-/// [`run_command`] without the id (the report adds each check's).
+/// The `--adapter 'NAME=SPEC' ` argument (with its trailing space) that a command about
+/// adapter `name`'s checks needs; empty for a built-in adapter and a table self-check.
+pub fn adapter_arg(name: Option<&str>) -> &'static str {
+    name.and_then(|n| ADAPTER_ARGS.get()?.get(n)).map_or("", String::as_str)
+}
+
+/// The command that reruns exactly the check `id`.
+pub fn run_command(id: &CheckId) -> String {
+    format!("{}{}--exact {id}", run_command_prefix(), adapter_arg(id.adapter_name()))
+}
+
+/// [`run_command`] up to its adapter argument (the report adds each check's, then `--exact ID`).
 pub fn run_command_prefix() -> String {
-    format!("{} run --exact ", invocation())
+    format!("{} run ", invocation())
 }
 
 /// The command that evaluates one input of the check `id` in detail, calling the adapter as
 /// the check did.
 pub fn eval_command(id: &CheckId, operands: &[u64]) -> String {
     let bits: Vec<String> = operands.iter().map(|x| format!("0x{x:x}")).collect();
-    format!("{} eval {id} {}", invocation(), bits.join(" "))
+    format!("{} eval {}{id} {}", invocation(), adapter_arg(id.adapter_name()), bits.join(" "))
 }
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the

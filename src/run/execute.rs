@@ -37,9 +37,11 @@ pub fn run_check(
     let started = Instant::now();
     let mut result = CheckResult::new(check.id.clone());
     result.planned_inputs = check.planned;
-    result.under_profile = check.id.adapter_name().and_then(|a| catalog.expectations.profile(a)).map(|profile| {
-        ProfileVerdict { profile, failed_inputs: 0, passes: false }
-    });
+    result.under_profile = check
+        .id
+        .adapter_name()
+        .and_then(|a| catalog.expectations.profile(a))
+        .map(|profile| ProfileVerdict { profile, failed_inputs: 0, passes: false });
     let adapter = match (check.id.adapter_name(), adapter) {
         (Some(name), None) => Err(format!("adapter `{name}` is not available")),
         (Some(_), Some(a)) => Ok(Some(a)),

@@ -218,6 +218,12 @@ mod tests {
         let negative_nan = F.neg(F.quiet_nan());
         assert!(profile("nan-sign").accepts(READING, &[0, 0], &strict, negative_nan, &none));
         assert!(!profile("ftz").accepts(READING, &[0, 0], &strict, negative_nan, &none));
-        assert!(!profile("nan-sign").accepts(READING, &[0, 0], &Expect::Bits(F.one()), F.neg(F.one()), &none));
+        assert!(!profile("nan-sign").accepts(
+            READING,
+            &[0, 0],
+            &Expect::Bits(F.one()),
+            F.neg(F.one()),
+            &none
+        ));
     }
 }

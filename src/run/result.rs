@@ -187,7 +187,10 @@ impl CheckResult {
         }
         if let Some(v) = &self.under_profile {
             let verdict = if v.passes { "passes" } else { "fails" };
-            out += &format!("  under profile {}: {verdict} ({} inputs not allowed)\n", v.profile, v.failed_inputs);
+            out += &format!(
+                "  under profile {}: {verdict} ({} inputs not allowed)\n",
+                v.profile, v.failed_inputs
+            );
         }
         if self.status == Status::Fail {
             out += &format!("  rerun the check: {}\n", run_command(&self.id));

@@ -133,8 +133,12 @@ impl Expectations {
     /// The relaxation profile `adapter` declares: the union of its files' `profile` lists, if
     /// any names one.
     pub fn profile(&self, adapter: &str) -> Option<Profile> {
-        let declared: Vec<Relaxation> =
-            self.files.iter().filter(|(_, f)| f.adapter == adapter).flat_map(|(_, f)| f.profile.clone()).collect();
+        let declared: Vec<Relaxation> = self
+            .files
+            .iter()
+            .filter(|(_, f)| f.adapter == adapter)
+            .flat_map(|(_, f)| f.profile.clone())
+            .collect();
         (!declared.is_empty()).then(|| Profile::new(declared))
     }
 
