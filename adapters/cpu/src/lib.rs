@@ -16,7 +16,7 @@ mod fused;
 mod integer;
 mod named;
 pub mod output;
-mod promote;
+pub mod promote;
 pub mod scatter;
 
 use float::CpuFloat;

@@ -498,8 +498,20 @@ fn support_is_truthful() {
         None => {
             assert_eq!(adapter.supports(add, DType::BF16), Support::Supported);
             assert_eq!(adapter.supports(OpKind::ScatterAdd, DType::U8), Support::Supported);
-            for (op, dtype) in [(OpKind::Binary(BinaryOp::Divide), DType::I32), (add, DType::Bool)] {
-                assert!(matches!(adapter.supports(op, dtype), Support::Unsupported(_)));
+            for (op, dtype) in [
+                (OpKind::Binary(BinaryOp::Atan2), DType::I32),
+                (add, DType::Bool),
+                (OpKind::BinaryInto(BinaryOp::Less), DType::F32),
+                (OpKind::BinaryInto(BinaryOp::Divide), DType::I16),
+            ] {
+                assert!(matches!(adapter.supports(op, dtype), Support::Unsupported(_)), "{op} {dtype}");
+            }
+            for (op, dtype) in [
+                (OpKind::Binary(BinaryOp::Divide), DType::I32),
+                (OpKind::BinaryScalar(BinaryOp::Pow), DType::U8),
+                (OpKind::BinaryInto(BinaryOp::Remainder), DType::F64),
+            ] {
+                assert_eq!(adapter.supports(op, dtype), Support::Supported, "{op} {dtype}");
             }
             let b = Tensor::from_slice(&[true], &[1]).unwrap();
             assert_eq!(adapter.binary(BinaryOp::Add, &b, &b).unwrap_err().kind, ErrorKind::Unsupported);
@@ -510,12 +522,20 @@ fn support_is_truthful() {
 #[test]
 fn the_support_table_is_as_documented() {
     let supported = |cc| Kernel::all().into_iter().filter(|k| k.support(cc).is_ok()).count();
-    // floats: 8 binary + 2 fused + 2 scatter; 8 integer dtypes: 5 binary + 2 fused + 2 scatter.
-    assert_eq!(supported((9, 0)), 4 * 12 + 8 * 9);
-    assert_eq!(supported((7, 5)), 4 * 12 + 8 * 9 - 1);
+    // 4 floats: 20 binary + 2 fused + 2 scatter; 8 integer dtypes: 15 binary (not atan2,
+    // copysign, hypot, logaddexp, nextafter) + 2 fused + 2 scatter; bool: none.
+    assert_eq!(BinaryOp::ALL.len(), 20);
+    assert_eq!(supported((9, 0)), 4 * 24 + 8 * 19);
+    assert_eq!(supported((7, 5)), 4 * 24 + 8 * 19 - 1);
     let source = Kernel::Binary(BinaryOp::Add, DType::F32).source().unwrap();
-    assert!(source.contains("__fadd_rn(x0, x1)") && source.contains("add_f32"));
-    assert!(Kernel::Binary(BinaryOp::Pow, DType::I32).source().is_err());
+    assert!(source.contains("__fadd_rn(a, b)") && source.contains("add_f32"));
+    for op in [BinaryOp::Atan2, BinaryOp::Copysign, BinaryOp::Hypot, BinaryOp::Logaddexp, BinaryOp::Nextafter] {
+        assert!(Kernel::Binary(op, DType::I32).source().is_err(), "{op}");
+    }
+    assert!(Kernel::Binary(BinaryOp::Equal, DType::Bool).source().is_err());
+    assert_eq!(Kernel::Binary(BinaryOp::LessEqual, DType::F16).output(), DType::Bool);
+    assert_eq!(Kernel::Binary(BinaryOp::Divide, DType::U8).output(), DType::F32);
+    assert_eq!(Kernel::Binary(BinaryOp::Pow, DType::I64).output(), DType::I64);
 }
 
 #[test]
