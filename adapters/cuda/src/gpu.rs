@@ -58,7 +58,8 @@ pub(crate) struct Gpu {
     pub(crate) cc: (i32, i32),
     /// Driver, NVRTC and device, for reports.
     pub(crate) description: String,
-    functions: Mutex<HashMap<Kernel, CudaFunction>>,
+    /// One slot per kernel asked for: kernels compile in parallel, each once.
+    functions: Mutex<HashMap<Kernel, Arc<OnceLock<Result<CudaFunction, AdapterError>>>>>,
 }
 
 /// The device shared by every adapter in the process, or why there is none.
@@ -122,22 +123,31 @@ fn grid(n: usize) -> LaunchConfig {
 
 impl Gpu {
     /// The compiled kernel, from the cache or compiled now (the time it takes added to `t`).
+    /// The cache's lock is not held while NVRTC runs, so that checks running in parallel
+    /// compile their kernels in parallel.
     pub(crate) fn function(&self, kernel: Kernel, t: &mut Timings) -> Result<CudaFunction, AdapterError> {
-        let mut cache = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(function) = cache.get(&kernel) {
-            return Ok(function.clone());
-        }
         kernel.support(self.cc).map_err(AdapterError::unsupported)?;
-        let started = Instant::now();
+        let slot = {
+            let mut cache = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(cache.entry(kernel).or_default())
+        };
+        slot.get_or_init(|| {
+            let started = Instant::now();
+            let function = self.build(kernel);
+            t.compile += started.elapsed();
+            function
+        })
+        .clone()
+    }
+
+    /// Compiles and loads `kernel`.
+    fn build(&self, kernel: Kernel) -> Result<CudaFunction, AdapterError> {
         let source = kernel.source().map_err(AdapterError::unsupported)?;
         let ptx = compile(&source, self.cc).map_err(|log| {
             AdapterError::new(ErrorKind::Other, format!("NVRTC failed on {}: {log}", kernel.name()))
         })?;
         let module = self.stream.context().load_module(ptx).map_err(cuda_error)?;
-        let function = module.load_function(&kernel.name()).map_err(cuda_error)?;
-        cache.insert(kernel, function.clone());
-        t.compile += started.elapsed();
-        Ok(function)
+        module.load_function(&kernel.name()).map_err(cuda_error)
     }
 
     /// Launches an element-wise kernel on device buffers: `out` receives the `n` results.
