@@ -564,8 +564,9 @@ fn elementwise(name: &str, dtype: DType, output: DType, arity: usize, helpers: &
     let params: String = (0..arity).map(|k| format!("{}T x{k}", if k > 0 { ", " } else { "" })).collect();
     let inputs: String = (0..arity).map(|k| format!(", const T* p{k}")).collect();
     let dense_test: String = (0..arity).map(|k| format!(" && meta[{}] == 1", k + 1)).collect();
-    let dense_args: String =
-        (0..arity).map(|k| format!("{}p{k}[meta[{}] + i]", if k > 0 { ", " } else { "" }, arity + 1 + k)).collect();
+    let dense_args: String = (0..arity)
+        .map(|k| format!("{}p{k}[meta[{}] + i]", if k > 0 { ", " } else { "" }, arity + 1 + k))
+        .collect();
     let offsets: String = (0..arity)
         .map(|k| format!("        long long o{k} = meta[{}LL * rank + {k}];\n", arity + 1))
         .collect();

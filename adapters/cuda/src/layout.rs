@@ -1,6 +1,6 @@
 //! Host-side shape logic: NumPy broadcasting and the strided walk a kernel launch follows.
 
-use opspec_adapter::{Alignment, AdapterError, ErrorKind, NamedAxis, Tensor};
+use opspec_adapter::{AdapterError, Alignment, ErrorKind, NamedAxis, Tensor};
 
 /// The NumPy broadcast of `shapes`: right-aligned, each axis equal or 1.
 pub(crate) fn broadcast_shape(shapes: &[&[usize]]) -> Result<Vec<usize>, AdapterError> {
@@ -73,7 +73,9 @@ impl Plan {
         }
         Plan {
             shape: axes.iter().map(|(extent, _)| *extent).collect(),
-            strides: (0..offsets.len()).map(|k| axes.iter().map(|(_, strides)| strides[k]).collect()).collect(),
+            strides: (0..offsets.len())
+                .map(|k| axes.iter().map(|(_, strides)| strides[k]).collect())
+                .collect(),
             offsets,
         }
     }

@@ -181,8 +181,32 @@ impl CudaAdapter {
         }
     }
 
+    /// Whether `op` on `dtype` is implemented for a device of compute capability `cc`.
+    fn support_on(&self, op: OpKind, dtype: DType, cc: (i32, i32)) -> Support {
+        let kernel = match op {
+            OpKind::Binary(op) | OpKind::BinaryScalar(op) => Kernel::Binary(op, dtype),
+            OpKind::BinaryInto(op) if binary_output(op, dtype) == dtype => Kernel::Binary(op, dtype),
+            OpKind::BinaryInto(op) => {
+                let result = binary_output(op, dtype);
+                return Support::Unsupported(format!(
+                    "{op} of {dtype} gives {result}, which out cannot hold"
+                ));
+            }
+            OpKind::Ternary(op) => Kernel::Ternary(op, dtype),
+            OpKind::ScatterAdd => self.scatter_kernel(dtype),
+            other => return Support::Unsupported(format!("opspec-cuda does not implement {other}")),
+        };
+        match kernel.support(cc) {
+            Ok(()) => Support::Supported,
+            Err(reason) => Support::Unsupported(reason),
+        }
+    }
+
     /// Runs `call` with a fresh [`Timings`] for it and adds that to the adapter's.
-    fn timed<R>(&self, call: impl FnOnce(&mut Timings) -> Result<R, AdapterError>) -> Result<R, AdapterError> {
+    fn timed<R>(
+        &self,
+        call: impl FnOnce(&mut Timings) -> Result<R, AdapterError>,
+    ) -> Result<R, AdapterError> {
         let started = Instant::now();
         let mut t = Timings::default();
         let result = call(&mut t);
@@ -215,7 +239,8 @@ impl CudaAdapter {
             let plan = Plan::broadcast(&shape, &[a, b]);
             return Ok(Lined { shape, names: None, plan });
         }
-        let operand = |t: &Tensor| Operand { kind: ValueKind::Real, dtype: Some(t.dtype()), shape: named_shape(t) };
+        let operand =
+            |t: &Tensor| Operand { kind: ValueKind::Real, dtype: Some(t.dtype()), shape: named_shape(t) };
         let checked = self.rules.check(NamedOp::Add, &[operand(a), operand(b)])?;
         let alignment = checked
             .alignment
@@ -270,30 +295,18 @@ impl Adapter for CudaAdapter {
     }
 
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        let gpu = match &self.gpu {
-            Ok(gpu) => gpu,
-            Err(reason) => return Support::Unsupported(format!("CUDA unavailable: {reason}")),
-        };
-        let kernel = match op {
-            OpKind::Binary(op) | OpKind::BinaryScalar(op) => Kernel::Binary(op, dtype),
-            OpKind::BinaryInto(op) if binary_output(op, dtype) == dtype => Kernel::Binary(op, dtype),
-            OpKind::BinaryInto(op) => {
-                let result = binary_output(op, dtype);
-                return Support::Unsupported(format!("{op} of {dtype} gives {result}, which out cannot hold"));
-            }
-            OpKind::Ternary(op) => Kernel::Ternary(op, dtype),
-            OpKind::ScatterAdd => self.scatter_kernel(dtype),
-            other => return Support::Unsupported(format!("opspec-cuda does not implement {other}")),
-        };
-        match kernel.support(gpu.cc) {
-            Ok(()) => Support::Supported,
-            Err(reason) => Support::Unsupported(reason),
+        match &self.gpu {
+            Ok(gpu) => self.support_on(op, dtype, gpu.cc),
+            Err(reason) => Support::Unsupported(format!("CUDA unavailable: {reason}")),
         }
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let dtype = promote::promote(a.dtype(), b.dtype()).map_err(|e| {
-            AdapterError::new(e.kind, format!("opspec-cuda does not promote {} with {}", a.dtype(), b.dtype()))
+            AdapterError::new(
+                e.kind,
+                format!("opspec-cuda does not promote {} with {}", a.dtype(), b.dtype()),
+            )
         })?;
         let (a, b) = (convert(a, dtype)?, convert(b, dtype)?);
         let lined = self.line_up(&a, &b)?;

@@ -242,7 +242,11 @@ fn pow_atan2_and_hypot_are_close_to_the_exact_value() {
     // 16-bit types and f32 compute in f64 and round once: one step from the f64 reference.
     for (dtype, bound) in [(DType::F16, 1), (DType::BF16, 1), (DType::F32, 1), (DType::F64, 4)] {
         let (a, b) = operands(dtype);
-        for (op, f) in [(BinaryOp::Pow, f64::powf as Exact), (BinaryOp::Atan2, f64::atan2), (BinaryOp::Hypot, f64::hypot)] {
+        for (op, f) in [
+            (BinaryOp::Pow, f64::powf as Exact),
+            (BinaryOp::Atan2, f64::atan2),
+            (BinaryOp::Hypot, f64::hypot),
+        ] {
             check_pairs(&adapter, op, dtype, &a, &b, |x, y, r| {
                 let exact = f(to_f64(dtype, x), to_f64(dtype, y));
                 // Only finite, normal results are compared here; special cases are the harness's.
@@ -533,13 +537,39 @@ fn the_support_table_is_as_documented() {
     assert_eq!(supported((7, 5)), 4 * 24 + 8 * 19 - 1);
     let source = Kernel::Binary(BinaryOp::Add, DType::F32).source().unwrap();
     assert!(source.contains("__fadd_rn(a, b)") && source.contains("add_f32"));
-    for op in [BinaryOp::Atan2, BinaryOp::Copysign, BinaryOp::Hypot, BinaryOp::Logaddexp, BinaryOp::Nextafter] {
+    for op in [BinaryOp::Atan2, BinaryOp::Copysign, BinaryOp::Hypot, BinaryOp::Logaddexp, BinaryOp::Nextafter]
+    {
         assert!(Kernel::Binary(op, DType::I32).source().is_err(), "{op}");
     }
     assert!(Kernel::Binary(BinaryOp::Equal, DType::Bool).source().is_err());
     assert_eq!(Kernel::Binary(BinaryOp::LessEqual, DType::F16).output(), DType::Bool);
     assert_eq!(Kernel::Binary(BinaryOp::Divide, DType::U8).output(), DType::F32);
     assert_eq!(Kernel::Binary(BinaryOp::Pow, DType::I64).output(), DType::I64);
+}
+
+#[test]
+fn everything_the_cpu_adapter_supports_has_a_kernel() {
+    // Checked on the support table, without a device: on compute capability 9.0 (the H200).
+    let cpu = CpuAdapter::new();
+    let mut ops: Vec<OpKind> = vec![OpKind::ScatterAdd];
+    for op in BinaryOp::ALL {
+        ops.extend([OpKind::Binary(op), OpKind::BinaryScalar(op), OpKind::BinaryInto(op)]);
+    }
+    ops.extend(TernaryOp::ALL.map(OpKind::Ternary));
+    for scatter in [Scatter::Atomic, Scatter::Deterministic] {
+        let cuda = CudaAdapter::new_or_unavailable(scatter);
+        let mut covered = 0;
+        for &op in &ops {
+            for dtype in DType::ALL {
+                if cpu.supports(op, dtype) == Support::Supported {
+                    assert_eq!(cuda.support_on(op, dtype, (9, 0)), Support::Supported, "{op} {dtype}");
+                    covered += 1;
+                }
+            }
+        }
+        // As many pairs as opspec-cpu's supports() answered for at the time of writing.
+        assert!(covered >= 4 * 20 * 2 + 8 * 15 * 2 + 12 + 8, "{covered}");
+    }
 }
 
 #[test]
@@ -583,7 +613,13 @@ fn every_kernel_compiles_with_nvrtc() {
 }
 
 /// The results' bits of `op` on the CUDA and the CPU adapter for every pair of `a` x `b`.
-fn both_adapters(adapter: &CudaAdapter, op: BinaryOp, dtype: DType, a: &[u64], b: &[u64]) -> (Vec<u64>, Vec<u64>) {
+fn both_adapters(
+    adapter: &CudaAdapter,
+    op: BinaryOp,
+    dtype: DType,
+    a: &[u64],
+    b: &[u64],
+) -> (Vec<u64>, Vec<u64>) {
     let (x, y) = (tensor(dtype, &[a.len(), 1], a), tensor(dtype, &[b.len()], b));
     let gpu = adapter.binary(op, &x, &y).unwrap();
     let cpu = CpuAdapter::new().binary(op, &x, &y).unwrap();
@@ -613,7 +649,10 @@ fn exact_operations_agree_with_the_cpu_adapter_bit_for_bit() {
         for op in exact {
             let (gpu, cpu) = both_adapters(&adapter, op, dtype, &a, &b);
             let out = if op.is_comparison() { DType::Bool } else { dtype };
-            let bad = gpu.iter().zip(&cpu).position(|(&g, &c)| !(g == c || out != DType::Bool && is_nan(dtype, g) && is_nan(dtype, c)));
+            let bad = gpu
+                .iter()
+                .zip(&cpu)
+                .position(|(&g, &c)| !(g == c || out != DType::Bool && is_nan(dtype, g) && is_nan(dtype, c)));
             assert!(bad.is_none(), "{op} {dtype} at {bad:?}");
         }
     }
@@ -631,7 +670,9 @@ fn exact_operations_agree_with_the_cpu_adapter_bit_for_bit() {
         BinaryOp::Less,
         BinaryOp::GreaterEqual,
     ];
-    for dtype in [DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64] {
+    for dtype in
+        [DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64]
+    {
         let bits = 8 * dtype.size() as u32;
         let mut a = random_bits(dtype, 300, 3);
         // Zero, one, minus one, the extremes.
@@ -658,7 +699,11 @@ fn new_operations_give_the_documented_values() {
     let next = run(BinaryOp::Nextafter, &[1.0, 0.0], &[2.0, -1.0]).to_bits();
     assert_eq!(next, [0x3f80_0001, 0x8000_0001]);
     assert_eq!(floats(run(BinaryOp::Hypot, &[3.0, f32::INFINITY], &[4.0, f32::NAN])), [5.0, f32::INFINITY]);
-    let sums = adapter.binary(BinaryOp::Logaddexp, &Tensor::from_slice(&[0.0f64], &[1]).unwrap(), &Tensor::from_slice(&[0.0f64], &[1]).unwrap());
+    let sums = adapter.binary(
+        BinaryOp::Logaddexp,
+        &Tensor::from_slice(&[0.0f64], &[1]).unwrap(),
+        &Tensor::from_slice(&[0.0f64], &[1]).unwrap(),
+    );
     assert_eq!(sums.unwrap().to_vec::<f64>().unwrap(), [std::f64::consts::LN_2]);
     let less = run(BinaryOp::Less, &[1.0, f32::NAN, -0.0], &[2.0, 1.0, 0.0]);
     assert_eq!((less.dtype(), less.to_vec::<bool>().unwrap()), (DType::Bool, vec![true, false, false]));
@@ -678,7 +723,8 @@ fn promotion_and_python_scalars_follow_the_cpu_adapter() {
     let u8s = Tensor::from_slice(&[200u8, 100], &[2]).unwrap();
     let sum = adapter.binary(BinaryOp::Add, &i8s, &u8s).unwrap();
     assert_eq!((sum.dtype(), sum.to_vec::<i16>().unwrap()), (DType::I16, vec![197, 200]));
-    let half = adapter.binary_scalar(BinaryOp::Multiply, &i8s, Scalar::Float(0.5), ScalarSide::Right).unwrap();
+    let half =
+        adapter.binary_scalar(BinaryOp::Multiply, &i8s, Scalar::Float(0.5), ScalarSide::Right).unwrap();
     assert_eq!((half.dtype(), half.to_vec::<f32>().unwrap()), (DType::F32, vec![-1.5, 50.0]));
     let left = adapter.binary_scalar(BinaryOp::Subtract, &u8s, Scalar::Int(255), ScalarSide::Left).unwrap();
     assert_eq!((left.dtype(), left.to_vec::<u8>().unwrap()), (DType::U8, vec![55, 155]));
