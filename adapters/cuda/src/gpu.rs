@@ -51,6 +51,9 @@ pub(crate) fn cuda_error(e: impl Display) -> AdapterError {
     AdapterError::new(ErrorKind::Other, format!("CUDA: {e}"))
 }
 
+/// A kernel compiled (or failed) once, or still to be compiled.
+type Slot = OnceLock<Result<CudaFunction, AdapterError>>;
+
 /// Device 0 with its stream and compiled kernels.
 pub(crate) struct Gpu {
     pub(crate) stream: Arc<CudaStream>,
@@ -59,7 +62,7 @@ pub(crate) struct Gpu {
     /// Driver, NVRTC and device, for reports.
     pub(crate) description: String,
     /// One slot per kernel asked for: kernels compile in parallel, each once.
-    functions: Mutex<HashMap<Kernel, Arc<OnceLock<Result<CudaFunction, AdapterError>>>>>,
+    functions: Mutex<HashMap<Kernel, Arc<Slot>>>,
 }
 
 /// The device shared by every adapter in the process, or why there is none.
