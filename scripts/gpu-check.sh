@@ -143,21 +143,26 @@ count() { grep -oE "[0-9]+ $2" <<<"$1" | head -1 | cut -d' ' -f1; }
 # Sums a numeric field over the JSON lines of a file (0 when absent).
 sum_field() { grep -o "\"$2\": *[0-9.e+-]*" "$1" 2>/dev/null | awk -F: '{s += $2} END {printf "%.3f", s + 0}'; }
 
-# The time split of an opspec command from its adapters' timings file and, when given, its
-# results.jsonl (whose checks' seconds include the host's oracle and input generation).
+# The time split of an opspec command from its adapters' timings file, against the summed
+# seconds of its checks in RESULTS (a results.jsonl: each check's time includes the host's
+# oracle and input generation; summed over threads, as the adapters' times are) or, without
+# one, against WALL seconds.
 split_line() {
-    local timings=$1 results=${2:-}
+    local timings=$1 results=$2 wall=$3 of="s of wall time" all
     [[ -s $timings ]] || { echo "no timings recorded (no call reached the GPU)"; return; }
-    local kernel up down compile total checks host elements
-    kernel=$(sum_field "$timings" kernel_s) up=$(sum_field "$timings" upload_s)
-    down=$(sum_field "$timings" download_s) compile=$(sum_field "$timings" compile_s)
-    total=$(sum_field "$timings" total_s) elements=$(sum_field "$timings" elements)
-    checks=$([[ -n $results && -s $results ]] && grep '"record":"check"' "$results" \
-        | grep -o '"seconds":[0-9.e+-]*' | awk -F: '{s += $2} END {printf "%.3f", s + 0}' || echo "$total")
-    awk -v k="$kernel" -v u="$up" -v d="$down" -v c="$compile" -v t="$total" -v all="$checks" -v e="$elements" 'BEGIN {
+    all=$wall
+    if [[ -n $results && -s $results ]]; then
+        all=$(grep '"record":"check"' "$results" | grep -o '"seconds":[0-9.e+-]*' \
+            | awk -F: '{s += $2} END {printf "%.3f", s + 0}')
+        of="s summed over the checks"
+    fi
+    awk -v k="$(sum_field "$timings" kernel_s)" -v u="$(sum_field "$timings" upload_s)" \
+        -v d="$(sum_field "$timings" download_s)" -v c="$(sum_field "$timings" compile_s)" \
+        -v t="$(sum_field "$timings" total_s)" -v e="$(sum_field "$timings" elements)" \
+        -v all="$all" -v of="$of" 'BEGIN {
         host = all - t; if (host < 0) host = 0; if (all <= 0) all = 1
-        printf "kernels %.2fs (%.1f%%), transfers %.2fs (%.1f%%), NVRTC %.2fs (%.1f%%), rest of the adapter %.2fs, host (oracle, inputs) %.2fs (%.1f%%) of %.2fs thread-summed; %.0f elements on the GPU\n",
-            k, 100 * k / all, u + d, 100 * (u + d) / all, c, 100 * c / all, t - k - u - d - c, host, 100 * host / all, all, e }'
+        printf "kernels %.2fs (%.1f%%), transfers %.2fs (%.1f%%), NVRTC %.2fs (%.1f%%), rest of the adapter %.2fs, host (oracle, inputs) %.2fs (%.1f%%) of %.2f%s; %.0f elements on the GPU\n",
+            k, 100 * k / all, u + d, 100 * (u + d) / all, c, 100 * c / all, t - k - u - d - c, host, 100 * host / all, all, of, e }'
 }
 
 # Environment.
@@ -218,7 +223,7 @@ allow=()
 if run_step run 170 "$opspec" run --adapter cuda --adapter cuda-deterministic --no-tables --out "$work/run" "${allow[@]}"; then
     what=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/run.log" | tail -1)
     passed=$(count "$what" passed) failed=$(count "$what" failed) skipped=$(count "$what" skipped)
-    split=$(split_line "$work/run-timings.jsonl" "$work/run/results.jsonl")
+    split=$(split_line "$work/run-timings.jsonl" "$work/run/results.jsonl" "$secs")
     echo "time split: $split" >>"$work/run.log"
     if [[ $rc -eq 0 && ${passed:-0} -gt 0 ]]; then
         record run pass "$secs" "$what; $split"
@@ -232,45 +237,38 @@ fi
 # The name of an opspec subcommand matching the extended regex $1, from `opspec --help`.
 subcommand() { "$opspec" --help 2>/dev/null | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | grep -E -m1 "^($1)$"; }
 
-# 4. Exhaustive f16 add (2^32 pairs) through cuda, if this opspec has a sweep command: the
-# split between the GPU, transfers and the host reference.
-sweep=$(subcommand 'sweep|exhaustive')
-if [[ -z $sweep ]]; then
-    record sweep skip 0 "this opspec has no sweep command (probed \`opspec --help\`)"
-else
-    export OPSPEC_CUDA_TIMINGS=$work/sweep-timings.jsonl
-    # shellcheck disable=SC2206 # the arguments are meant to be split
-    args=(${sweep_args:---adapter cuda --op add --dtype f16 --out $work/sweep})
-    if run_step sweep 120 "$opspec" "$sweep" "${args[@]}"; then
-        split=$(split_line "$work/sweep-timings.jsonl")
-        last=$(grep -v '^\s*$' "$work/sweep.log" | tail -1)
-        if [[ $rc -eq 0 && -s $work/sweep-timings.jsonl ]]; then
-            record sweep pass "$secs" "$last; $split"
-        elif [[ $rc -eq 0 ]]; then
-            gpu_skip sweep "$secs" "$last; $split"
-        else
-            record sweep fail "$secs" "exit $rc; $last"
-        fi
+# optional_step NAME PATTERN WHAT CAP ARGS...: `opspec COMMAND ARGS...` when `opspec --help`
+# lists a COMMAND matching the extended regex PATTERN, with a timings file of its own (the split
+# between the GPU, transfers and the host); skipped, saying so, when there is none.
+optional_step() {
+    local name=$1 pattern=$2 what=$3 cap=$4 command last split
+    shift 4
+    command=$(subcommand "$pattern")
+    if [[ -z $command ]]; then
+        record "$name" skip 0 "this opspec has no $what command (probed \`opspec --help\` for $pattern)"
+        return
     fi
-fi
+    export OPSPEC_CUDA_TIMINGS=$work/$name-timings.jsonl
+    run_step "$name" "$cap" "$opspec" "$command" "$@" || return
+    split=$(split_line "$OPSPEC_CUDA_TIMINGS" "" "$secs")
+    last=$(grep -v '^\s*$' "$work/$name.log" | tail -1)
+    if [[ $rc -ne 0 ]]; then
+        record "$name" fail "$secs" "exit $rc; $last"
+    elif [[ -s $OPSPEC_CUDA_TIMINGS ]]; then
+        record "$name" pass "$secs" "$last; $split"
+    else
+        gpu_skip "$name" "$secs" "$last; $split"
+    fi
+}
 
-# 5. The size/layout generator, if this opspec has it, against both CUDA adapters.
-generator=$(subcommand 'sizes|layouts|scale|shapes')
-if [[ -z $generator ]]; then
-    record generator skip 0 "this opspec has no size/layout generator command (probed \`opspec --help\`)"
-else
-    export OPSPEC_CUDA_TIMINGS=$work/generator-timings.jsonl
-    if run_step generator 60 "$opspec" "$generator" --adapter cuda --adapter cuda-deterministic --out "$work/generator"; then
-        last=$(grep -v '^\s*$' "$work/generator.log" | tail -1)
-        if [[ $rc -eq 0 && -s $work/generator-timings.jsonl ]]; then
-            record generator pass "$secs" "$last"
-        elif [[ $rc -eq 0 ]]; then
-            gpu_skip generator "$secs" "$last"
-        else
-            record generator fail "$secs" "exit $rc; $last"
-        fi
-    fi
-fi
+# 4. Exhaustive f16 add (2^32 pairs) through cuda, reference on the host.
+# shellcheck disable=SC2206 # the arguments are meant to be split
+sweep=(${sweep_args:---adapter cuda --op add --dtype f16 --out $work/sweep})
+optional_step sweep 'sweep|exhaustive' "exhaustive sweep" 120 "${sweep[@]}"
+
+# 5. The size/layout generator against both CUDA adapters.
+optional_step generator 'sizes|layouts|scale|shapes' "size/layout generator" 60 \
+    --adapter cuda --adapter cuda-deterministic --out "$work/generator"
 unset OPSPEC_CUDA_TIMINGS
 
 # Summary.

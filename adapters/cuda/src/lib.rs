@@ -84,12 +84,12 @@ use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, DType, ErrorKind, NamedOp, OpKind, Operand, Scalar, ScalarSide,
     ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, ValueKind,
 };
-use opspec_cpu::{CpuAdapter, promote};
+use opspec_cpu::{CpuAdapter, aligned_strides, named_shape, promote};
 
 pub use device::DeviceBinary;
 use gpu::Gpu;
 use kernels::{Kernel, binary_output};
-use layout::{Plan, aligned_strides, broadcast_shape, named_shape};
+use layout::{Plan, broadcast_shape};
 pub use timing::Timings;
 
 /// The environment variable naming a file to which each adapter appends its [`Timings`] as one
@@ -327,12 +327,12 @@ impl Adapter for CudaAdapter {
         scalar: Scalar,
         side: ScalarSide,
     ) -> Result<Tensor, AdapterError> {
+        // The CPU adapter's rules: the scalar takes the tensor's dtype, or f32 for a Python
+        // float with an integer tensor.
         let dtype = promote::with_scalar(tensor.dtype(), scalar);
-        let (t, s) = (convert(tensor, dtype)?, promote::scalar_tensor(scalar, dtype)?);
-        match side {
-            ScalarSide::Left => self.binary(op, &s, &t),
-            ScalarSide::Right => self.binary(op, &t, &s),
-        }
+        let operands = [convert(tensor, dtype)?, Cow::Owned(promote::scalar_tensor(scalar, dtype)?)];
+        let (x, y) = if side == ScalarSide::Left { (1, 0) } else { (0, 1) };
+        self.binary(op, &operands[x], &operands[y])
     }
 
     fn binary_into(
