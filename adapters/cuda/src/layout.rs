@@ -1,6 +1,6 @@
 //! Host-side shape logic: NumPy broadcasting and the strided walk a kernel launch follows.
 
-use opspec_adapter::{AdapterError, Alignment, ErrorKind, NamedAxis, Tensor};
+use opspec_adapter::{AdapterError, ErrorKind, Tensor};
 
 /// The NumPy broadcast of `shapes`: right-aligned, each axis equal or 1.
 pub(crate) fn broadcast_shape(shapes: &[&[usize]]) -> Result<Vec<usize>, AdapterError> {
