@@ -16,7 +16,8 @@
 #     --bin-dir DIR       the packed binaries (default gpu-bin)
 #     --nvrtc-dir DIR     directory holding libnvrtc.so.13 (default: searched, see find_nvrtc)
 #     --budget SECONDS    time for the whole check (default 290)
-#     --sweep-args ARGS   arguments after `opspec SWEEP_COMMAND` (default: see sweep_args below)
+#     --sweep-args ARGS   arguments after `opspec SWEEP_COMMAND` (default: --adapter cuda --op add
+#                         --dtype f16 --out WORK/sweep, WORK being the folder that is tarred)
 #     --dry-run           accept skipped GPU parts (no GPU here): checks the script, the binaries,
 #                         the packing and the output limits before GPU time is spent on them
 # Steps: carry (size of the binaries), cuda-tests (the crate's tests, GPU tests included),
@@ -95,6 +96,9 @@ opspec=$bin_dir/opspec cuda_tests=$bin_dir/opspec_cuda bandwidth=$bin_dir/bandwi
 # or the nvidia-cuda-nvrtc wheel keeps it outside the loader's default path.
 find_nvrtc() {
     local d py
+    for d in ${LD_LIBRARY_PATH//:/ }; do
+        compgen -G "$d/libnvrtc.so*" >/dev/null && { echo "$d"; return; }
+    done
     ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so' && return
     for d in "${CUDA_HOME:-}/lib64" "${CUDA_PATH:-}/lib64" /usr/local/cuda/lib64 \
         /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-13*/lib64 /opt/cuda/lib64; do
@@ -149,7 +153,7 @@ sum_field() { grep -o "\"$2\": *[0-9.e+-]*" "$1" 2>/dev/null | awk -F: '{s += $2
 # one, against WALL seconds.
 split_line() {
     local timings=$1 results=$2 wall=$3 of="s of wall time" all
-    [[ -s $timings ]] || { echo "no timings recorded (no call reached the GPU)"; return; }
+    [[ -s $timings ]] || { echo "no timings recorded (no adapter call reached the GPU, or no adapter was dropped)"; return; }
     all=$wall
     if [[ -n $results && -s $results ]]; then
         all=$(grep '"record":"check"' "$results" | grep -o '"seconds":[0-9.e+-]*' \

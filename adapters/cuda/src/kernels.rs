@@ -558,15 +558,18 @@ const GRID_STRIDE: &str = "for (long long i = (long long)blockIdx.x * blockDim.x
 ///
 /// `meta` holds the output shape (`rank` extents), then each input's strides (`rank` each, in
 /// elements, possibly 0 or negative), then each input's offset. The output is contiguous.
-/// Dense operands (rank 1, every stride 1) take a loop without index arithmetic.
+/// Dense operands (rank 1, every stride 1) take a loop without index arithmetic. The output
+/// never overlaps an input (it is a buffer of its own), hence `__restrict__`.
 fn elementwise(name: &str, dtype: DType, output: DType, arity: usize, helpers: &str, body: &str) -> String {
     let (ty, out_ty) = (c_type(dtype), c_type(output));
     let params: String = (0..arity).map(|k| format!("{}T x{k}", if k > 0 { ", " } else { "" })).collect();
-    let inputs: String = (0..arity).map(|k| format!(", const T* p{k}")).collect();
+    let inputs: String = (0..arity).map(|k| format!(", const T* __restrict__ p{k}")).collect();
     let dense_test: String = (0..arity).map(|k| format!(" && meta[{}] == 1", k + 1)).collect();
-    let dense_args: String = (0..arity)
-        .map(|k| format!("{}p{k}[meta[{}] + i]", if k > 0 { ", " } else { "" }, arity + 1 + k))
+    let dense_starts: String = (0..arity)
+        .map(|k| format!("        const T* __restrict__ q{k} = p{k} + meta[{}];\n", arity + 1 + k))
         .collect();
+    let dense_args: String =
+        (0..arity).map(|k| format!("{}q{k}[i]", if k > 0 { ", " } else { "" })).collect();
     let offsets: String = (0..arity)
         .map(|k| format!("        long long o{k} = meta[{}LL * rank + {k}];\n", arity + 1))
         .collect();
@@ -580,9 +583,9 @@ typedef {out_ty} O;
 static __device__ __forceinline__ O op({params}) {{
     {body}
 }}
-extern "C" __global__ void {name}(O* out{inputs}, const long long* meta, int rank, long long n) {{
+extern "C" __global__ void {name}(O* __restrict__ out{inputs}, const long long* meta, int rank, long long n) {{
     if (rank == 1{dense_test}) {{
-        {GRID_STRIDE} {{
+{dense_starts}        {GRID_STRIDE} {{
             out[i] = op({dense_args});
         }}
         return;
