@@ -278,6 +278,13 @@ fn convert(t: &Tensor, dtype: DType) -> Result<Cow<'_, Tensor>, AdapterError> {
     }))
 }
 
+/// The tensor and the scalar (a rank-0 tensor) in their common dtype by the CPU adapter's
+/// rules: the scalar takes the tensor's dtype, or f32 for a Python float with an integer tensor.
+fn scalar_operands(tensor: &Tensor, scalar: Scalar) -> Result<[Cow<'_, Tensor>; 2], AdapterError> {
+    let dtype = promote::with_scalar(tensor.dtype(), scalar);
+    Ok([convert(tensor, dtype)?, Cow::Owned(promote::scalar_tensor(scalar, dtype)?)])
+}
+
 impl Adapter for CudaAdapter {
     fn name(&self) -> &str {
         match self.scatter {
@@ -327,10 +334,7 @@ impl Adapter for CudaAdapter {
         scalar: Scalar,
         side: ScalarSide,
     ) -> Result<Tensor, AdapterError> {
-        // The CPU adapter's rules: the scalar takes the tensor's dtype, or f32 for a Python
-        // float with an integer tensor.
-        let dtype = promote::with_scalar(tensor.dtype(), scalar);
-        let operands = [convert(tensor, dtype)?, Cow::Owned(promote::scalar_tensor(scalar, dtype)?)];
+        let operands = scalar_operands(tensor, scalar)?;
         let (x, y) = if side == ScalarSide::Left { (1, 0) } else { (0, 1) };
         self.binary(op, &operands[x], &operands[y])
     }
