@@ -1,88 +1,112 @@
 #!/usr/bin/env bash
-# GPU check for opspec's CUDA adapter, for a machine with an NVIDIA driver but no Rust toolchain
-# and no network. It runs release binaries built elsewhere and writes summary.txt, summary.json
-# and one log per step to OUT_DIR.
+# GPU check for opspec's CUDA adapter, made for one call on a machine with an NVIDIA driver but
+# no Rust toolchain and no network: it runs release binaries built elsewhere, within a time
+# budget (default 290 s), and leaves at most three files in OUT_DIR: summary.txt, summary.json
+# and gpu-check.tar.gz (every log, the HTML reports and the raw results).
 #
-#   Here (with the toolchain), build and collect the binaries into one folder:
+#   Here (with the toolchain):
 #     cargo build --release --bin opspec
-#     cargo test --release --no-run --test conformance
 #     cargo test --release --no-run -p opspec-cuda
 #     cargo build --release -p opspec-cuda --example bandwidth
-#     scripts/gpu-check.sh pack gpu-bin      # newest builds from $CARGO_TARGET_DIR or target/ (or: pack DEST TARGET_DIR)
-#   There:
+#     scripts/gpu-check.sh pack gpu-bin [TARGET_DIR]   # newest builds, stripped, size-checked
+#     scripts/gpu-check.sh --dry-run --bin-dir gpu-bin OUT_DIR   # end to end, GPU parts skipped
+#   There (copy scripts/ and gpu-bin/):
 #     scripts/gpu-check.sh [options] OUT_DIR
 #   options:
-#     --bin-dir DIR      where the binaries are (a pack folder or a cargo target/release); default gpu-bin
-#     --opspec PATH      the opspec CLI            (default: DIR/opspec)
-#     --conformance PATH the conformance test binary (default: DIR/conformance or DIR/deps/conformance-*)
-#     --cuda-tests PATH  opspec-cuda's test binary (default: DIR/opspec_cuda or DIR/deps/opspec_cuda-*)
-#     --bandwidth PATH   the bandwidth example     (default: DIR/bandwidth or DIR/examples/bandwidth)
-#     --nvrtc-dir DIR    directory holding libnvrtc.so.13 (default: searched, see find_nvrtc)
-#     --adapters LIST    adapters for `opspec run` (default: "cuda cuda-deterministic")
-#     --timeout SECONDS  limit per step (default 180)
-# Exit status: 0 when every step passed, 1 otherwise. A missing binary is a failed step.
+#     --bin-dir DIR       the packed binaries (default gpu-bin)
+#     --nvrtc-dir DIR     directory holding libnvrtc.so.13 (default: searched, see find_nvrtc)
+#     --budget SECONDS    time for the whole check (default 290)
+#     --sweep-args ARGS   arguments after `opspec SWEEP_COMMAND` (default: --adapter cuda --op add
+#                         --dtype f16 --out WORK/sweep, WORK being the folder that is tarred)
+#     --dry-run           accept skipped GPU parts (no GPU here): checks the script, the binaries,
+#                         the packing and the output limits before GPU time is spent on them
+# Steps: carry (size of the binaries), cuda-tests (the crate's tests, GPU tests included),
+# bandwidth (f32 add of 2^28 elements against a device-to-device copy), run (every suite against
+# cuda and cuda-deterministic, with the time split between kernels, transfers, compilation and
+# the host), and, when this opspec has the commands, an exhaustive f16 add sweep through cuda and
+# the size/layout generator. Exit status: 0 when every step passed (or, in a dry run, passed or
+# skipped), 1 otherwise, 2 for bad arguments.
 set -uo pipefail
+
+# What one GPU call allows: everything carried under 64 MiB (kept well under), at most 8 files
+# back of at most 16 MiB each.
+max_carry_mib=48 max_files=8 max_file_mib=16
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; }
 
-# pack DEST [TARGET_DIR]: copy the newest build of each binary under stable names.
+# Bytes in the files under (or of) the arguments.
+bytes_of() { find "$@" -type f -printf '%s\n' 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+mib() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
+
+# pack DEST [TARGET_DIR]: the newest build of each binary, stripped, under stable names.
 if [[ ${1:-} == pack ]]; then
     [[ $# -ge 2 ]] || usage
     dest=$2 release=${3:-${CARGO_TARGET_DIR:-$(dirname "$0")/../target}}/release
-    mkdir -p "$dest"
+    mkdir -p "$dest" || exit 2
     newest() { ls -t "$@" 2>/dev/null | while read -r f; do
         [[ -f $f && -x $f && $f != *.so ]] && { echo "$f"; break; }; done; }
-    for pair in "opspec:$release/opspec" "conformance:$release/deps/conformance-*" \
-        "opspec_cuda:$release/deps/opspec_cuda-*" "bandwidth:$release/examples/bandwidth"; do
+    missing=0
+    for pair in "opspec:$release/opspec" "opspec_cuda:$release/deps/opspec_cuda-*" \
+        "bandwidth:$release/examples/bandwidth"; do
         name=${pair%%:*}
         # shellcheck disable=SC2086 # the pattern is meant to be expanded
         src=$(newest ${pair#*:})
-        if [[ -n $src ]]; then cp "$src" "$dest/$name" && echo "$name <- $src"; else echo "$name: not built" >&2; fi
+        if [[ -z $src ]]; then
+            echo "$name: not built (see --help)" >&2
+            missing=1
+            continue
+        fi
+        if command -v strip >/dev/null; then strip -o "$dest/$name" "$src"; else cp "$src" "$dest/$name"; fi \
+            || { echo "$name: cannot copy $src" >&2; exit 1; }
+        echo "$name <- $src ($(mib "$(bytes_of "$dest/$name")") MiB)"
     done
+    total=$(bytes_of "$dest")
+    echo "packed $(mib "$total") MiB in $dest (limit $max_carry_mib MiB)"
+    [[ $missing -eq 0 ]] || exit 1
+    [[ $total -le $((max_carry_mib << 20)) ]] || { echo "too large to carry" >&2; exit 1; }
     exit 0
 fi
 
-bin_dir=gpu-bin opspec='' conformance='' cuda_tests='' bandwidth='' nvrtc_dir='' out=''
-adapters="cuda cuda-deterministic" step_timeout=180
+bin_dir=gpu-bin nvrtc_dir='' out='' budget=290 dry_run=0 sweep_args=''
 while [[ $# -gt 0 ]]; do
     case $1 in
-        --bin-dir) bin_dir=$2; shift 2 ;;
-        --opspec) opspec=$2; shift 2 ;;
-        --conformance) conformance=$2; shift 2 ;;
-        --cuda-tests) cuda_tests=$2; shift 2 ;;
-        --bandwidth) bandwidth=$2; shift 2 ;;
-        --nvrtc-dir) nvrtc_dir=$2; shift 2 ;;
-        --adapters) adapters=$2; shift 2 ;;
-        --timeout) step_timeout=$2; shift 2 ;;
+        --bin-dir) bin_dir=${2:?}; shift 2 ;;
+        --nvrtc-dir) nvrtc_dir=${2:?}; shift 2 ;;
+        --budget) budget=${2:?}; shift 2 ;;
+        --sweep-args) sweep_args=${2:?}; shift 2 ;;
+        --dry-run) dry_run=1; shift ;;
         -h | --help) usage ;;
         -*) echo "unknown option $1" >&2; usage ;;
         *) out=$1; shift ;;
     esac
 done
 [[ -n $out ]] || usage
+[[ $budget =~ ^[0-9]+$ ]] || { echo "--budget takes whole seconds" >&2; exit 2; }
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+deadline=$((SECONDS + budget))
+# Seconds kept at the end for the summary and the archive.
+reserve=10
 
-# The newest executable among the candidates (exact names first).
-find_bin() {
-    local f
-    for f in "$@"; do
-        [[ -f $f && -x $f ]] && { echo "$f"; return; }
-    done
-}
-newest_glob() { ls -t "$@" 2>/dev/null | while read -r f; do [[ -x $f ]] && { echo "$f"; break; }; done; }
-[[ -n $opspec ]] || opspec=$(find_bin "$bin_dir/opspec")
-[[ -n $conformance ]] || conformance=$(find_bin "$bin_dir/conformance" "$(newest_glob "$bin_dir"/deps/conformance-*)")
-[[ -n $cuda_tests ]] || cuda_tests=$(find_bin "$bin_dir/opspec_cuda" "$(newest_glob "$bin_dir"/deps/opspec_cuda-*)")
-[[ -n $bandwidth ]] || bandwidth=$(find_bin "$bin_dir/bandwidth" "$bin_dir/examples/bandwidth")
+opspec=$bin_dir/opspec cuda_tests=$bin_dir/opspec_cuda bandwidth=$bin_dir/bandwidth
 
 # NVRTC: cudarc loads libnvrtc.so / .so.13 / .so.12 through the dynamic loader; a CUDA toolkit
-# often keeps it outside the loader's default path.
+# or the nvidia-cuda-nvrtc wheel keeps it outside the loader's default path.
 find_nvrtc() {
-    local d
+    local d py
+    for d in ${LD_LIBRARY_PATH//:/ }; do
+        compgen -G "$d/libnvrtc.so*" >/dev/null && { echo "$d"; return; }
+    done
+    ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so' && return
     for d in "${CUDA_HOME:-}/lib64" "${CUDA_PATH:-}/lib64" /usr/local/cuda/lib64 \
         /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-13*/lib64 /opt/cuda/lib64; do
         compgen -G "$d/libnvrtc.so*" >/dev/null && { echo "$d"; return; }
+    done
+    for py in python3 /opt/torch/.venv/bin/python3; do
+        d=$("$py" -c 'import nvidia, os; p = nvidia.__path__[0]; print(next(d for d in (os.path.join(p, "cu13", "lib"), os.path.join(p, "cuda_nvrtc", "lib")) if os.path.isdir(d)))' 2>/dev/null) \
+            && compgen -G "$d/libnvrtc.so*" >/dev/null && { echo "$d"; return; }
     done
 }
 [[ -n $nvrtc_dir ]] || nvrtc_dir=$(find_nvrtc)
@@ -90,79 +114,166 @@ find_nvrtc() {
 
 names=() statuses=() seconds=() notes=()
 record() { names+=("$1"); statuses+=("$2"); seconds+=("$3"); notes+=("$4"); echo "[$2] $1: $4"; }
+# A GPU part that did not run: skipped in a dry run, failed otherwise.
+gpu_skip() { if [[ $dry_run -eq 1 ]]; then record "$1" skip "$2" "$3"; else record "$1" fail "$2" "$3"; fi; }
 
-# run_step NAME LOG BINARY ARGS...: runs with the step timeout; sets rc and secs.
+# run_step NAME CAP BINARY ARGS...: runs with the smaller of CAP and the budget left, logging
+# to WORK/NAME.log; sets rc and secs; returns 1 (after recording why) when it did not run.
 run_step() {
-    local name=$1 log=$2 bin=$3
+    local name=$1 cap=$2 bin=$3
     shift 3
-    if [[ -z $bin ]]; then
-        record "$name" missing 0 "binary not found (see --help)"
+    local left=$((deadline - SECONDS - reserve))
+    if [[ ! -x $bin ]]; then
+        record "$name" fail 0 "binary $bin not found (scripts/gpu-check.sh pack, see --help)"
         return 1
     fi
-    local start=$SECONDS
-    echo "== $name: $bin $*" | tee "$log"
-    timeout --kill-after=10 "$step_timeout" "$bin" "$@" >>"$log" 2>&1
+    if [[ $left -lt 5 ]]; then
+        record "$name" fail 0 "not run: the ${budget}s budget is spent"
+        return 1
+    fi
+    local limit=$((cap < left ? cap : left)) start=$SECONDS
+    echo "== $name (limit ${limit}s): $bin $*" | tee "$work/$name.log"
+    timeout --kill-after=5 "$limit" "$bin" "$@" >>"$work/$name.log" 2>&1
     rc=$?
     secs=$((SECONDS - start))
-    [[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${step_timeout}s" >>"$log"
+    [[ $rc -eq 124 || $rc -eq 137 ]] && echo "timed out after ${limit}s" >>"$work/$name.log"
     return 0
+}
+
+# The count before WORD ("passed", "failed", "skipped", ...) on the summary line LINE that
+# `opspec run` ends with: "P passed, F failed[, S skipped…]; I inputs in T s (R inputs/s)".
+count() { grep -oE "[0-9]+ $2" <<<"$1" | head -1 | cut -d' ' -f1; }
+
+# Sums a numeric field over the JSON lines of a file (0 when absent).
+sum_field() { grep -o "\"$2\": *[0-9.e+-]*" "$1" 2>/dev/null | awk -F: '{s += $2} END {printf "%.3f", s + 0}'; }
+
+# The time split of an opspec command from its adapters' timings file, against the summed
+# seconds of its checks in RESULTS (a results.jsonl: each check's time includes the host's
+# oracle and input generation; summed over threads, as the adapters' times are) or, without
+# one, against WALL seconds.
+split_line() {
+    local timings=$1 results=$2 wall=$3 of="s of wall time" all
+    [[ -s $timings ]] || { echo "no timings recorded (no adapter call reached the GPU, or no adapter was dropped)"; return; }
+    all=$wall
+    if [[ -n $results && -s $results ]]; then
+        all=$(grep '"record":"check"' "$results" | grep -o '"seconds":[0-9.e+-]*' \
+            | awk -F: '{s += $2} END {printf "%.3f", s + 0}')
+        of="s summed over the checks"
+    fi
+    awk -v k="$(sum_field "$timings" kernel_s)" -v u="$(sum_field "$timings" upload_s)" \
+        -v d="$(sum_field "$timings" download_s)" -v c="$(sum_field "$timings" compile_s)" \
+        -v t="$(sum_field "$timings" total_s)" -v e="$(sum_field "$timings" elements)" \
+        -v all="$all" -v of="$of" 'BEGIN {
+        host = all - t; if (host < 0) host = 0; if (all <= 0) all = 1
+        printf "kernels %.2fs (%.1f%%), transfers %.2fs (%.1f%%), NVRTC %.2fs (%.1f%%), rest of the adapter %.2fs, host (oracle, inputs) %.2fs (%.1f%%) of %.2f%s; %.0f elements on the GPU\n",
+            k, 100 * k / all, u + d, 100 * (u + d) / all, c, 100 * c / all, t - k - u - d - c, host, 100 * host / all, all, of, e }'
 }
 
 # Environment.
 {
     echo "date: $(date -u +%FT%TZ)"
     echo "host: $(uname -a)"
+    echo "mode: $([[ $dry_run -eq 1 ]] && echo dry run || echo GPU run)"
     echo "LD_LIBRARY_PATH: ${LD_LIBRARY_PATH:-}"
     echo "nvrtc dir: ${nvrtc_dir:-<loader default>}"
+    ldd --version 2>&1 | head -1
     command -v nvidia-smi >/dev/null && nvidia-smi
-} >"$out/environment.txt" 2>&1
+} >"$work/environment.txt" 2>&1
 gpu_line=$(nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>/dev/null | head -1)
 
+# 0. What was carried.
+carried=$(bytes_of "$bin_dir")
+if [[ $carried -le $((max_carry_mib << 20)) ]]; then
+    record carry pass 0 "$(mib "$carried") MiB of binaries in $bin_dir (limit $max_carry_mib MiB)"
+else
+    record carry fail 0 "$(mib "$carried") MiB of binaries in $bin_dir, over $max_carry_mib MiB"
+fi
+
 # 1. opspec-cuda's own tests, GPU tests included; a `skipped:` line means no GPU was usable.
-if run_step cuda-tests "$out/cuda-tests.log" "$cuda_tests" --test-threads=4 --nocapture; then
-    result=$(grep -E '^test result:' "$out/cuda-tests.log" | tail -1)
-    skipped=$(grep -m1 '^skipped:' "$out/cuda-tests.log")
+# A dry run leaves out the NVRTC test (its compile time; cargo test runs it beforehand).
+dry_skip=()
+[[ $dry_run -eq 1 ]] && dry_skip=(--skip every_kernel_compiles_with_nvrtc)
+if run_step cuda-tests 120 "$cuda_tests" --test-threads=8 --nocapture "${dry_skip[@]}"; then
+    log=$work/cuda-tests.log
+    result=$(grep -E '^test result:' "$log" | tail -1)
+    skipped=$(grep -c '^skipped:' "$log")
+    nvrtc=$(grep -m1 '^NVRTC' "$log")
     if [[ $rc -ne 0 ]]; then
         record cuda-tests fail "$secs" "exit $rc; ${result:-no result line}"
-    elif [[ -n $skipped ]]; then
-        record cuda-tests fail "$secs" "GPU tests did not run: $skipped"
+    elif [[ $skipped -gt 0 ]]; then
+        gpu_skip cuda-tests "$secs" "$skipped GPU tests skipped ($(grep -m1 '^skipped:' "$log" | sed 's/^skipped: //')); ${result}"
     else
-        record cuda-tests pass "$secs" "$result; $(grep -m1 '^NVRTC' "$out/cuda-tests.log")"
+        record cuda-tests pass "$secs" "$result; ${nvrtc:-NVRTC test not run}"
     fi
 fi
 
-# 2. Bandwidth: f32 add of 2^28 elements against a device-to-device copy.
-if run_step bandwidth "$out/bandwidth.log" "$bandwidth"; then
-    grep -E '^\{' "$out/bandwidth.log" | tail -1 >"$out/bandwidth.json"
-    line=$(grep -E '^(f32 add|skipped)' "$out/bandwidth.log" | tail -1)
-    if [[ $rc -eq 0 && -s $out/bandwidth.json ]]; then
+# 2. Bandwidth: f32 add of 2^28 elements against a device-to-device copy (target: >= 90 %).
+if run_step bandwidth 60 "$bandwidth"; then
+    grep -E '^\{' "$work/bandwidth.log" | tail -1 >"$work/bandwidth.json"
+    line=$(grep -E '^(f32 add|skipped)' "$work/bandwidth.log" | tail -1)
+    if [[ $rc -eq 0 && -s $work/bandwidth.json ]]; then
         record bandwidth pass "$secs" "$line"
+    elif [[ $rc -eq 2 && $line == skipped* ]]; then
+        gpu_skip bandwidth "$secs" "$line"
     else
         record bandwidth fail "$secs" "exit $rc; ${line:-no output}"
     fi
 fi
 
-# 3. The harness's conformance tests (every suite x built-in adapters).
-if run_step conformance "$out/conformance.log" "$conformance"; then
-    result=$(grep -E '^test result:' "$out/conformance.log" | tail -1)
-    if [[ $rc -eq 0 ]]; then
-        record conformance pass "$secs" "$result"
+# 3. Every suite against both CUDA adapters in one process (they share the compiled kernels).
+export OPSPEC_CUDA_TIMINGS=$work/run-timings.jsonl
+allow=()
+[[ $dry_run -eq 1 ]] && allow=(--allow-skips)
+if run_step run 170 "$opspec" run --adapter cuda --adapter cuda-deterministic --no-tables --out "$work/run" "${allow[@]}"; then
+    what=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/run.log" | tail -1)
+    passed=$(count "$what" passed) failed=$(count "$what" failed) skipped=$(count "$what" skipped)
+    split=$(split_line "$work/run-timings.jsonl" "$work/run/results.jsonl" "$secs")
+    echo "time split: $split" >>"$work/run.log"
+    if [[ $rc -eq 0 && ${passed:-0} -gt 0 ]]; then
+        record run pass "$secs" "$what; $split"
+    elif [[ $rc -eq 0 && ${failed:-1} -eq 0 && ${skipped:-0} -gt 0 ]]; then
+        gpu_skip run "$secs" "$what (every check skipped)"
     else
-        record conformance fail "$secs" "exit $rc; ${result:-no result line}"
+        record run fail "$secs" "exit $rc; ${what:-no summary line}"
     fi
 fi
 
-# 4. The CLI on each CUDA adapter; its report goes to OUT_DIR/run-ADAPTER.
-for adapter in $adapters; do
-    if run_step "run-$adapter" "$out/run-$adapter.log" "$opspec" run --adapter "$adapter" --out "$out/run-$adapter"; then
-        tail_line=$(grep -v '^\s*$' "$out/run-$adapter.log" | tail -1)
-        if [[ $rc -eq 0 ]]; then
-            record "run-$adapter" pass "$secs" "$tail_line"
-        else
-            record "run-$adapter" fail "$secs" "exit $rc; $tail_line"
-        fi
+# The name of an opspec subcommand matching the extended regex $1, from `opspec --help`.
+subcommand() { "$opspec" --help 2>/dev/null | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | grep -E -m1 "^($1)$"; }
+
+# optional_step NAME PATTERN WHAT CAP ARGS...: `opspec COMMAND ARGS...` when `opspec --help`
+# lists a COMMAND matching the extended regex PATTERN, with a timings file of its own (the split
+# between the GPU, transfers and the host); skipped, saying so, when there is none.
+optional_step() {
+    local name=$1 pattern=$2 what=$3 cap=$4 command last split
+    shift 4
+    command=$(subcommand "$pattern")
+    if [[ -z $command ]]; then
+        record "$name" skip 0 "this opspec has no $what command (probed \`opspec --help\` for $pattern)"
+        return
     fi
-done
+    export OPSPEC_CUDA_TIMINGS=$work/$name-timings.jsonl
+    run_step "$name" "$cap" "$opspec" "$command" "$@" || return
+    split=$(split_line "$OPSPEC_CUDA_TIMINGS" "" "$secs")
+    last=$(grep -v '^\s*$' "$work/$name.log" | tail -1)
+    if [[ $rc -ne 0 ]]; then
+        record "$name" fail "$secs" "exit $rc; $last"
+    elif [[ -s $OPSPEC_CUDA_TIMINGS ]]; then
+        record "$name" pass "$secs" "$last; $split"
+    else
+        gpu_skip "$name" "$secs" "$last; $split"
+    fi
+}
+
+# 4. Exhaustive f16 add (2^32 pairs) through cuda, reference on the host.
+# shellcheck disable=SC2206 # the arguments are meant to be split
+sweep=(${sweep_args:---adapter cuda --op add --dtype f16 --out $work/sweep})
+optional_step sweep 'sweep|exhaustive' "exhaustive sweep" 120 "${sweep[@]}"
+
+# 5. The size/layout generator against both CUDA adapters.
+optional_step generator 'sizes|layouts|scale|shapes' "size/layout generator" 60 \
+    --adapter cuda --adapter cuda-deterministic --out "$work/generator"
+unset OPSPEC_CUDA_TIMINGS
 
 # Summary.
 json_str() {
@@ -172,26 +283,52 @@ json_str() {
     printf '"%s"' "${s//\"/\\\"}"
 }
 failed=0
-{
-    echo "opspec GPU check, $(date -u +%FT%TZ)"
-    echo "GPU: ${gpu_line:-unknown (nvidia-smi not found)}"
-    echo "NVRTC directory: ${nvrtc_dir:-<loader default>}"
-    for i in "${!names[@]}"; do
-        printf '%-26s %-8s %4ss  %s\n' "${names[$i]}" "${statuses[$i]}" "${seconds[$i]}" "${notes[$i]}"
-        [[ ${statuses[$i]} == pass ]] || failed=1
-    done
-} >"$out/summary.txt"
-{
-    printf '{\n  "gpu": %s,\n  "nvrtc_dir": %s,\n  "passed": %s,\n' \
-        "$(json_str "$gpu_line")" "$(json_str "$nvrtc_dir")" "$([[ $failed -eq 0 ]] && echo true || echo false)"
-    printf '  "bandwidth": %s,\n  "steps": [\n' "$([[ -s $out/bandwidth.json ]] && cat "$out/bandwidth.json" || echo null)"
-    for i in "${!names[@]}"; do
-        printf '    {"name": %s, "status": %s, "seconds": %s, "note": %s}%s\n' "$(json_str "${names[$i]}")" \
-            "$(json_str "${statuses[$i]}")" "${seconds[$i]}" "$(json_str "${notes[$i]}")" \
-            "$([[ $i -lt $((${#names[@]} - 1)) ]] && echo ,)"
-    done
-    printf '  ]\n}\n'
-} >"$out/summary.json"
+for status in "${statuses[@]}"; do
+    [[ $status == pass || $status == skip ]] || failed=1
+done
+write_summary() {
+    {
+        echo "opspec GPU check ($([[ $dry_run -eq 1 ]] && echo 'dry run, no GPU parts' || echo 'GPU run')), $(date -u +%FT%TZ), $((SECONDS - deadline + budget)) s of $budget"
+        echo "GPU: ${gpu_line:-none (nvidia-smi not found)}; NVRTC: ${nvrtc_dir:-<loader default>}"
+        for i in "${!names[@]}"; do
+            printf '%-10s %-4s %4ss  %s\n' "${names[$i]}" "${statuses[$i]}" "${seconds[$i]}" "${notes[$i]}"
+        done
+        echo "result: $([[ $failed -eq 0 ]] && echo passed || echo FAILED); logs, reports and results in gpu-check.tar.gz"
+    } >"$out/summary.txt"
+    {
+        printf '{\n  "dry_run": %s,\n  "gpu": %s,\n  "nvrtc_dir": %s,\n  "passed": %s,\n' \
+            "$([[ $dry_run -eq 1 ]] && echo true || echo false)" "$(json_str "$gpu_line")" \
+            "$(json_str "$nvrtc_dir")" "$([[ $failed -eq 0 ]] && echo true || echo false)"
+        printf '  "bandwidth": %s,\n  "steps": [\n' "$([[ -s $work/bandwidth.json ]] && cat "$work/bandwidth.json" || echo null)"
+        for i in "${!names[@]}"; do
+            printf '    {"name": %s, "status": %s, "seconds": %s, "note": %s}%s\n' "$(json_str "${names[$i]}")" \
+                "$(json_str "${statuses[$i]}")" "${seconds[$i]}" "$(json_str "${notes[$i]}")" \
+                "$([[ $i -lt $((${#names[@]} - 1)) ]] && echo ,)"
+        done
+        printf '  ]\n}\n'
+    } >"$out/summary.json"
+}
+write_summary
+cp "$out/summary.txt" "$out/summary.json" "$work/"
+tar -czf "$out/gpu-check.tar.gz" -C "$work" . 2>/dev/null || record archive fail 0 "tar failed"
+if [[ $(bytes_of "$out/gpu-check.tar.gz") -gt $((max_file_mib << 20)) ]]; then
+    # The raw results are the bulk: keep the logs and the HTML reports.
+    tar -czf "$out/gpu-check.tar.gz" -C "$work" --exclude='*.jsonl' . 2>/dev/null
+    record archive pass 0 "packed without the results.jsonl files (over $max_file_mib MiB with them)"
+fi
+
+# What goes back: at most $max_files files of at most $max_file_mib MiB.
+files=$(find "$out" -type f | wc -l)
+largest=$(find "$out" -type f -printf '%s\n' | sort -n | tail -1)
+if [[ $files -gt $max_files || ${largest:-0} -gt $((max_file_mib << 20)) ]]; then
+    record outputs fail 0 "$files files in $out, the largest $(mib "${largest:-0}") MiB (limits: $max_files, $max_file_mib MiB)"
+else
+    record outputs pass 0 "$files files in $out, the largest $(mib "${largest:-0}") MiB"
+fi
+for status in "${statuses[@]}"; do
+    [[ $status == pass || $status == skip ]] || failed=1
+done
+write_summary
 echo
 cat "$out/summary.txt"
 exit $failed

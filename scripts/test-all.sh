@@ -3,6 +3,8 @@
 #   1. cargo test --release --workspace
 #   2. the example vendor crate outside the workspace (examples/vendor-ndarray: ndarray checked
 #      through opspec's Rust harness, with opspec as a default-features = false dependency).
+#   3. the GPU check's dry run: the binaries step 1 built, packed by scripts/gpu-check.sh and run
+#      end to end with the GPU parts skipped, so that a GPU call does not fail on a typo.
 # Both builds share one target directory, so the example reuses the workspace's compiled
 # dependencies (GMP/MPFR through rug above all). Exits non-zero as soon as one part fails.
 set -euo pipefail
@@ -17,4 +19,11 @@ started=$SECONDS
 (cd examples/vendor-ndarray && cargo test --release)
 example=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run)"
+started=$SECONDS
+gpu_check=$(mktemp -d)
+trap 'rm -rf "$gpu_check"' EXIT
+scripts/gpu-check.sh pack "$gpu_check/bin"
+scripts/gpu-check.sh --dry-run --bin-dir "$gpu_check/bin" "$gpu_check/out"
+dry_run=$((SECONDS - started))
+
+echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s"

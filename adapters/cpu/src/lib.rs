@@ -16,7 +16,7 @@ mod fused;
 mod integer;
 mod named;
 pub mod output;
-mod promote;
+pub mod promote;
 pub mod scatter;
 
 use float::CpuFloat;
@@ -29,6 +29,7 @@ use opspec_adapter::{
 };
 
 pub use broadcast::broadcast_shapes;
+pub use named::{aligned_strides, named_shape};
 
 /// The built-in CPU implementation.
 #[derive(Clone, Copy, Debug, Default)]

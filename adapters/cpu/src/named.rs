@@ -290,7 +290,7 @@ fn matmul(x: &[NamedAxis], y: &[NamedAxis]) -> Result<Vec<NamedAxis>, AdapterErr
 }
 
 /// A tensor's named shape (unnamed axes where it has no names).
-fn named_shape(t: &Tensor) -> Vec<NamedAxis> {
+pub fn named_shape(t: &Tensor) -> Vec<NamedAxis> {
     let names = t.names();
     t.shape()
         .iter()
@@ -350,7 +350,7 @@ fn read_strided<T: Element>(t: &Tensor, shape: &[usize], strides: &[isize]) -> R
 
 /// The strides that line `t` up with `shape` by `align`: a permutation plus unsqueezes, with
 /// size-1 axes broadcast at stride 0.
-fn aligned_strides(t: &Tensor, align: &Alignment, shape: &[usize]) -> Vec<isize> {
+pub fn aligned_strides(t: &Tensor, align: &Alignment, shape: &[usize]) -> Vec<isize> {
     align
         .iter()
         .zip(shape)

@@ -9,16 +9,19 @@ use opspec_adapter::{AdapterError, BinaryOp, DType, ErrorKind};
 use crate::gpu::{Gpu, cuda_error};
 use crate::kernels::Kernel;
 use crate::layout::Plan;
+use crate::timing::Timings;
 
 /// The kernel of one binary operation and dtype, prepared for dense operands of a fixed number
 /// of elements in device buffers (from [`crate::CudaAdapter::device_binary`]).
 pub struct DeviceBinary {
     gpu: Arc<Gpu>,
     function: CudaFunction,
-    /// The launch's walk: both operands dense, rank 1.
+    /// The launch's walk (both operands dense: rank 1, or 0 for one element) and its rank.
     meta: CudaSlice<i64>,
+    rank: usize,
     elements: usize,
-    size: usize,
+    /// Bytes per operand element and per result element.
+    sizes: (usize, usize),
 }
 
 impl DeviceBinary {
@@ -28,10 +31,12 @@ impl DeviceBinary {
         dtype: DType,
         elements: usize,
     ) -> Result<DeviceBinary, AdapterError> {
-        let function = gpu.function(Kernel::Binary(op, dtype))?;
-        let plan = Plan { shape: vec![elements], strides: vec![vec![1], vec![1]], offsets: vec![0, 0] };
+        let kernel = Kernel::Binary(op, dtype);
+        let function = gpu.function(kernel, &mut Timings::default())?;
+        let plan = Plan::new(&[elements], &[vec![1], vec![1]], vec![0, 0]);
         let meta = gpu.stream.clone_htod(&plan.meta()).map_err(cuda_error)?;
-        Ok(DeviceBinary { gpu, function, meta, elements, size: dtype.size() })
+        let sizes = (dtype.size(), kernel.output().size());
+        Ok(DeviceBinary { gpu, function, meta, rank: plan.shape.len(), elements, sizes })
     }
 
     /// The stream the kernel runs on: allocate the operands and record timing events on it.
@@ -42,13 +47,16 @@ impl DeviceBinary {
     /// Queues `out = x op y` on [`Self::stream`], for `[x, y] = operands`; each buffer must
     /// hold at least the elements this kernel was prepared for.
     pub fn launch(&self, operands: &[CudaSlice<u8>; 2], out: &mut CudaSlice<u8>) -> Result<(), AdapterError> {
-        let bytes = self.elements * self.size;
-        if operands.iter().chain([&*out]).any(|b| b.len() < bytes) {
+        let (input, output) = (self.elements * self.sizes.0, self.elements * self.sizes.1);
+        if operands.iter().any(|b| b.len() < input) || out.len() < output {
             return Err(AdapterError::new(
                 ErrorKind::ShapeMismatch,
-                format!("each device buffer must hold {bytes} bytes ({} elements)", self.elements),
+                format!(
+                    "the operands must hold {input} bytes and the output {output} ({} elements)",
+                    self.elements
+                ),
             ));
         }
-        self.gpu.launch_elementwise(&self.function, out, operands, &self.meta, 1, self.elements)
+        self.gpu.launch_elementwise(&self.function, out, operands, &self.meta, self.rank, self.elements)
     }
 }

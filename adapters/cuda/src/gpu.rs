@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt::Display;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Instant;
 
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::{CompileError, CompileOptions, Ptx, compile_ptx_with_opts};
@@ -11,6 +12,7 @@ use opspec_adapter::{AdapterError, ErrorKind};
 use crate::kernels::Kernel;
 use crate::layout::Plan;
 use crate::scatter::{Targets, ordered_plan};
+use crate::timing::Timings;
 
 /// NVRTC options: IEEE division and square root, subnormals kept, no contraction into FMA, and
 /// code for the device's own architecture (so NVRTC also assembles it and rejects bad PTX).
@@ -49,6 +51,9 @@ pub(crate) fn cuda_error(e: impl Display) -> AdapterError {
     AdapterError::new(ErrorKind::Other, format!("CUDA: {e}"))
 }
 
+/// A kernel compiled (or failed) once, or still to be compiled.
+type Slot = OnceLock<Result<CudaFunction, AdapterError>>;
+
 /// Device 0 with its stream and compiled kernels.
 pub(crate) struct Gpu {
     pub(crate) stream: Arc<CudaStream>,
@@ -56,7 +61,8 @@ pub(crate) struct Gpu {
     pub(crate) cc: (i32, i32),
     /// Driver, NVRTC and device, for reports.
     pub(crate) description: String,
-    functions: Mutex<HashMap<Kernel, CudaFunction>>,
+    /// One slot per kernel asked for: kernels compile in parallel, each once.
+    functions: Mutex<HashMap<Kernel, Arc<Slot>>>,
 }
 
 /// The device shared by every adapter in the process, or why there is none.
@@ -119,21 +125,32 @@ fn grid(n: usize) -> LaunchConfig {
 }
 
 impl Gpu {
-    /// The compiled kernel, from the cache or compiled now.
-    pub(crate) fn function(&self, kernel: Kernel) -> Result<CudaFunction, AdapterError> {
-        let mut cache = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(function) = cache.get(&kernel) {
-            return Ok(function.clone());
-        }
+    /// The compiled kernel, from the cache or compiled now (the time it takes added to `t`).
+    /// The cache's lock is not held while NVRTC runs, so that checks running in parallel
+    /// compile their kernels in parallel.
+    pub(crate) fn function(&self, kernel: Kernel, t: &mut Timings) -> Result<CudaFunction, AdapterError> {
         kernel.support(self.cc).map_err(AdapterError::unsupported)?;
+        let slot = {
+            let mut cache = self.functions.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(cache.entry(kernel).or_default())
+        };
+        slot.get_or_init(|| {
+            let started = Instant::now();
+            let function = self.build(kernel);
+            t.compile += started.elapsed();
+            function
+        })
+        .clone()
+    }
+
+    /// Compiles and loads `kernel`.
+    fn build(&self, kernel: Kernel) -> Result<CudaFunction, AdapterError> {
         let source = kernel.source().map_err(AdapterError::unsupported)?;
         let ptx = compile(&source, self.cc).map_err(|log| {
             AdapterError::new(ErrorKind::Other, format!("NVRTC failed on {}: {log}", kernel.name()))
         })?;
         let module = self.stream.context().load_module(ptx).map_err(cuda_error)?;
-        let function = module.load_function(&kernel.name()).map_err(cuda_error)?;
-        cache.insert(kernel, function.clone());
-        Ok(function)
+        module.load_function(&kernel.name()).map_err(cuda_error)
     }
 
     /// Launches an element-wise kernel on device buffers: `out` receives the `n` results.
@@ -160,20 +177,22 @@ impl Gpu {
     }
 
     /// Runs an element-wise kernel over host buffers (each a whole tensor buffer) and returns
-    /// the `n` contiguous results of `size` bytes each. Fails as unsupported first if the
-    /// kernel is, even when `n` is 0.
+    /// the `n` contiguous results; each phase's time is added to `t`. Fails as unsupported
+    /// first if the kernel is, even when `n` is 0.
     pub(crate) fn elementwise(
         &self,
         kernel: Kernel,
         buffers: &[&[u8]],
         plan: &Plan,
         n: usize,
-        size: usize,
+        t: &mut Timings,
     ) -> Result<Vec<u8>, AdapterError> {
-        let function = self.function(kernel)?;
+        let function = self.function(kernel, t)?;
         if n == 0 {
             return Ok(Vec::new());
         }
+        let size = kernel.output().size();
+        let started = Instant::now();
         let inputs = buffers
             .iter()
             .map(|b| self.stream.clone_htod(*b))
@@ -182,8 +201,15 @@ impl Gpu {
         let meta = self.stream.clone_htod(&plan.meta()).map_err(cuda_error)?;
         // SAFETY: the kernel writes all `n` elements before they are read back.
         let mut out = unsafe { self.stream.alloc::<u8>(n * size) }.map_err(cuda_error)?;
+        self.stream.synchronize().map_err(cuda_error)?;
+        t.upload += started.elapsed();
+        let started = Instant::now();
         self.launch_elementwise(&function, &mut out, &inputs, &meta, plan.shape.len(), n)?;
-        self.download(&out, n * size)
+        self.stream.synchronize().map_err(cuda_error)?;
+        t.kernel += started.elapsed();
+        t.launches += 1;
+        t.elements += n as u64;
+        self.download(&out, n * size, t)
     }
 
     /// Scatter-add on the device: `base` (the input's contiguous bytes) plus the slices of
@@ -194,22 +220,27 @@ impl Gpu {
         base: &[u8],
         updates: &[u8],
         targets: &Targets,
+        t: &mut Timings,
     ) -> Result<Vec<u8>, AdapterError> {
         let (groups, routing) = match kernel {
             Kernel::ScatterOrdered(_) => ordered_plan(&targets.dest),
             _ => (targets.dest.len(), targets.dest.clone()),
         };
-        let function = self.function(kernel)?;
+        let function = self.function(kernel, t)?;
         let n = groups * targets.slice;
         if n == 0 || targets.dest.iter().all(|&d| d < 0) {
             return Ok(base.to_vec());
         }
         let s = &self.stream;
+        let started = Instant::now();
         // Padded to whole 32-bit words for the sub-word compare-and-swap.
         let mut out = s.alloc_zeros::<u8>(base.len().next_multiple_of(4)).map_err(cuda_error)?;
         s.memcpy_htod(base, &mut out).map_err(cuda_error)?;
         let updates = s.clone_htod(updates).map_err(cuda_error)?;
         let routing = s.clone_htod(&routing).map_err(cuda_error)?;
+        s.synchronize().map_err(cuda_error)?;
+        t.upload += started.elapsed();
+        let started = Instant::now();
         let (groups, slice, count) = (groups as i64, targets.slice as i64, n as i64);
         let mut launch = s.launch_builder(&function);
         launch.arg(&mut out).arg(&updates).arg(&routing);
@@ -220,13 +251,20 @@ impl Gpu {
         // SAFETY: the arguments match the kernel's signature (see `kernels::scatter_*`); every
         // routed slice lies inside `out` and every update row inside `updates`.
         unsafe { launch.launch(grid(n)) }.map_err(cuda_error)?;
-        self.download(&out, base.len())
+        s.synchronize().map_err(cuda_error)?;
+        t.kernel += started.elapsed();
+        t.launches += 1;
+        t.elements += base.len() as u64 / kernel.output().size() as u64;
+        self.download(&out, base.len(), t)
     }
 
-    /// The first `len` bytes of `buffer`, after the stream has finished (surfacing launch errors).
-    pub(crate) fn download(&self, buffer: &CudaSlice<u8>, len: usize) -> Result<Vec<u8>, AdapterError> {
+    /// The first `len` bytes of `buffer`, after the stream has finished (surfacing launch
+    /// errors); the time is added to `t`.
+    fn download(&self, buffer: &CudaSlice<u8>, len: usize, t: &mut Timings) -> Result<Vec<u8>, AdapterError> {
+        let started = Instant::now();
         let bytes = self.stream.clone_dtoh(&buffer.slice(..len)).map_err(cuda_error)?;
         self.stream.synchronize().map_err(cuda_error)?;
+        t.download += started.elapsed();
         Ok(bytes)
     }
 }

@@ -32,25 +32,35 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// The plan for `inputs` broadcast to `shape` (which must be their broadcast shape).
-    pub(crate) fn new(shape: &[usize], inputs: &[&Tensor]) -> Plan {
+    /// The plan for `inputs` broadcast to `shape` by NumPy's rules (which must be their
+    /// broadcast shape).
+    pub(crate) fn broadcast(shape: &[usize], inputs: &[&Tensor]) -> Plan {
         let rank = shape.len();
+        let strides: Vec<Vec<isize>> = inputs
+            .iter()
+            .map(|t| {
+                let lead = rank - t.shape().len();
+                (0..rank)
+                    .map(|axis| match axis.checked_sub(lead) {
+                        Some(j) if t.shape()[j] != 1 => t.strides()[j],
+                        _ => 0,
+                    })
+                    .collect()
+            })
+            .collect();
+        Plan::new(shape, &strides, inputs.iter().map(|t| t.offset()).collect())
+    }
+
+    /// The plan for inputs read through `strides` (per input, one per axis of `shape`, in
+    /// elements) from `offsets`.
+    pub(crate) fn new(shape: &[usize], strides: &[Vec<isize>], offsets: Vec<usize>) -> Plan {
         // (extent, stride per input) of each kept axis, outermost first.
         let mut axes: Vec<(usize, Vec<isize>)> = Vec::new();
         for (axis, &extent) in shape.iter().enumerate() {
             if extent == 1 {
                 continue;
             }
-            let strides: Vec<isize> = inputs
-                .iter()
-                .map(|t| {
-                    let lead = rank - t.shape().len();
-                    match axis.checked_sub(lead) {
-                        Some(j) if t.shape()[j] != 1 => t.strides()[j],
-                        _ => 0,
-                    }
-                })
-                .collect();
+            let strides: Vec<isize> = strides.iter().map(|s| s[axis]).collect();
             match axes.last_mut() {
                 Some((outer, outer_strides))
                     if outer_strides.iter().zip(&strides).all(|(&o, &s)| o == s * extent as isize) =>
@@ -63,10 +73,10 @@ impl Plan {
         }
         Plan {
             shape: axes.iter().map(|(extent, _)| *extent).collect(),
-            strides: (0..inputs.len())
+            strides: (0..offsets.len())
                 .map(|k| axes.iter().map(|(_, strides)| strides[k]).collect())
                 .collect(),
-            offsets: inputs.iter().map(|t| t.offset()).collect(),
+            offsets,
         }
     }
 
@@ -97,7 +107,7 @@ mod tests {
     #[test]
     fn dense_inputs_become_rank_one() {
         let a = Tensor::from_slice(&[0f32; 24], &[2, 3, 4]).unwrap();
-        let plan = Plan::new(&[2, 3, 4], &[&a, &a]);
+        let plan = Plan::broadcast(&[2, 3, 4], &[&a, &a]);
         assert_eq!(plan.shape, vec![24]);
         assert_eq!(plan.strides, vec![vec![1], vec![1]]);
         assert_eq!(plan.meta(), vec![24, 1, 1, 0, 0]);
@@ -107,7 +117,7 @@ mod tests {
     fn broadcast_and_reversed_axes_keep_their_strides() {
         let a = Tensor::from_slice(&[0i32; 3], &[3, 1]).unwrap();
         let b = Tensor::from_slice(&[0i32; 4], &[4]).unwrap().view(&[4], &[-1], 3).unwrap();
-        let plan = Plan::new(&[3, 4], &[&a, &b]);
+        let plan = Plan::broadcast(&[3, 4], &[&a, &b]);
         assert_eq!(plan.shape, vec![3, 4]);
         assert_eq!(plan.strides, vec![vec![1, 0], vec![0, -1]]);
         assert_eq!(plan.offsets, vec![0, 3]);
@@ -116,7 +126,7 @@ mod tests {
     #[test]
     fn scalar_and_unit_axes_leave_rank_zero() {
         let a = Tensor::from_slice(&[1u8], &[1, 1]).unwrap();
-        let plan = Plan::new(&[1, 1], &[&a, &a]);
+        let plan = Plan::broadcast(&[1, 1], &[&a, &a]);
         assert!(plan.shape.is_empty());
         assert_eq!(plan.meta(), vec![0, 0]);
     }
@@ -124,8 +134,16 @@ mod tests {
     #[test]
     fn transposed_inputs_are_not_merged() {
         let t = Tensor::from_slice(&[0f64; 6], &[2, 3]).unwrap().view(&[3, 2], &[1, 3], 0).unwrap();
-        let plan = Plan::new(&[3, 2], &[&t, &t]);
+        let plan = Plan::broadcast(&[3, 2], &[&t, &t]);
         assert_eq!(plan.shape, vec![3, 2]);
         assert_eq!(plan.strides[0], vec![1, 3]);
+    }
+
+    #[test]
+    fn permuted_and_unsqueezed_strides_are_kept() {
+        // Result axes (4, 3, 2) read from a [2, 3] buffer transposed, broadcast on the first.
+        let plan = Plan::new(&[4, 3, 2], &[vec![0, 1, 3]], vec![0]);
+        assert_eq!(plan.shape, vec![4, 3, 2]);
+        assert_eq!(plan.strides, vec![vec![0, 1, 3]]);
     }
 }

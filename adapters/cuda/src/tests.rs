@@ -5,6 +5,9 @@
 use half::{bf16, f16};
 use opspec_adapter::{Adapter, BinaryOp, DType, ErrorKind, OpKind, ScatterMode, Support, Tensor, TernaryOp};
 
+use opspec_adapter::{Scalar, ScalarSide};
+use opspec_cpu::CpuAdapter;
+
 use crate::kernels::Kernel;
 use crate::{CudaAdapter, Scatter, gpu};
 
@@ -228,7 +231,7 @@ fn maximum_and_minimum_propagate_nan() {
 }
 
 #[test]
-fn pow_and_atan2_are_close_to_the_exact_value() {
+fn pow_atan2_and_hypot_are_close_to_the_exact_value() {
     let adapter = require_gpu!();
     // Ordered distance between two finite values of one dtype.
     let ulps = |dtype: DType, x: u64, y: u64| {
@@ -236,9 +239,14 @@ fn pow_and_atan2_are_close_to_the_exact_value() {
         let key = |b: u64| if b & sign != 0 { -((b & !sign) as i128) } else { b as i128 };
         (key(x) - key(y)).unsigned_abs()
     };
-    for (dtype, bound) in [(DType::F16, 1), (DType::BF16, 1), (DType::F32, 8), (DType::F64, 4)] {
+    // 16-bit types and f32 compute in f64 and round once: one step from the f64 reference.
+    for (dtype, bound) in [(DType::F16, 1), (DType::BF16, 1), (DType::F32, 1), (DType::F64, 4)] {
         let (a, b) = operands(dtype);
-        for (op, f) in [(BinaryOp::Pow, f64::powf as Exact), (BinaryOp::Atan2, f64::atan2)] {
+        for (op, f) in [
+            (BinaryOp::Pow, f64::powf as Exact),
+            (BinaryOp::Atan2, f64::atan2),
+            (BinaryOp::Hypot, f64::hypot),
+        ] {
             check_pairs(&adapter, op, dtype, &a, &b, |x, y, r| {
                 let exact = f(to_f64(dtype, x), to_f64(dtype, y));
                 // Only finite, normal results are compared here; special cases are the harness's.
@@ -498,8 +506,20 @@ fn support_is_truthful() {
         None => {
             assert_eq!(adapter.supports(add, DType::BF16), Support::Supported);
             assert_eq!(adapter.supports(OpKind::ScatterAdd, DType::U8), Support::Supported);
-            for (op, dtype) in [(OpKind::Binary(BinaryOp::Divide), DType::I32), (add, DType::Bool)] {
-                assert!(matches!(adapter.supports(op, dtype), Support::Unsupported(_)));
+            for (op, dtype) in [
+                (OpKind::Binary(BinaryOp::Atan2), DType::I32),
+                (add, DType::Bool),
+                (OpKind::BinaryInto(BinaryOp::Less), DType::F32),
+                (OpKind::BinaryInto(BinaryOp::Divide), DType::I16),
+            ] {
+                assert!(matches!(adapter.supports(op, dtype), Support::Unsupported(_)), "{op} {dtype}");
+            }
+            for (op, dtype) in [
+                (OpKind::Binary(BinaryOp::Divide), DType::I32),
+                (OpKind::BinaryScalar(BinaryOp::Pow), DType::U8),
+                (OpKind::BinaryInto(BinaryOp::Remainder), DType::F64),
+            ] {
+                assert_eq!(adapter.supports(op, dtype), Support::Supported, "{op} {dtype}");
             }
             let b = Tensor::from_slice(&[true], &[1]).unwrap();
             assert_eq!(adapter.binary(BinaryOp::Add, &b, &b).unwrap_err().kind, ErrorKind::Unsupported);
@@ -510,12 +530,46 @@ fn support_is_truthful() {
 #[test]
 fn the_support_table_is_as_documented() {
     let supported = |cc| Kernel::all().into_iter().filter(|k| k.support(cc).is_ok()).count();
-    // floats: 8 binary + 2 fused + 2 scatter; 8 integer dtypes: 5 binary + 2 fused + 2 scatter.
-    assert_eq!(supported((9, 0)), 4 * 12 + 8 * 9);
-    assert_eq!(supported((7, 5)), 4 * 12 + 8 * 9 - 1);
+    // 4 floats: 20 binary + 2 fused + 2 scatter; 8 integer dtypes: 15 binary (not atan2,
+    // copysign, hypot, logaddexp, nextafter) + 2 fused + 2 scatter; bool: none.
+    assert_eq!(BinaryOp::ALL.len(), 20);
+    assert_eq!(supported((9, 0)), 4 * 24 + 8 * 19);
+    assert_eq!(supported((7, 5)), 4 * 24 + 8 * 19 - 1);
     let source = Kernel::Binary(BinaryOp::Add, DType::F32).source().unwrap();
-    assert!(source.contains("__fadd_rn(x0, x1)") && source.contains("add_f32"));
-    assert!(Kernel::Binary(BinaryOp::Pow, DType::I32).source().is_err());
+    assert!(source.contains("__fadd_rn(a, b)") && source.contains("add_f32"));
+    for op in [BinaryOp::Atan2, BinaryOp::Copysign, BinaryOp::Hypot, BinaryOp::Logaddexp, BinaryOp::Nextafter]
+    {
+        assert!(Kernel::Binary(op, DType::I32).source().is_err(), "{op}");
+    }
+    assert!(Kernel::Binary(BinaryOp::Equal, DType::Bool).source().is_err());
+    assert_eq!(Kernel::Binary(BinaryOp::LessEqual, DType::F16).output(), DType::Bool);
+    assert_eq!(Kernel::Binary(BinaryOp::Divide, DType::U8).output(), DType::F32);
+    assert_eq!(Kernel::Binary(BinaryOp::Pow, DType::I64).output(), DType::I64);
+}
+
+#[test]
+fn everything_the_cpu_adapter_supports_has_a_kernel() {
+    // Checked on the support table, without a device: on compute capability 9.0 (the H200).
+    let cpu = CpuAdapter::new();
+    let mut ops: Vec<OpKind> = vec![OpKind::ScatterAdd];
+    for op in BinaryOp::ALL {
+        ops.extend([OpKind::Binary(op), OpKind::BinaryScalar(op), OpKind::BinaryInto(op)]);
+    }
+    ops.extend(TernaryOp::ALL.map(OpKind::Ternary));
+    for scatter in [Scatter::Atomic, Scatter::Deterministic] {
+        let cuda = CudaAdapter::new_or_unavailable(scatter);
+        let mut covered = 0;
+        for &op in &ops {
+            for dtype in DType::ALL {
+                if cpu.supports(op, dtype) == Support::Supported {
+                    assert_eq!(cuda.support_on(op, dtype, (9, 0)), Support::Supported, "{op} {dtype}");
+                    covered += 1;
+                }
+            }
+        }
+        // As many pairs as opspec-cpu's supports() answered for at the time of writing.
+        assert!(covered >= 4 * 20 * 2 + 8 * 15 * 2 + 12 + 8, "{covered}");
+    }
 }
 
 #[test]
@@ -556,4 +610,154 @@ fn every_kernel_compiles_with_nvrtc() {
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The results' bits of `op` on the CUDA and the CPU adapter for every pair of `a` x `b`.
+fn both_adapters(
+    adapter: &CudaAdapter,
+    op: BinaryOp,
+    dtype: DType,
+    a: &[u64],
+    b: &[u64],
+) -> (Vec<u64>, Vec<u64>) {
+    let (x, y) = (tensor(dtype, &[a.len(), 1], a), tensor(dtype, &[b.len()], b));
+    let gpu = adapter.binary(op, &x, &y).unwrap();
+    let cpu = CpuAdapter::new().binary(op, &x, &y).unwrap();
+    assert_eq!((gpu.dtype(), gpu.shape()), (cpu.dtype(), cpu.shape()), "{op} {dtype}");
+    (gpu.to_bits(), cpu.to_bits())
+}
+
+#[test]
+fn exact_operations_agree_with_the_cpu_adapter_bit_for_bit() {
+    // Two implementations of the same exact results (the CPU adapter's are checked by the
+    // conformance suites against the MPFR oracle); NaNs only need to be NaN.
+    let adapter = require_gpu!();
+    let comparisons = BinaryOp::ALL.into_iter().filter(|op| op.is_comparison());
+    let exact: Vec<BinaryOp> =
+        [BinaryOp::Copysign, BinaryOp::Nextafter, BinaryOp::FloorDivide, BinaryOp::Remainder]
+            .into_iter()
+            .chain(comparisons)
+            .collect();
+    for dtype in FLOATS {
+        let (a, b) = operands(dtype);
+        for &op in &exact {
+            let (gpu, cpu) = both_adapters(&adapter, op, dtype, &a, &b);
+            let out = if op.is_comparison() { DType::Bool } else { dtype };
+            let bad = gpu
+                .iter()
+                .zip(&cpu)
+                .position(|(&g, &c)| !(g == c || out != DType::Bool && is_nan(dtype, g) && is_nan(dtype, c)));
+            assert!(bad.is_none(), "{op} {dtype} at {bad:?}");
+        }
+    }
+    let integer_ops = [
+        BinaryOp::Add,
+        BinaryOp::Subtract,
+        BinaryOp::Multiply,
+        BinaryOp::Divide,
+        BinaryOp::FloorDivide,
+        BinaryOp::Remainder,
+        BinaryOp::Pow,
+        BinaryOp::Maximum,
+        BinaryOp::Minimum,
+        BinaryOp::Equal,
+        BinaryOp::Less,
+        BinaryOp::GreaterEqual,
+    ];
+    for dtype in
+        [DType::I8, DType::I16, DType::I32, DType::I64, DType::U8, DType::U16, DType::U32, DType::U64]
+    {
+        let bits = 8 * dtype.size() as u32;
+        let mut a = random_bits(dtype, 300, 3);
+        // Zero, one, minus one, the extremes.
+        a.extend([0, 1, u64::MAX >> (64 - bits), 1 << (bits - 1), (1 << (bits - 1)) - 1]);
+        let mut b = random_bits(dtype, 60, 4);
+        b.extend([0, 1, 2, 3, u64::MAX >> (64 - bits), 1 << (bits - 1)]);
+        for op in integer_ops {
+            let (gpu, cpu) = both_adapters(&adapter, op, dtype, &a, &b);
+            assert_eq!(gpu, cpu, "{op} {dtype}");
+        }
+    }
+}
+
+#[test]
+fn new_operations_give_the_documented_values() {
+    let adapter = require_gpu!();
+    let f32s = |v: &[f32]| Tensor::from_slice(v, &[v.len()]).unwrap();
+    let run = |op, a: &[f32], b: &[f32]| adapter.binary(op, &f32s(a), &f32s(b)).unwrap();
+    let floats = |t: Tensor| t.to_vec::<f32>().unwrap();
+    assert_eq!(floats(run(BinaryOp::FloorDivide, &[-7.0, 7.0, 1.0], &[2.0, -2.0, 0.1])), [-4.0, -4.0, 9.0]);
+    let r = run(BinaryOp::Remainder, &[-7.0, 7.0, 4.0, -4.0], &[2.0, -2.0, -2.0, 2.0]).to_bits();
+    assert_eq!(r, [1f32, -1.0, -0.0, 0.0].map(|v| u64::from(v.to_bits())), "zeros take y's sign");
+    assert_eq!(floats(run(BinaryOp::Copysign, &[1.0, -2.0], &[-0.0, 3.0])), [-1.0, 2.0]);
+    let next = run(BinaryOp::Nextafter, &[1.0, 0.0], &[2.0, -1.0]).to_bits();
+    assert_eq!(next, [0x3f80_0001, 0x8000_0001]);
+    assert_eq!(floats(run(BinaryOp::Hypot, &[3.0, f32::INFINITY], &[4.0, f32::NAN])), [5.0, f32::INFINITY]);
+    let sums = adapter.binary(
+        BinaryOp::Logaddexp,
+        &Tensor::from_slice(&[0.0f64], &[1]).unwrap(),
+        &Tensor::from_slice(&[0.0f64], &[1]).unwrap(),
+    );
+    assert_eq!(sums.unwrap().to_vec::<f64>().unwrap(), [std::f64::consts::LN_2]);
+    let less = run(BinaryOp::Less, &[1.0, f32::NAN, -0.0], &[2.0, 1.0, 0.0]);
+    assert_eq!((less.dtype(), less.to_vec::<bool>().unwrap()), (DType::Bool, vec![true, false, false]));
+    let i8s = |v: &[i8]| Tensor::from_slice(v, &[v.len()]).unwrap();
+    let q = adapter.binary(BinaryOp::FloorDivide, &i8s(&[-128, -7, 5]), &i8s(&[-1, 2, 0])).unwrap();
+    assert_eq!(q.to_vec::<i8>().unwrap(), [-128, -4, 0]);
+    let p = adapter.binary(BinaryOp::Pow, &i8s(&[3, 2, -1, 2]), &i8s(&[4, 7, -3, -1])).unwrap();
+    assert_eq!(p.to_vec::<i8>().unwrap(), [81, -128, -1, 0]);
+    let third = adapter.binary(BinaryOp::Divide, &i8s(&[1]), &i8s(&[3])).unwrap();
+    assert_eq!(third.to_vec::<f32>().unwrap(), [1.0f32 / 3.0]);
+}
+
+#[test]
+fn promotion_and_python_scalars_follow_the_cpu_adapter() {
+    let adapter = require_gpu!();
+    let i8s = Tensor::from_slice(&[-3i8, 100], &[2]).unwrap();
+    let u8s = Tensor::from_slice(&[200u8, 100], &[2]).unwrap();
+    let sum = adapter.binary(BinaryOp::Add, &i8s, &u8s).unwrap();
+    assert_eq!((sum.dtype(), sum.to_vec::<i16>().unwrap()), (DType::I16, vec![197, 200]));
+    let half =
+        adapter.binary_scalar(BinaryOp::Multiply, &i8s, Scalar::Float(0.5), ScalarSide::Right).unwrap();
+    assert_eq!((half.dtype(), half.to_vec::<f32>().unwrap()), (DType::F32, vec![-1.5, 50.0]));
+    let left = adapter.binary_scalar(BinaryOp::Subtract, &u8s, Scalar::Int(255), ScalarSide::Left).unwrap();
+    assert_eq!((left.dtype(), left.to_vec::<u8>().unwrap()), (DType::U8, vec![55, 155]));
+    let err = adapter.binary_scalar(BinaryOp::Add, &u8s, Scalar::Int(256), ScalarSide::Left).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::OutOfRange);
+    let f = Tensor::from_slice(&[1.0f32], &[1]).unwrap();
+    assert_eq!(adapter.binary(BinaryOp::Add, &f, &i8s).unwrap_err().kind, ErrorKind::DTypeMismatch);
+}
+
+#[test]
+fn named_axes_line_up_as_on_the_cpu_adapter() {
+    let adapter = require_gpu!();
+    let names = |n: &[&str]| n.iter().map(|s| Some(s.to_string())).collect::<Vec<_>>();
+    let values: Vec<f32> = (0..24).map(|v| v as f32).collect();
+    let x = Tensor::from_slice(&values, &[2, 3, 4]).unwrap().with_names(names(&["b", "n", "d"])).unwrap();
+    // y: [d=4, n=3] as a transposed view of a [3, 4] buffer.
+    let y = Tensor::from_slice(&values[..12], &[3, 4]).unwrap().view(&[4, 3], &[1, 4], 0).unwrap();
+    let y = y.with_names(names(&["d", "n"])).unwrap();
+    let cpu = CpuAdapter::new();
+    for op in [BinaryOp::Subtract, BinaryOp::Less] {
+        for (a, b) in [(&x, &y), (&y, &x)] {
+            let (gpu, expected) = (adapter.binary(op, a, b).unwrap(), cpu.binary(op, a, b).unwrap());
+            assert_eq!((gpu.shape(), gpu.names()), (expected.shape(), expected.names()), "{op}");
+            assert_eq!(gpu.to_bits(), expected.to_bits(), "{op}");
+        }
+    }
+    let k = Tensor::from_slice(&values[..4], &[4]).unwrap().with_names(names(&["k"])).unwrap();
+    let err = adapter.binary(BinaryOp::Add, &x, &k).unwrap_err();
+    assert_eq!(err.code.as_deref(), cpu.binary(BinaryOp::Add, &x, &k).unwrap_err().code.as_deref());
+}
+
+#[test]
+fn timings_count_each_phase() {
+    let adapter = require_gpu!();
+    let a = Tensor::from_slice(&vec![1.5f32; 1 << 16], &[1 << 16]).unwrap();
+    adapter.binary(BinaryOp::Hypot, &a, &a).unwrap();
+    adapter.binary(BinaryOp::Hypot, &a, &a).unwrap();
+    let t = adapter.timings();
+    assert_eq!((t.calls, t.launches, t.elements), (2, 2, 2 << 16));
+    assert!(t.total >= t.compile + t.upload + t.kernel + t.download);
+    assert!(t.kernel > std::time::Duration::ZERO && t.upload > std::time::Duration::ZERO);
 }
