@@ -103,7 +103,11 @@ fn a_flaky_entry_allows_a_pass_and_still_lists_a_failure() {
     assert_eq!(find("nzero-plus-nzero").status, Status::KnownDeviation);
     let passed = find("nan-either");
     assert_eq!(passed.status, Status::Pass, "{}", passed.message);
-    assert!(passed.message.contains("flaky deviation in expectations/zero-sign.yaml:3"), "{}", passed.message);
+    assert!(
+        passed.message.contains("flaky deviation in expectations/zero-sign.yaml:3"),
+        "{}",
+        passed.message
+    );
     assert!(passed.deviation.is_some(), "the entry is shown with the pass");
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -65,7 +65,9 @@ fn run(adapter: Flushing, profile: Option<&str>) -> Vec<CheckResult> {
     let name = "flushing".to_string();
     let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
         .into_iter()
-        .filter(|c| c.id.suite() == Some("array-api") && ["add", "multiply", "divide"].contains(&c.id.op.as_str()))
+        .filter(|c| {
+            c.id.suite() == Some("array-api") && ["add", "multiply", "divide"].contains(&c.id.op.as_str())
+        })
         .filter(|c| matches!(c.target, Target::Elementwise(_)) && c.needs.is_some_and(|(_, d)| d.is_float()))
         .collect();
     run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0)
@@ -118,13 +120,17 @@ fn half_the_profile_leaves_the_other_half_failing() {
 #[test]
 fn a_real_bug_fails_under_the_profile_too() {
     let results = run(Flushing { zero_sign_bug: true }, Some("[daz, ftz]"));
-    let bug = results.iter().find(|r| r.id.to_string() == "array-api:flushing:add:f64:nzero-plus-nzero").unwrap();
+    let bug =
+        results.iter().find(|r| r.id.to_string() == "array-api:flushing:add:f64:nzero-plus-nzero").unwrap();
     assert_eq!(bug.status, Status::Fail);
     assert!(!bug.under_profile.as_ref().unwrap().passes);
     match verdict(&results) {
         Conformance::Not { failing, under_profile: Some((profile, n)) } => {
             assert_eq!(profile, "daz+ftz");
-            assert!(n >= 4 && n < failing, "the zero-sign rows (and edges) fail under the profile: {n} of {failing}");
+            assert!(
+                n >= 4 && n < failing,
+                "the zero-sign rows (and edges) fail under the profile: {n} of {failing}"
+            );
         }
         other => panic!("expected no conformance, got {other:?}"),
     }
