@@ -298,7 +298,7 @@ fn ulp_errors(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Vec<f64> 
         .zip(actual)
         .filter(|&(_, &a)| f.is_finite(a))
         .filter_map(|(c, &a)| {
-            let exact = high_precision(op, f, c[0], c[1])?;
+            let exact = high_precision(op, f, c)?;
             exact.is_finite().then(|| ulp_error(f, a, &exact))
         })
         .collect()
