@@ -18,8 +18,21 @@ const MANIFEST: &str = include_str!("data/array-api-bullets.tsv");
 
 /// The binary functions of Parts A and B.
 const BINARY: [&str; 15] = [
-    "add", "atan2", "copysign", "divide", "equal", "floor_divide", "hypot", "logaddexp", "maximum",
-    "minimum", "multiply", "nextafter", "not_equal", "pow", "remainder",
+    "add",
+    "atan2",
+    "copysign",
+    "divide",
+    "equal",
+    "floor_divide",
+    "hypot",
+    "logaddexp",
+    "maximum",
+    "minimum",
+    "multiply",
+    "nextafter",
+    "not_equal",
+    "pow",
+    "remainder",
 ];
 
 /// The parsed manifest.
@@ -129,7 +142,9 @@ fn coverage() -> Coverage {
             match cited.get(&bullet).map(Vec::as_slice) {
                 None => c.failures.push(format!("{name}: no row cites bullet {bullet}")),
                 Some([_]) => {}
-                Some(ids) => c.failures.push(format!("{name}: bullet {bullet} is cited by {}", ids.join(", "))),
+                Some(ids) => {
+                    c.failures.push(format!("{name}: bullet {bullet} is cited by {}", ids.join(", ")))
+                }
             }
         }
     }
@@ -149,7 +164,8 @@ fn every_real_valued_bullet_of_a_table_has_exactly_one_row() {
     );
     let c = coverage();
     assert!(c.failures.is_empty(), "array API {} coverage:\n  {}", manifest.version, c.failures.join("\n  "));
-    let missing: Vec<String> = c.without_table.iter().map(|(name, n)| format!("{name} ({n} bullets)")).collect();
+    let missing: Vec<String> =
+        c.without_table.iter().map(|(name, n)| format!("{name} ({n} bullets)")).collect();
     println!(
         "array API {}: {} of {} real-valued bullets encoded; no table yet: {}",
         manifest.version,
@@ -165,7 +181,13 @@ fn every_real_valued_bullet_of_a_table_has_exactly_one_row() {
 #[ignore = "clip has no table yet (3 of the standard's 320 real-valued bullets)"]
 fn every_function_of_the_standard_has_a_table() {
     let c = coverage();
-    assert!(c.without_table.is_empty(), "{} of {} bullets encoded; no table: {:?}", c.encoded, c.total, c.without_table);
+    assert!(
+        c.without_table.is_empty(),
+        "{} of {} bullets encoded; no table: {:?}",
+        c.encoded,
+        c.total,
+        c.without_table
+    );
 }
 
 #[test]
@@ -177,10 +199,7 @@ fn every_operation_has_a_table_and_every_table_a_document() {
     }
     let suite = catalog.suite("array-api").unwrap();
     for op in names() {
-        assert!(
-            suite.tables.iter().any(|&t| catalog.tables[t].table.op == op),
-            "array-api lacks {op}"
-        );
+        assert!(suite.tables.iter().any(|&t| catalog.tables[t].table.op == op), "array-api lacks {op}");
     }
     for t in &catalog.tables {
         assert!(!t.table.sources.is_empty(), "{} names no document", t.path.display());
@@ -203,9 +222,17 @@ fn the_manifest_holds_known_sections() {
     // reciprocal and square have only a delegation sentence; the complex bullets do not count.
     assert_eq!((count("sqrt"), count("signbit"), count("ceil"), count("clip")), (5, 8, 6, 3));
     assert_eq!((count("reciprocal"), count("square"), count("abs"), count("round")), (0, 0, 3, 7));
-    let part_c: usize = manifest.functions.iter().filter(|(name, _)| !BINARY.contains(&name.as_str())).map(|(_, b)| b.len()).sum();
+    let part_c: usize = manifest
+        .functions
+        .iter()
+        .filter(|(name, _)| !BINARY.contains(&name.as_str()))
+        .map(|(_, b)| b.len())
+        .sum();
     assert_eq!(part_c, 144, "141 bullets in the 31 unary functions, 3 in clip");
-    assert_eq!(manifest.functions["ceil"][0], fnv1a64("If x_i is already integer-valued, the result is x_i."));
+    assert_eq!(
+        manifest.functions["ceil"][0],
+        fnv1a64("If x_i is already integer-valued, the result is x_i.")
+    );
     assert_eq!(manifest.functions["sqrt"][1], fnv1a64("If x_i is less than 0, the result is NaN."));
 }
 

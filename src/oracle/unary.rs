@@ -84,7 +84,8 @@ pub fn reference(op: UnaryOp, f: Format, x: u64) -> u64 {
     if let Some(bits) = exact(op, f, x) {
         return bits;
     }
-    let (value, ord) = evaluate(op, &decode(f, x), f.precision()).expect("every operation is exact or evaluated");
+    let (value, ord) =
+        evaluate(op, &decode(f, x), f.precision()).expect("every operation is exact or evaluated");
     round(f, value, ord)
 }
 

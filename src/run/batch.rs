@@ -98,7 +98,8 @@ pub fn steps_from(expected: &Expect, output: Domain, actual: u64) -> Option<u64>
 pub fn compare(reading: &Reading, cases: &Cases, expected: &[Expect], actual: &[u64], rec: &mut Recorder) {
     let (input, output) = (reading.input, reading.output);
     rec.checked(cases.len());
-    let names: &[&str] = if cases.first().is_some_and(|c| c.len() == 1) { &["x"] } else { &["x1", "x2", "x3"] };
+    let names: &[&str] =
+        if cases.first().is_some_and(|c| c.len() == 1) { &["x"] } else { &["x1", "x2", "x3"] };
     for i in (0..cases.len()).filter(|&i| !expected[i].accepts(output, actual[i], reading.nan)) {
         rec.fail(1, || Failure {
             inputs: cases[i]

@@ -61,9 +61,7 @@ impl Suite {
 
 /// Reads `step_bounds` with typed keys, so that an unknown operation or a dtype other than a
 /// float one is an error at its place in the file (as is a bound that is not a `u32`).
-fn step_bounds<'de, D: Deserializer<'de>>(
-    de: D,
-) -> Result<BTreeMap<OpKind, BTreeMap<DType, u32>>, D::Error> {
+fn step_bounds<'de, D: Deserializer<'de>>(de: D) -> Result<BTreeMap<OpKind, BTreeMap<DType, u32>>, D::Error> {
     let named = BTreeMap::<OpName, BTreeMap<FloatDType, u32>>::deserialize(de)?;
     Ok(named
         .into_iter()
@@ -78,7 +76,9 @@ struct OpName(OpKind);
 impl<'de> Deserialize<'de> for OpName {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
         let name = String::deserialize(de)?;
-        super::parse_op(&name).map(OpName).ok_or_else(|| D::Error::custom(format!("unknown operation `{name}`")))
+        super::parse_op(&name)
+            .map(OpName)
+            .ok_or_else(|| D::Error::custom(format!("unknown operation `{name}`")))
     }
 }
 

@@ -120,8 +120,8 @@ impl Adapter for NumrAdapter {
     }
 
     fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
-        let method =
-            unary_method(op).ok_or_else(|| AdapterError::unsupported(format!("numr's UnaryOps has no {op}")))?;
+        let method = unary_method(op)
+            .ok_or_else(|| AdapterError::unsupported(format!("numr's UnaryOps has no {op}")))?;
         let x = self.to_numr(x)?;
         let client = CpuRuntime::default_client(&self.device);
         from_numr(&guarded(&format!("numr's {op}"), || method(&client, &x))?)
