@@ -12,6 +12,10 @@ use super::integer::{self, Exact};
 use super::{arith, exact, functions, unary};
 use crate::format::Format;
 
+/// An approximate operation's value on float operands of a format with guard bits beyond its
+/// precision; `None` where the operation has none for those operands.
+pub type HighPrecision = fn(Format, &[u64]) -> Option<Float>;
+
 /// What the oracle computes for one operation.
 #[derive(Clone, Copy, Debug)]
 pub struct OpDef {
@@ -24,7 +28,7 @@ pub struct OpDef {
     pub integer: Option<fn(i128, i128) -> Exact>,
     /// For an approximate operation, its value with guard bits beyond the format's precision,
     /// against which fractional ULP errors are measured.
-    pub high_precision: Option<fn(Format, &[u64]) -> Option<Float>>,
+    pub high_precision: Option<HighPrecision>,
 }
 
 impl OpDef {
@@ -37,7 +41,7 @@ impl OpDef {
         OpDef { integer: Some(integer), ..self }
     }
 
-    const fn with_high_precision(self, value: fn(Format, &[u64]) -> Option<Float>) -> OpDef {
+    const fn with_high_precision(self, value: HighPrecision) -> OpDef {
         OpDef { high_precision: Some(value), ..self }
     }
 }
