@@ -5,16 +5,26 @@
 
 The input is the array API standard's special-case text, extracted verbatim from
 data-apis/array-api's src/array_api_stubs/<version>/elementwise_functions.py (the text names its
-commit and versions in its header). The manifest holds no text of the standard: per binary
-function of Parts A and B, the number of real-valued bullets and a hash of each bullet's
-normalised text, so that the repository checks its rows without the document beside it.
+commit and versions in its header). The manifest holds no text of the standard: per function
+of Parts A, B and C, the number of real-valued bullets and a hash of each bullet's normalised
+text, so that the repository checks its rows without the document beside it.
 
-Parsing (the rules tests/coverage.rs applied to the text itself before the manifest existed):
-a function is a line `<name>(x1, x2)   -- **Special cases** section` before "PART C"; its
-bullets are the lines starting with '-' of the paragraph that opens with a line starting "For "
-and naming "real-valued" or "floating-point operands" (and not "complex"), up to the next such
-paragraph, a '----' or '####' rule, or an unindented non-bullet line after the first bullet.
-A bullet's text is its first line without the leading '- '.
+Parsing, Parts A and B (the rules tests/coverage.rs applied to the text itself before the
+manifest existed): a function is a line `<name>(x1, x2)   -- **Special cases** section`
+before "PART C"; its bullets are the lines starting with '-' of the paragraph that opens with a
+line starting "For " and naming "real-valued" or "floating-point operands" (and not
+"complex"), up to the next such paragraph, a '----' or '####' rule, or an unindented
+non-bullet line after the first bullet. A bullet's text is its first line without the leading
+'- '.
+
+Parsing, Part C (the unary functions and clip): a function is a line `<name>(<args>)   --
+**Special cases** section` between "PART C" and "PART D" whose arguments are `x` or
+`x, min, max`; its real-valued bullets are the lines starting with '- ' up to the next '----' or
+'####' rule, except those of a paragraph that opens with a line starting "For " and naming
+"complex" (a "For " line naming "real-valued" or "floating-point operands" opens a real-valued
+paragraph again). So bullets that precede every "For " line (ceil's "already integer-valued",
+clip's three) count; reciprocal and square, whose sections are one delegation sentence, have
+none.
 
 Normalisation: remove every "``", then ":math:", then every "`".
 Hash: FNV-1a 64 over the UTF-8 bytes of the normalised text, as 16 lower-case hex digits
@@ -81,6 +91,30 @@ def bullets_by_function(text):
     return functions
 
 
+def unary_bullets_by_function(text):
+    """{function: [bullet text]} for the functions of Part C."""
+    part_c, part_d = text.find("PART C"), text.find("PART D")
+    if part_c < 0 or part_d < part_c:
+        sys.exit("the text has no PART C before a PART D")
+    lines = lines_of(text[part_c:part_d])
+    functions = {}
+    for i, line in enumerate(lines):
+        found = re.fullmatch(r"(\w+)\((?:x|x, min, max)\)   -- \*\*Special cases\*\* section", line)
+        if not found:
+            continue
+        bullets = []
+        real = True
+        for l in lines[i + 2 :]:
+            if l.startswith("----") or l.startswith("####"):
+                break
+            if l.startswith("For "):
+                real = "complex" not in l and ("real-valued" in l or "floating-point operands" in l)
+            elif real and l.startswith("- "):
+                bullets.append(l[2:])
+        functions[found.group(1)] = bullets
+    return functions
+
+
 def provenance(text):
     """(versions, commit, date, file) from the text's header."""
     header = text[: text.find("Contents")]
@@ -101,12 +135,16 @@ def main():
         text = f.read()
     versions, repo, path, commit, date = provenance(text)
     functions = bullets_by_function(text)
+    unary = unary_bullets_by_function(text)
+    if set(functions) & set(unary):
+        sys.exit(f"functions in both Parts A/B and C: {sorted(set(functions) & set(unary))}")
+    functions.update(unary)
     out = sys.stdout
     out.write("# The array API standard's real-valued special-case bullets, pinned for tests/coverage.rs.\n")
     out.write("# Made by scripts/coverage-manifest.py from the standard's text; do not edit by hand.\n")
     out.write("# Per bullet: FNV-1a 64 (UTF-8) of its text without ``, :math: and `; no text of the standard.\n")
-    out.write("# Tab-separated: `standard`, `source` and `made-by` once; then per binary function of\n")
-    out.write("# Parts A and B `function` NAME COUNT, and `bullet` NAME NUMBER HASH for each bullet.\n")
+    out.write("# Tab-separated: `standard`, `source` and `made-by` once; then per function of Parts A, B\n")
+    out.write("# and C `function` NAME COUNT, and `bullet` NAME NUMBER HASH for each bullet.\n")
     out.write(f"standard\tPython array API standard\t{versions[0]}\t"
               f"identical text in: {', '.join(versions)}\n")
     out.write(f"source\t{repo}\t{path}\t{commit}\t{date}\n")

@@ -1,7 +1,8 @@
-//! The tables cover the documents: every real-valued special-case bullet of every binary
-//! function in the array API standard has exactly one row (or stated property), quoting the
-//! bullet's text; every operation the documents and the adapter API name has a table, and every
-//! table names its documents.
+//! The tables cover the documents: every real-valued special-case bullet of every element-wise
+//! function in the array API standard (the binary ones of Parts A and B, the unary ones and
+//! `clip` of Part C) that has a table has exactly one row (or stated property), quoting the
+//! bullet's text, and the functions without a table yet are named; every operation the
+//! documents and the adapter API name has a table, and every table names its documents.
 //!
 //! The standard's text is not in the repository. `tests/data/array-api-bullets.tsv`, made from
 //! it by `scripts/coverage-manifest.py`, pins per function the number of bullets and a hash of
@@ -11,9 +12,28 @@
 use std::collections::BTreeMap;
 
 use opspec::spec::Catalog;
-use opspec_adapter::BinaryOp;
+use opspec_adapter::{BinaryOp, UnaryOp};
 
 const MANIFEST: &str = include_str!("data/array-api-bullets.tsv");
+
+/// The binary functions of Parts A and B.
+const BINARY: [&str; 15] = [
+    "add",
+    "atan2",
+    "copysign",
+    "divide",
+    "equal",
+    "floor_divide",
+    "hypot",
+    "logaddexp",
+    "maximum",
+    "minimum",
+    "multiply",
+    "nextafter",
+    "not_equal",
+    "pow",
+    "remainder",
+];
 
 /// The parsed manifest.
 struct Manifest {
@@ -21,7 +41,7 @@ struct Manifest {
     version: String,
     /// The script that made the manifest, relative to the repository root.
     made_by: String,
-    /// Per binary function of Parts A and B, the hash of each bullet (bullet `i` at `i - 1`).
+    /// Per function of Parts A, B and C, the hash of each bullet (bullet `i` at `i - 1`).
     functions: BTreeMap<String, Vec<u64>>,
 }
 
@@ -72,22 +92,28 @@ fn manifest() -> Manifest {
     }
 }
 
-#[test]
-fn every_real_valued_bullet_has_exactly_one_row() {
+/// The coverage of the manifest's functions by the catalog's tables: what is wrong (a bullet
+/// cited twice or not at all, a text that is not its bullet's) and the functions that have no
+/// table yet, with their bullet counts.
+struct Coverage {
+    failures: Vec<String>,
+    without_table: Vec<(String, usize)>,
+    /// Bullets of the functions that have a table.
+    encoded: usize,
+    total: usize,
+}
+
+fn coverage() -> Coverage {
     let manifest = manifest();
-    assert_eq!(
-        manifest.functions.len(),
-        15,
-        "Parts A and B name 15 binary functions: {:?}",
-        manifest.functions.keys()
-    );
     let catalog = Catalog::builtin().unwrap();
-    let mut failures = Vec::new();
+    let mut c = Coverage { failures: Vec::new(), without_table: Vec::new(), encoded: 0, total: 0 };
     for (name, hashes) in &manifest.functions {
+        c.total += hashes.len();
         let Some(table) = catalog.tables.iter().find(|t| &t.table.op == name) else {
-            failures.push(format!("{name}: no table"));
+            c.without_table.push((name.clone(), hashes.len()));
             continue;
         };
+        c.encoded += hashes.len();
         let n = hashes.len() as u32;
         let rows = table.table.rows.iter().filter(|r| r.source == "array-api");
         let rows = rows.map(|r| (r.id.value.as_str(), r.bullet, r.text.as_str()));
@@ -99,14 +125,14 @@ fn every_real_valued_bullet_has_exactly_one_row() {
             if bullet == 0 || bullet > n {
                 let is_property = table.table.properties.iter().any(|p| p.id.value == id);
                 if !is_property {
-                    failures.push(format!("{name}/{id}: cites bullet {bullet}; the section has 1 to {n}"));
+                    c.failures.push(format!("{name}/{id}: cites bullet {bullet}; the section has 1 to {n}"));
                 }
                 continue;
             }
             cited.entry(bullet).or_default().push(id);
             let expected = hashes[bullet as usize - 1];
             if fnv1a64(text) != expected {
-                failures.push(format!(
+                c.failures.push(format!(
                     "{name}/{id}: the text is not bullet {bullet}'s (its hash {:016x}, the bullet's {expected:016x}): {text:?}",
                     fnv1a64(text)
                 ));
@@ -114,27 +140,66 @@ fn every_real_valued_bullet_has_exactly_one_row() {
         }
         for bullet in 1..=n {
             match cited.get(&bullet).map(Vec::as_slice) {
-                None => failures.push(format!("{name}: no row cites bullet {bullet}")),
+                None => c.failures.push(format!("{name}: no row cites bullet {bullet}")),
                 Some([_]) => {}
-                Some(ids) => failures.push(format!("{name}: bullet {bullet} is cited by {}", ids.join(", "))),
+                Some(ids) => {
+                    c.failures.push(format!("{name}: bullet {bullet} is cited by {}", ids.join(", ")))
+                }
             }
         }
     }
-    assert!(failures.is_empty(), "array API {} coverage:\n  {}", manifest.version, failures.join("\n  "));
+    c
+}
+
+/// Every bullet of every function that has a table has exactly one row; prints how many of
+/// the standard's real-valued bullets that is.
+#[test]
+fn every_real_valued_bullet_of_a_table_has_exactly_one_row() {
+    let manifest = manifest();
+    assert_eq!(
+        manifest.functions.len(),
+        47,
+        "Parts A and B name 15 binary functions, Part C 31 unary ones and clip: {:?}",
+        manifest.functions.keys()
+    );
+    let c = coverage();
+    assert!(c.failures.is_empty(), "array API {} coverage:\n  {}", manifest.version, c.failures.join("\n  "));
+    let missing: Vec<String> =
+        c.without_table.iter().map(|(name, n)| format!("{name} ({n} bullets)")).collect();
+    println!(
+        "array API {}: {} of {} real-valued bullets encoded; no table yet: {}",
+        manifest.version,
+        c.encoded,
+        c.total,
+        if missing.is_empty() { "none".to_string() } else { missing.join(", ") }
+    );
+}
+
+/// Every function of the standard's element-wise special cases has a table. Not yet: `clip`
+/// (its three bullets) has none, so this test is ignored until it has, and says so.
+#[test]
+#[ignore = "clip has no table yet (3 of the standard's 320 real-valued bullets)"]
+fn every_function_of_the_standard_has_a_table() {
+    let c = coverage();
+    assert!(
+        c.without_table.is_empty(),
+        "{} of {} bullets encoded; no table: {:?}",
+        c.encoded,
+        c.total,
+        c.without_table
+    );
 }
 
 #[test]
 fn every_operation_has_a_table_and_every_table_a_document() {
     let catalog = Catalog::builtin().unwrap();
-    for op in BinaryOp::ALL {
-        assert!(catalog.tables.iter().any(|t| t.table.op == op.name()), "no table for {op}");
+    let names = || BinaryOp::ALL.map(BinaryOp::name).into_iter().chain(UnaryOp::ALL.map(UnaryOp::name));
+    for op in names() {
+        assert!(catalog.tables.iter().any(|t| t.table.op == op), "no table for {op}");
     }
     let suite = catalog.suite("array-api").unwrap();
-    for op in BinaryOp::ALL {
-        assert!(
-            suite.tables.iter().any(|&t| catalog.tables[t].table.op == op.name()),
-            "array-api lacks {op}"
-        );
+    for op in names() {
+        assert!(suite.tables.iter().any(|&t| catalog.tables[t].table.op == op), "array-api lacks {op}");
     }
     for t in &catalog.tables {
         assert!(!t.table.sources.is_empty(), "{} names no document", t.path.display());
@@ -153,6 +218,22 @@ fn the_manifest_holds_known_sections() {
     assert_eq!((count("add"), count("multiply"), count("pow"), count("hypot")), (17, 9, 24, 7));
     assert_eq!(manifest.functions["add"][0], fnv1a64("If either x1_i or x2_i is NaN, the result is NaN."));
     assert_eq!(manifest.functions["copysign"][0], fnv1a64("If x2_i is less than 0, the result is -|x1_i|."));
+    // Part C: bullets before every "For" paragraph count (ceil's first, clip's three);
+    // reciprocal and square have only a delegation sentence; the complex bullets do not count.
+    assert_eq!((count("sqrt"), count("signbit"), count("ceil"), count("clip")), (5, 8, 6, 3));
+    assert_eq!((count("reciprocal"), count("square"), count("abs"), count("round")), (0, 0, 3, 7));
+    let part_c: usize = manifest
+        .functions
+        .iter()
+        .filter(|(name, _)| !BINARY.contains(&name.as_str()))
+        .map(|(_, b)| b.len())
+        .sum();
+    assert_eq!(part_c, 144, "141 bullets in the 31 unary functions, 3 in clip");
+    assert_eq!(
+        manifest.functions["ceil"][0],
+        fnv1a64("If x_i is already integer-valued, the result is x_i.")
+    );
+    assert_eq!(manifest.functions["sqrt"][1], fnv1a64("If x_i is less than 0, the result is NaN."));
 }
 
 /// The published FNV-1a 64 test vectors.

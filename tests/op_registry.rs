@@ -40,6 +40,7 @@ fn approximate_tables_are_the_ops_with_a_high_precision_value() {
 #[test]
 fn bool_tables_are_the_comparisons() {
     let comparison = |op: OpKind| match op {
+        OpKind::Unary(u) => u.is_comparison(),
         OpKind::Binary(b) | OpKind::BinaryInto(b) => b.is_comparison(),
         OpKind::Ternary(t) => t.is_comparison(),
         other => panic!("{other} has no element-wise table"),

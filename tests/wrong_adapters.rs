@@ -10,7 +10,7 @@ use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_a
 use opspec::spec::Catalog;
 use opspec::value::IntFormat;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp,
+    Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp, UnaryOp,
 };
 use opspec_cpu::{CpuAdapter, broadcast_shapes};
 
@@ -553,4 +553,54 @@ fn add_into_that_accepts_a_non_contiguous_out() {
     assert_eq!(citation.row, "add_into/into-rules");
     assert!(citation.location.starts_with("specs/fused/add_into.yaml:"), "{}", citation.location);
     assert!(citation.text.contains("\"Returns an error if dtypes mismatch\""), "{}", citation.text);
+}
+
+/// The CPU adapter with round's ties going away from zero (C's `round`, numr's `round`) instead
+/// of to even.
+struct TiesAway;
+
+impl Adapter for TiesAway {
+    fn name(&self) -> &str {
+        "ties-away"
+    }
+
+    deliberately_wrong!();
+
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        let right = CpuAdapter.unary(op, x)?;
+        if op != UnaryOp::Round {
+            return Ok(right);
+        }
+        let Some(f) = Format::of(x.dtype()) else { return Ok(right) };
+        let bits: Vec<u64> = (x.to_bits().iter().zip(right.to_bits()))
+            .map(|(&x, r)| {
+                let v = f.to_f64(x);
+                // f64 holds every value of the four formats, and their halves' rounding exactly.
+                if f.is_finite(x) && v - v.floor() == 0.5 {
+                    f.from_f64_exact(v.round()).unwrap_or(r)
+                } else {
+                    r
+                }
+            })
+            .collect();
+        Tensor::from_bits(right.dtype(), right.shape(), &bits)
+    }
+}
+
+#[test]
+fn round_ties_away_from_zero() {
+    let catalog = Catalog::builtin().unwrap();
+    let checks: Vec<_> = adapter_checks(&catalog, &["ties-away".to_string()])
+        .into_iter()
+        .filter(|c| c.id.suite() == Some("array-api") && c.id.op == "round")
+        .collect();
+    assert!(!checks.is_empty());
+    let results =
+        run_all(&catalog, &checks, &[("ties-away".into(), Arc::new(TiesAway))], &RunOptions::default(), 0);
+    let failed: BTreeSet<String> =
+        results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.to_string()).collect();
+    for dtype in ["f16", "bf16", "f32", "f64"] {
+        assert!(failed.contains(&format!("array-api:ties-away:round:{dtype}:half-to-even")), "{failed:?}");
+    }
+    assert_only(&failed, &["half-to-even", "edges", "random"]);
 }

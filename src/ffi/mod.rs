@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use libloading::Library;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Scalar, ScalarSide, ScatterMode, Support,
-    Tensor, TernaryOp,
+    Tensor, TernaryOp, UnaryOp,
 };
 
 use crate::process::CallArg;
@@ -233,6 +233,10 @@ impl Adapter for LibAdapter {
             0 => Support::Supported,
             s => Support::Unsupported(err.message_or(&format!("the library's supports() returned {s}"))),
         }
+    }
+
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        self.invoke(op.name(), &[CallArg::Tensor(x)], None).and_then(required)
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

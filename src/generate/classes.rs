@@ -72,7 +72,7 @@ fn specificity(class: &Class) -> u8 {
         | Class::NegInfinity => 9,
         Class::Zero | Class::Infinity | Class::NanPositiveSign | Class::NanNegativeSign => 8,
         Class::Nan => 7,
-        Class::OddInteger => 6,
+        Class::OddInteger | Class::HalfInteger => 6,
         Class::Integer => 5,
         Class::PositiveFinite | Class::NegativeFinite => 4,
         Class::NonzeroFinite | Class::NotInteger => 3,
@@ -111,6 +111,7 @@ fn build(f: Format, class: &Class) -> BoxedStrategy<u64> {
             signed(prop_oneof![1 => Just(f.pos_zero()), 9 => integer(f, false)].boxed()).boxed()
         }
         Class::OddInteger => signed(integer(f, true)).boxed(),
+        Class::HalfInteger => signed(half_integer(f)).boxed(),
     }
 }
 
@@ -170,6 +171,22 @@ fn integer(f: Format, odd: bool) -> BoxedStrategy<u64> {
         .boxed()
 }
 
+/// Positive values midway between two integers: exponents from -1 (0.5) up to the last one
+/// with a bit worth 1/2, that bit set and the bits below it clear.
+fn half_integer(f: Format) -> BoxedStrategy<u64> {
+    (0..=f.frac_bits, any::<u64>())
+        .prop_map(move |(k, frac)| {
+            if k == 0 {
+                return f.compose(false, (f.bias() - 1) as u64, 0);
+            }
+            // Exponent k - 1: the fraction bit worth 1/2 is bit frac_bits - k.
+            let half = f.frac_bits - k;
+            let frac = (frac & f.frac_mask() & !((1u64 << half) - 1)) | (1 << half);
+            f.compose(false, (f.bias() + k as i32 - 1) as u64, frac)
+        })
+        .boxed()
+}
+
 /// Operands where underflow can happen: zeros, subnormals, the smallest normals, and any value.
 pub fn tiny_value(f: Format) -> BoxedStrategy<u64> {
     let small_normal =
@@ -213,6 +230,7 @@ mod tests {
             Class::OddInteger,
             Class::NotInteger,
             Class::NotOddInteger,
+            Class::HalfInteger,
         ];
         for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
             let mut g = Generator::new(1, f.name);

@@ -9,6 +9,7 @@
 //!   rounding (precision, subnormals, overflow) back to bits.
 //! - [`arith`]: the IEEE 754 basic operations and fused multiply-add.
 //! - [`functions`]: pow, atan2, hypot and logaddexp, rounded once and at high precision.
+//! - [`unary`]: the array API's unary functions, rounded once and at high precision.
 //! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
 //! - [`integer`]: exact integer results, before a contract's overflow rule.
 //! - [`ops`]: the registry: for each operation its float reference, exact integer result and
@@ -26,6 +27,7 @@ pub mod ops;
 pub mod rounding;
 pub mod scatter;
 pub mod ulp;
+pub mod unary;
 
 #[cfg(test)]
 mod differential;

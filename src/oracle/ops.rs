@@ -5,17 +5,21 @@
 
 use std::cmp::Ordering::{Equal, Greater, Less};
 
-use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use opspec_adapter::{BinaryOp, OpKind, TernaryOp, UnaryOp};
 use rug::{Float, Integer};
 
 use super::integer::{self, Exact};
-use super::{arith, exact, functions};
+use super::{arith, exact, functions, unary};
 use crate::format::Format;
+
+/// An approximate operation's value on float operands of a format with guard bits beyond its
+/// precision; `None` where the operation has none for those operands.
+pub type HighPrecision = fn(Format, &[u64]) -> Option<Float>;
 
 /// What the oracle computes for one operation.
 #[derive(Clone, Copy, Debug)]
 pub struct OpDef {
-    /// The operation: an `OpKind::Binary` or an `OpKind::Ternary`.
+    /// The operation: an `OpKind::Unary`, `OpKind::Binary` or `OpKind::Ternary`.
     pub op: OpKind,
     /// The result for float operands of a format, as bits of that format (`0` or `1` for a
     /// comparison): correctly rounded, or exact where it is representable.
@@ -24,7 +28,7 @@ pub struct OpDef {
     pub integer: Option<fn(i128, i128) -> Exact>,
     /// For an approximate operation, its value with guard bits beyond the format's precision,
     /// against which fractional ULP errors are measured.
-    pub high_precision: Option<fn(Format, u64, u64) -> Float>,
+    pub high_precision: Option<HighPrecision>,
 }
 
 impl OpDef {
@@ -37,15 +41,30 @@ impl OpDef {
         OpDef { integer: Some(integer), ..self }
     }
 
-    const fn with_high_precision(self, value: fn(Format, u64, u64) -> Float) -> OpDef {
+    const fn with_high_precision(self, value: HighPrecision) -> OpDef {
         OpDef { high_precision: Some(value), ..self }
     }
 }
 
-/// The entry of binary operation `$op` whose float reference is `$f(format, x1, x2)`.
+/// The entry of binary operation `$op` whose float reference is `$f(format, x1, x2)` (and,
+/// for an approximate one, whose high-precision value is `$value(format, x1, x2)`).
 macro_rules! binary {
     ($op:ident, $f:path) => {
         OpDef::new(OpKind::Binary(BinaryOp::$op), |f, x| $f(f, x[0], x[1]))
+    };
+    ($op:ident, $f:path, $value:path) => {
+        binary!($op, $f).with_high_precision(|f, x| Some($value(f, x[0], x[1])))
+    };
+}
+
+/// The entry of unary operation `$op`: [`unary::reference`], and [`unary::high_precision`]
+/// for the approximate ones (`approximate`).
+macro_rules! unary {
+    ($op:ident) => {
+        OpDef::new(OpKind::Unary(UnaryOp::$op), |f, x| unary::reference(UnaryOp::$op, f, x[0]))
+    };
+    ($op:ident, approximate) => {
+        unary!($op).with_high_precision(|f, x| unary::high_precision(UnaryOp::$op, f, x[0]))
     };
 }
 
@@ -67,21 +86,55 @@ macro_rules! comparison {
     };
 }
 
-/// Every operation the oracle computes (all of [`BinaryOp::ALL`] and [`TernaryOp::ALL`]).
+/// Every operation the oracle computes (all of [`UnaryOp::ALL`], [`BinaryOp::ALL`] and
+/// [`TernaryOp::ALL`]).
 pub static OPS: &[OpDef] = &[
+    unary!(Abs),
+    unary!(Acos, approximate),
+    unary!(Acosh, approximate),
+    unary!(Asin, approximate),
+    unary!(Asinh, approximate),
+    unary!(Atan, approximate),
+    unary!(Atanh, approximate),
+    unary!(Ceil),
+    unary!(Cos, approximate),
+    unary!(Cosh, approximate),
+    unary!(Exp, approximate),
+    unary!(Expm1, approximate),
+    unary!(Floor),
+    unary!(Isfinite),
+    unary!(Isinf),
+    unary!(Isnan),
+    unary!(Log, approximate),
+    unary!(Log1p, approximate),
+    unary!(Log2, approximate),
+    unary!(Log10, approximate),
+    unary!(Negative),
+    unary!(Positive),
+    unary!(Reciprocal),
+    unary!(Round),
+    unary!(Sign),
+    unary!(Signbit),
+    unary!(Sin, approximate),
+    unary!(Sinh, approximate),
+    unary!(Sqrt),
+    unary!(Square),
+    unary!(Tan, approximate),
+    unary!(Tanh, approximate),
+    unary!(Trunc),
     binary!(Add, arith::add).with_integer(|a, b| Exact::Value(Integer::from(a) + b)),
     binary!(Subtract, arith::subtract).with_integer(|a, b| Exact::Value(Integer::from(a) - b)),
     binary!(Multiply, arith::multiply).with_integer(|a, b| Exact::Value(Integer::from(a) * b)),
     binary!(Divide, arith::divide),
-    binary!(Pow, functions::pow).with_integer(integer::pow).with_high_precision(functions::pow_value),
+    binary!(Pow, functions::pow, functions::pow_value).with_integer(integer::pow),
     binary!(Maximum, exact::maximum).with_integer(|a, b| Exact::Value(a.max(b).into())),
     binary!(Minimum, exact::minimum).with_integer(|a, b| Exact::Value(a.min(b).into())),
-    binary!(Atan2, functions::atan2).with_high_precision(functions::atan2_value),
+    binary!(Atan2, functions::atan2, functions::atan2_value),
     binary!(Copysign, exact::copysign),
     binary!(FloorDivide, exact::floor_divide).with_integer(integer::floor_divide),
     binary!(Remainder, exact::remainder).with_integer(integer::remainder),
-    binary!(Hypot, functions::hypot).with_high_precision(functions::hypot_value),
-    binary!(Logaddexp, functions::logaddexp).with_high_precision(functions::logaddexp_value),
+    binary!(Hypot, functions::hypot, functions::hypot_value),
+    binary!(Logaddexp, functions::logaddexp, functions::logaddexp_value),
     binary!(Nextafter, exact::nextafter),
     comparison!(Equal, Some(Equal)),
     comparison!(NotEqual, Some(Less | Greater) | None),
@@ -113,9 +166,10 @@ pub fn exact_integer(op: OpKind, a: i128, b: i128) -> Option<Exact> {
     lookup(op)?.integer.map(|g| g(a, b))
 }
 
-/// The high-precision value of `op(a, b)` in format `f`; `None` unless `op` is approximate.
-pub fn high_precision(op: OpKind, f: Format, a: u64, b: u64) -> Option<Float> {
-    lookup(op)?.high_precision.map(|g| g(f, a, b))
+/// The high-precision value of `op` on `inputs` in format `f`; `None` unless `op` is
+/// approximate.
+pub fn high_precision(op: OpKind, f: Format, inputs: &[u64]) -> Option<Float> {
+    lookup(op)?.high_precision.and_then(|g| g(f, inputs))
 }
 
 #[cfg(test)]
@@ -131,10 +185,10 @@ mod tests {
     #[test]
     fn every_operation_has_exactly_one_entry() {
         let ops = BinaryOp::ALL.map(binary).into_iter().chain(TernaryOp::ALL.map(OpKind::Ternary));
-        for op in ops {
+        for op in ops.chain(UnaryOp::ALL.map(OpKind::Unary)) {
             assert_eq!(OPS.iter().filter(|def| def.op == op).count(), 1, "{op}");
         }
-        assert_eq!(OPS.len(), BinaryOp::ALL.len() + TernaryOp::ALL.len());
+        assert_eq!(OPS.len(), UnaryOp::ALL.len() + BinaryOp::ALL.len() + TernaryOp::ALL.len());
     }
 
     #[test]
@@ -202,8 +256,12 @@ mod tests {
 
     #[test]
     fn high_precision_values_are_looked_up() {
-        let value = high_precision(binary(BinaryOp::Logaddexp), Format::F64, 0, 0).unwrap();
+        let value = high_precision(binary(BinaryOp::Logaddexp), Format::F64, &[0, 0]).unwrap();
         assert_eq!(crate::oracle::round_exact(Format::F64, &value), 0x3fe6_2e42_fefa_39ef, "ln 2");
-        assert!(high_precision(binary(BinaryOp::Add), F32, 0, 0).is_none());
+        assert!(high_precision(binary(BinaryOp::Add), F32, &[0, 0]).is_none());
+        // exp(0) = 1; sqrt is correctly rounded, so it has no high-precision value.
+        let exp = high_precision(OpKind::Unary(UnaryOp::Exp), F32, &[0]).unwrap();
+        assert_eq!(crate::oracle::round_exact(F32, &exp), F32.one());
+        assert!(high_precision(OpKind::Unary(UnaryOp::Sqrt), F32, &[0]).is_none());
     }
 }

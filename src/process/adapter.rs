@@ -327,6 +327,10 @@ impl Adapter for ProcessAdapter {
         })
     }
 
+    fn unary(&self, op: opspec_adapter::UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        self.call(op.name(), &[CallArg::Tensor(x)], None)
+    }
+
     fn binary(&self, op: opspec_adapter::BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         self.call(op.name(), &[CallArg::Tensor(a), CallArg::Tensor(b)], None)
     }

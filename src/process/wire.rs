@@ -3,7 +3,7 @@
 
 use opspec_adapter::{
     AdapterError, BinaryOp, Checked, DType, ErrorKind, NamedAxis, OpKind, Operand, Scalar, ScatterMode,
-    Tensor, TernaryOp, ValueKind,
+    Tensor, TernaryOp, UnaryOp, ValueKind,
 };
 use serde::{Deserialize, Serialize};
 
@@ -228,14 +228,16 @@ pub fn parse<T: for<'de> Deserialize<'de>>(frame: &Frame) -> Result<T, String> {
 
 /// The names of the operations a host asks about, in a fixed order.
 pub fn op_names() -> Vec<String> {
+    let unary = UnaryOp::ALL.into_iter().map(UnaryOp::name);
     let binary = BinaryOp::ALL.into_iter().map(BinaryOp::name);
     let ternary = TernaryOp::ALL.into_iter().map(TernaryOp::name);
-    binary.chain(ternary).chain(["scatter_add"]).map(str::to_string).collect()
+    unary.chain(binary).chain(ternary).chain(["scatter_add"]).map(str::to_string).collect()
 }
 
 /// The wire name and form of `op`; `None` for an operation the protocol has no form for yet.
 pub fn op_form(op: OpKind) -> Option<(&'static str, Form)> {
     Some(match op {
+        OpKind::Unary(u) => (u.name(), Form::Tensors),
         OpKind::Binary(b) => (b.name(), Form::Tensors),
         OpKind::BinaryScalar(b) => (b.name(), Form::Scalar),
         OpKind::BinaryInto(b) => (b.name(), Form::Out),
@@ -253,6 +255,9 @@ pub fn op_kind(name: &str, form: Form) -> Option<OpKind> {
             Form::Scalar => OpKind::BinaryScalar(b),
             Form::Out => OpKind::BinaryInto(b),
         });
+    }
+    if let (Ok(u), Form::Tensors) = (name.parse::<UnaryOp>(), form) {
+        return Some(OpKind::Unary(u));
     }
     match (name, form) {
         ("scatter_add", Form::Tensors) => Some(OpKind::ScatterAdd),

@@ -107,7 +107,8 @@ pub fn compare(
 ) {
     let (input, output) = (reading.input, reading.output);
     rec.checked(cases.len());
-    let names = ["x1", "x2", "x3"];
+    let names: &[&str] =
+        if cases.first().is_some_and(|c| c.len() == 1) { &["x"] } else { &["x1", "x2", "x3"] };
     for i in (0..cases.len()).filter(|&i| !expected[i].accepts(output, actual[i], reading.nan)) {
         let allowed = rec.profile().is_some_and(|p| {
             p.accepts((input, output, reading.nan), &cases[i], &expected[i], actual[i], full)
@@ -116,7 +117,7 @@ pub fn compare(
             inputs: cases[i]
                 .iter()
                 .zip(names)
-                .map(|(&x, n)| format!("{n} = {}", input.describe(x)))
+                .map(|(&x, &n)| format!("{n} = {}", input.describe(x)))
                 .collect(),
             expected: expected[i].describe(output),
             actual: output.describe(actual[i]),

@@ -18,6 +18,7 @@ pub fn apply(
     out_dtype: DType,
 ) -> Result<Tensor, AdapterError> {
     let arity = match op {
+        OpKind::Unary(_) => 1,
         OpKind::Ternary(_) => 3,
         _ => 2,
     };
@@ -28,6 +29,7 @@ pub fn apply(
         )));
     }
     match op {
+        OpKind::Unary(u) => adapter.unary(u, &operands[0]),
         OpKind::Binary(b) => adapter.binary(b, &operands[0], &operands[1]),
         OpKind::Ternary(t) => adapter.ternary(t, &operands[0], &operands[1], &operands[2]),
         OpKind::BinaryInto(b) => Tensor::zeros(out_dtype, operands[0].shape())

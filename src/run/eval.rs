@@ -112,7 +112,9 @@ fn describe_operands(batch: &Batch, operands: &[u64], lines: &mut Vec<String>) -
         if bits < 64 && x >> bits != 0 {
             return Err(format!("operand {} (0x{x:x}) has more than {bits} bits", i + 1));
         }
-        lines.push(format!("x{} = {}", i + 1, batch.reading.input.describe(x)));
+        // A one-operand table calls its operand `x`.
+        let name = if arity == 1 { "x".to_string() } else { format!("x{}", i + 1) };
+        lines.push(format!("{name} = {}", batch.reading.input.describe(x)));
     }
     Ok(())
 }

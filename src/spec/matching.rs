@@ -37,6 +37,7 @@ pub fn in_class(f: Format, x: u64, class: &Class) -> bool {
         Class::OddInteger => odd,
         Class::NotInteger => finite && !integer,
         Class::NotOddInteger => !odd,
+        Class::HalfInteger => finite && v - v.floor() == 0.5,
     }
 }
 
@@ -95,6 +96,8 @@ mod tests {
         assert!(in_class(f, bits(0.5), &Class::NotInteger));
         assert!(!in_class(f, bits(f32::INFINITY), &Class::NotInteger));
         assert!(in_class(f, bits(f32::INFINITY), &Class::NotOddInteger));
+        assert!(in_class(f, bits(-2.5), &Class::HalfInteger));
+        assert!(!in_class(f, bits(2.25), &Class::HalfInteger));
         assert!(in_class(f, bits(f32::INFINITY), &Class::Gt(0.0)));
         assert!(in_class(f, bits(f32::NAN), &Class::Ne(1.0)));
         assert!(!in_class(f, bits(f32::NAN), &Class::Gt(0.0)));

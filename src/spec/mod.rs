@@ -19,7 +19,7 @@ pub mod suite;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp};
+use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp, UnaryOp};
 
 use crate::format::Format;
 
@@ -206,6 +206,9 @@ impl Catalog {
 
 /// Parses an operation name from a table into the adapter API's operation.
 pub fn parse_op(name: &str) -> Option<OpKind> {
+    if let Ok(op) = name.parse::<UnaryOp>() {
+        return Some(OpKind::Unary(op));
+    }
     if let Ok(op) = name.parse::<BinaryOp>() {
         return Some(OpKind::Binary(op));
     }
@@ -221,6 +224,7 @@ pub fn parse_op(name: &str) -> Option<OpKind> {
 /// Number of operands of an operation.
 pub fn arity(op: OpKind) -> usize {
     match op {
+        OpKind::Unary(_) => 1,
         OpKind::Ternary(_) | OpKind::ScatterAdd => 3,
         _ => 2,
     }
@@ -354,7 +358,7 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
     }
     for (op, bounds) in &suite.step_bounds {
         let here = format!("step_bounds.{op}");
-        let Some(&i) = indices.iter().find(|&&i| tables[i].op == OpKind::Binary(*op)) else {
+        let Some(&i) = indices.iter().find(|&&i| tables[i].op == *op) else {
             return Err(field(&here, format!("`{op}` is not among the suite's specs")));
         };
         if tables[i].table.accuracy != schema::Accuracy::Approximate {

@@ -57,10 +57,12 @@ impl SpecTable {
     }
 }
 
-/// Operand positions.
+/// Operand positions. A one-operand table names its operand `x` (the standard's `x_i`),
+/// which is `x1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Operand {
+    #[serde(alias = "x")]
     X1,
     X2,
     X3,
@@ -200,7 +202,8 @@ pub struct AlsoCited {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Condition {
-    #[serde(default)]
+    /// The first operand's classes (`x` in a one-operand table).
+    #[serde(default, alias = "x")]
     pub x1: Classes,
     #[serde(default)]
     pub x2: Classes,
@@ -316,6 +319,8 @@ pub enum Class {
     NotInteger,
     /// Anything but a finite odd integer value (NaN and infinities included).
     NotOddInteger,
+    /// A finite value midway between two integers ("two integers are equally close", round).
+    HalfInteger,
 }
 
 /// A relation between `x1` and `x2`.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use opspec_adapter::{BinaryOp, DType, OpKind};
+use opspec_adapter::{DType, OpKind};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 
@@ -41,7 +41,7 @@ pub struct Suite {
     /// steps a result may be from the correctly rounded value (a whole number; see
     /// `docs/ACCURACY.md`).
     #[serde(default, deserialize_with = "step_bounds")]
-    pub step_bounds: BTreeMap<BinaryOp, BTreeMap<DType, u32>>,
+    pub step_bounds: BTreeMap<OpKind, BTreeMap<DType, u32>>,
     /// What integer results outside the exact, in-range ones must be (required when `dtypes`
     /// lists an integer dtype).
     #[serde(default)]
@@ -55,16 +55,13 @@ pub struct Suite {
 impl Suite {
     /// The step bound the suite sets for `op` in format `f`, if any.
     pub fn step_bound(&self, op: OpKind, f: Format) -> Option<u32> {
-        let OpKind::Binary(op) = op else { return None };
         self.step_bounds.get(&op)?.iter().find(|&(&d, _)| Format::of(d) == Some(f)).map(|(_, &n)| n)
     }
 }
 
 /// Reads `step_bounds` with typed keys, so that an unknown operation or a dtype other than a
 /// float one is an error at its place in the file (as is a bound that is not a `u32`).
-fn step_bounds<'de, D: Deserializer<'de>>(
-    de: D,
-) -> Result<BTreeMap<BinaryOp, BTreeMap<DType, u32>>, D::Error> {
+fn step_bounds<'de, D: Deserializer<'de>>(de: D) -> Result<BTreeMap<OpKind, BTreeMap<DType, u32>>, D::Error> {
     let named = BTreeMap::<OpName, BTreeMap<FloatDType, u32>>::deserialize(de)?;
     Ok(named
         .into_iter()
@@ -74,11 +71,14 @@ fn step_bounds<'de, D: Deserializer<'de>>(
 
 /// An operation name as a map key.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
-struct OpName(BinaryOp);
+struct OpName(OpKind);
 
 impl<'de> Deserialize<'de> for OpName {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        String::deserialize(de)?.parse().map(OpName).map_err(D::Error::custom)
+        let name = String::deserialize(de)?;
+        super::parse_op(&name)
+            .map(OpName)
+            .ok_or_else(|| D::Error::custom(format!("unknown operation `{name}`")))
     }
 }
 

@@ -17,7 +17,7 @@ pub use checker::{
 };
 pub use dtype::{DType, Element};
 pub use error::{AdapterError, ErrorKind};
-pub use ops::{BinaryOp, OpKind, Scalar, ScalarSide, ScatterMode, Support, TernaryOp};
+pub use ops::{BinaryOp, OpKind, Scalar, ScalarSide, ScatterMode, Support, TernaryOp, UnaryOp};
 pub use tensor::Tensor;
 
 /// An implementation under test.
@@ -34,6 +34,12 @@ pub trait Adapter: Send + Sync {
 
     /// Whether `op` is implemented for operands of `dtype`.
     fn supports(&self, op: OpKind, dtype: DType) -> Support;
+
+    /// Element-wise `op(x)`; the result is a new tensor (of `bool` for the predicates).
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        let _ = x;
+        Err(AdapterError::unsupported(format!("{op} is not implemented")))
+    }
 
     /// Element-wise `op(a, b)`; the result is a new tensor.
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

@@ -32,7 +32,7 @@ macro_rules! operations {
                 }
             }
 
-            /// True for the comparisons, whose results are `bool`.
+            /// True for the comparisons (and the unary predicates), whose results are `bool`.
             pub fn is_comparison(self) -> bool {
                 match self {
                     $($ty::$variant => operations!(@comparison $($comparison)?),)*
@@ -89,6 +89,47 @@ operations! {
 }
 
 operations! {
+    /// Element-wise unary operations, named as in the Python array API standard. The four
+    /// predicates (`isfinite`, `isinf`, `isnan`, `signbit`) return `bool`, marked like the
+    /// binary comparisons.
+    pub enum UnaryOp {
+        Abs = "abs",
+        Acos = "acos",
+        Acosh = "acosh",
+        Asin = "asin",
+        Asinh = "asinh",
+        Atan = "atan",
+        Atanh = "atanh",
+        Ceil = "ceil",
+        Cos = "cos",
+        Cosh = "cosh",
+        Exp = "exp",
+        Expm1 = "expm1",
+        Floor = "floor",
+        Isfinite = "isfinite" (comparison),
+        Isinf = "isinf" (comparison),
+        Isnan = "isnan" (comparison),
+        Log = "log",
+        Log1p = "log1p",
+        Log2 = "log2",
+        Log10 = "log10",
+        Negative = "negative",
+        Positive = "positive",
+        Reciprocal = "reciprocal",
+        Round = "round",
+        Sign = "sign",
+        Signbit = "signbit" (comparison),
+        Sin = "sin",
+        Sinh = "sinh",
+        Sqrt = "sqrt",
+        Square = "square",
+        Tan = "tan",
+        Tanh = "tanh",
+        Trunc = "trunc",
+    }
+}
+
+operations! {
     /// Element-wise ternary (fused) operations.
     pub enum TernaryOp {
         /// `a * b + c` with one rounding.
@@ -102,6 +143,7 @@ operations! {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OpKind {
+    Unary(UnaryOp),
     Binary(BinaryOp),
     /// A binary operation writing into a caller-owned output.
     BinaryInto(BinaryOp),
@@ -150,6 +192,7 @@ pub enum Support {
 impl fmt::Display for OpKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            OpKind::Unary(op) => write!(f, "{op}"),
             OpKind::Binary(op) => write!(f, "{op}"),
             OpKind::BinaryInto(op) => write!(f, "{op}_into"),
             OpKind::BinaryScalar(op) => write!(f, "{op} with a scalar"),
@@ -171,6 +214,9 @@ mod tests {
         for op in TernaryOp::ALL {
             assert_eq!(op.name().parse::<TernaryOp>(), Ok(op));
         }
+        for op in UnaryOp::ALL {
+            assert_eq!(op.name().parse::<UnaryOp>(), Ok(op));
+        }
         assert!("plus".parse::<BinaryOp>().is_err());
         assert_eq!(BinaryOp::FloorDivide.to_string(), "floor_divide");
     }
@@ -181,5 +227,8 @@ mod tests {
             BinaryOp::ALL.into_iter().filter(|op| op.is_comparison()).map(BinaryOp::name).collect();
         assert_eq!(comparisons, ["equal", "not_equal", "greater", "greater_equal", "less", "less_equal"]);
         assert!(!TernaryOp::FusedMulAdd.is_comparison());
+        let predicates: Vec<&str> =
+            UnaryOp::ALL.into_iter().filter(|op| op.is_comparison()).map(UnaryOp::name).collect();
+        assert_eq!(predicates, ["isfinite", "isinf", "isnan", "signbit"]);
     }
 }

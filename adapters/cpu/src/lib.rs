@@ -1,8 +1,8 @@
 //! opspec's built-in CPU adapter.
 //!
-//! Straightforward scalar kernels that follow the contract: every element-wise binary
-//! operation of the array API in f16, bf16, f32 and f64 (see the `float` module for how each is
-//! computed), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
+//! Straightforward scalar kernels that follow the contract: every element-wise unary and
+//! binary operation of the array API in f16, bf16, f32 and f64 (see the `unary` and `float`
+//! modules for how each is computed), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
 //! take the SIMD and multi-threaded kernels of [`fast`], bit-identical to the scalar ones.
 //!
 //! Tensors with axis names are lined up by the named-axis rules instead (module `named`), and
@@ -18,6 +18,7 @@ mod named;
 pub mod output;
 pub mod promote;
 pub mod scatter;
+mod unary;
 
 use float::CpuFloat;
 use fused::CpuFused;
@@ -25,7 +26,7 @@ use half::{bf16, f16};
 use integer::CpuInt;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Scalar,
-    ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp,
+    ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, UnaryOp,
 };
 
 pub use broadcast::broadcast_shapes;
@@ -52,6 +53,7 @@ impl Adapter for CpuAdapter {
 
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         match op {
+            OpKind::Unary(_) if dtype.is_float() => Support::Supported,
             OpKind::Binary(_) | OpKind::BinaryScalar(_) if dtype.is_float() => Support::Supported,
             OpKind::Binary(b) | OpKind::BinaryScalar(b)
                 if dtype != DType::Bool && (INTEGER_OPS.contains(&b) || b == BinaryOp::Divide) =>
@@ -64,6 +66,10 @@ impl Adapter for CpuAdapter {
             OpKind::BinaryInto(BinaryOp::Add) if dtype != DType::Bool => Support::Supported,
             _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
         }
+    }
+
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        unary::unary(op, x)
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

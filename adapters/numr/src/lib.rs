@@ -1,6 +1,11 @@
 //! An opspec adapter that drives the real numr crate (`numr = "=0.14.0"`, CPU runtime) through
 //! its `BinaryOps` trait: add, sub, mul, div, pow, maximum, minimum, atan2, fused_mul_add,
-//! fused_add_mul and add_into, in f16, bf16, f32, f64 and the eight integer dtypes.
+//! fused_add_mul and add_into, in f16, bf16, f32, f64 and the eight integer dtypes; and through
+//! its `UnaryOps` trait, the 30 methods that are array API functions (`neg` as `negative`,
+//! `recip` as `reciprocal`, `round_ties_even` as `round`, whose ties go to even as the
+//! standard's do; numr's `round` rounds them away from zero), in the float dtypes. numr has no
+//! `isfinite`, `signbit` or `positive`. Results cross as numr returns them: its `isnan` and
+//! `isinf` return U8 tensors (documented in `UnaryOps`), not bool.
 //!
 //! Operands cross as raw little-endian bytes (`Tensor::from_bytes`, `Tensor::to_bytes`), so no
 //! value is converted on the way in or out. A view that permutes a dense buffer (a transpose)
@@ -12,9 +17,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use numr::dtype::DType as NumrDType;
 use numr::error::Error as NumrError;
-use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime};
+use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime, UnaryOps};
 use numr::tensor::Tensor as NumrTensor;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor, TernaryOp};
+use opspec_adapter::{
+    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor, TernaryOp, UnaryOp,
+};
 
 /// numr's CPU runtime, as an opspec adapter.
 pub struct NumrAdapter {
@@ -46,6 +53,51 @@ const BINARY: [BinaryOp; 8] = [
     BinaryOp::Atan2,
 ];
 
+/// The array API functions `UnaryOps` has, each with the numr method it calls.
+fn unary_method(op: UnaryOp) -> Option<UnaryMethod> {
+    use UnaryOp::*;
+    type C = numr::runtime::cpu::CpuClient;
+    Some(match op {
+        Abs => <C as UnaryOps<CpuRuntime>>::abs,
+        Acos => <C as UnaryOps<CpuRuntime>>::acos,
+        Acosh => <C as UnaryOps<CpuRuntime>>::acosh,
+        Asin => <C as UnaryOps<CpuRuntime>>::asin,
+        Asinh => <C as UnaryOps<CpuRuntime>>::asinh,
+        Atan => <C as UnaryOps<CpuRuntime>>::atan,
+        Atanh => <C as UnaryOps<CpuRuntime>>::atanh,
+        Ceil => <C as UnaryOps<CpuRuntime>>::ceil,
+        Cos => <C as UnaryOps<CpuRuntime>>::cos,
+        Cosh => <C as UnaryOps<CpuRuntime>>::cosh,
+        Exp => <C as UnaryOps<CpuRuntime>>::exp,
+        Expm1 => <C as UnaryOps<CpuRuntime>>::expm1,
+        Floor => <C as UnaryOps<CpuRuntime>>::floor,
+        Isinf => <C as UnaryOps<CpuRuntime>>::isinf,
+        Isnan => <C as UnaryOps<CpuRuntime>>::isnan,
+        Log => <C as UnaryOps<CpuRuntime>>::log,
+        Log1p => <C as UnaryOps<CpuRuntime>>::log1p,
+        Log2 => <C as UnaryOps<CpuRuntime>>::log2,
+        Log10 => <C as UnaryOps<CpuRuntime>>::log10,
+        Negative => <C as UnaryOps<CpuRuntime>>::neg,
+        Reciprocal => <C as UnaryOps<CpuRuntime>>::recip,
+        Round => <C as UnaryOps<CpuRuntime>>::round_ties_even,
+        Sign => <C as UnaryOps<CpuRuntime>>::sign,
+        Sin => <C as UnaryOps<CpuRuntime>>::sin,
+        Sinh => <C as UnaryOps<CpuRuntime>>::sinh,
+        Sqrt => <C as UnaryOps<CpuRuntime>>::sqrt,
+        Square => <C as UnaryOps<CpuRuntime>>::square,
+        Tan => <C as UnaryOps<CpuRuntime>>::tan,
+        Tanh => <C as UnaryOps<CpuRuntime>>::tanh,
+        Trunc => <C as UnaryOps<CpuRuntime>>::trunc,
+        _ => return None,
+    })
+}
+
+/// A `UnaryOps` method of numr's CPU client.
+type UnaryMethod = fn(
+    &numr::runtime::cpu::CpuClient,
+    &NumrTensor<CpuRuntime>,
+) -> numr::error::Result<NumrTensor<CpuRuntime>>;
+
 impl Adapter for NumrAdapter {
     fn name(&self) -> &str {
         "numr"
@@ -58,11 +110,21 @@ impl Adapter for NumrAdapter {
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         let known = numr_dtype(dtype).is_ok();
         match op {
+            OpKind::Unary(u) if dtype.is_float() && unary_method(u).is_some() => Support::Supported,
+            OpKind::Unary(_) => Support::Unsupported(format!("numr's UnaryOps has no {op} for {dtype}")),
             OpKind::Binary(b) if known && BINARY.contains(&b) => Support::Supported,
             OpKind::Ternary(_) if known => Support::Supported,
             OpKind::BinaryInto(BinaryOp::Add) if known => Support::Supported,
             _ => Support::Unsupported(format!("numr's BinaryOps has no {op} for {dtype}")),
         }
+    }
+
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        let method = unary_method(op)
+            .ok_or_else(|| AdapterError::unsupported(format!("numr's UnaryOps has no {op}")))?;
+        let x = self.to_numr(x)?;
+        let client = CpuRuntime::default_client(&self.device);
+        from_numr(&guarded(&format!("numr's {op}"), || method(&client, &x))?)
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

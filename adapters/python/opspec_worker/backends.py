@@ -14,6 +14,11 @@ API_DTYPES = {
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool",
 }
+UNARY = (
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "expm1",
+    "floor", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10", "negative", "positive",
+    "reciprocal", "round", "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+)
 BINARY = (
     "add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "atan2", "copysign",
     "floor_divide", "remainder", "hypot", "logaddexp", "nextafter",
@@ -271,7 +276,8 @@ class Mlx(Backend):
     """mlx.core (mx.add, mx.arctan2, …) on views made with ``mx.as_strided``; scatter-add is
     ``x.at[idx].add(updates)``."""
 
-    renamed = {"pow": "power", "atan2": "arctan2"}
+    renamed = {"pow": "power", "atan2": "arctan2", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
+               "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}
 
     def __init__(self, host, name, module, options):
         super().__init__(host, name, "mlx.core", options)
