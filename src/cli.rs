@@ -88,6 +88,9 @@ struct Select {
     /// Leave out the table self-checks.
     #[arg(long)]
     no_tables: bool,
+    /// Also run the large layout sweep (`layouts-large` checks: sizes up to 2^24 elements).
+    #[arg(long)]
+    layouts_large: bool,
 }
 
 impl Select {
@@ -114,6 +117,7 @@ impl Select {
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
+            large_layouts: self.layouts_large,
         };
         Ok((selection, specs))
     }

@@ -28,6 +28,7 @@ fn hello_with(support: Vec<SupportEntry>, protocol: u32) -> Vec<u8> {
         platform: "sh".into(),
         support,
         checker: false,
+        views: Default::default(),
     };
     frame(&hello, &[])
 }

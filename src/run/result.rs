@@ -1,5 +1,7 @@
 //! The outcome of one check, as written to `results.json`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::check::{CheckId, run_command};
@@ -108,6 +110,10 @@ pub struct CheckResult {
     /// The expectations entry that lists this check, if one does.
     #[serde(default)]
     pub deviation: Option<KnownDeviation>,
+    /// For a layout check: how each layout reached the library (`view`, `copy`, `unknown`,
+    /// `refused`, or two of them joined by `+` where it depended on the size or operand).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub layouts: BTreeMap<String, String>,
 }
 
 /// A check's entry in an adapter's expectations file.
@@ -137,6 +143,7 @@ impl CheckResult {
             failures: Vec::new(),
             seconds: 0.0,
             deviation: None,
+            layouts: BTreeMap::new(),
         }
     }
 
