@@ -11,6 +11,8 @@
 mod broadcast;
 mod double_double;
 pub mod fast;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 mod float;
 mod fused;
 mod integer;
