@@ -122,9 +122,16 @@ impl Shot {
     }
 }
 
+/// The output sizes, in bytes, at which kernels typically change path in the large sweep: a
+/// thread split (the CPU adapter splits outputs of 1 MiB and more into 256 KiB pieces) and
+/// non-temporal stores (the CPU adapter streams outputs of 8 MiB and more).
+pub const LARGE_BYTES: [usize; 3] = [256 << 10, 1 << 20, 8 << 20];
+
 /// The contiguous sizes, in elements of `element` bytes: every size up to twice the widest
-/// vector, then each power of two from there to the scale's top with its neighbours (and, in
-/// the large sweep, one and a half times it plus one, so that thread pieces end mid-vector).
+/// vector, then each power of two up to the scale's top with its neighbours; in the large
+/// sweep, past 2^16 elements only each power of two plus one (just past every power-of-two
+/// threshold) and, up to 2^20, one and a half times it plus one (thread pieces that end
+/// mid-vector).
 pub fn sizes(element: usize, scale: Scale) -> Vec<usize> {
     let lanes = WIDEST_VECTOR / element;
     let mut out: Vec<usize> = (0..=2 * lanes).collect();
@@ -134,8 +141,12 @@ pub fn sizes(element: usize, scale: Scale) -> Vec<usize> {
     };
     let mut p = (2 * lanes).next_power_of_two() * 2;
     while p <= top {
-        out.extend([p - 1, p, p + 1]);
-        if scale == Scale::Large && p < top {
+        if p <= 1 << 16 {
+            out.extend([p - 1, p, p + 1]);
+        } else {
+            out.push(p + 1);
+        }
+        if scale == Scale::Large && p <= 1 << 20 {
             out.push(p + p / 2 + 1);
         }
         p *= 2;
@@ -146,18 +157,16 @@ pub fn sizes(element: usize, scale: Scale) -> Vec<usize> {
 }
 
 /// Every call of a check of `call` in elements of `element` bytes: the contiguous sweep, then
-/// each other layout at a few sizes around the vector width and, in the large sweep, past
-/// the thread and streaming thresholds (up to [`LARGE_TOP`] elements for the dense ones).
+/// each other layout at a few sizes around the vector width and, in the large sweep, just past
+/// each of [`LARGE_BYTES`] (and a transposed and a broadcast grid of about 4 M elements).
 pub fn shots(call: Call, element: usize, scale: Scale) -> Vec<Shot> {
     let lanes = WIDEST_VECTOR / element;
     let large = scale == Scale::Large;
-    let mut shots: Vec<Shot> = sizes(element, scale)
-        .into_iter()
-        .map(|n| Shot { layout: Layout::Contiguous, shape: vec![n] })
-        .collect();
+    let mut shots: Vec<Shot> =
+        sizes(element, scale).into_iter().map(|n| Shot { layout: Layout::Contiguous, shape: vec![n] }).collect();
     let mut lengths = vec![0, 1, lanes - 1, lanes + 1, 2 * lanes + 3, 1000, 4097];
     if large {
-        lengths.extend([(1 << 18) + 3, (1 << 21) + 5, LARGE_TOP + 1]);
+        lengths.extend(LARGE_BYTES.map(|b| b / element + 3));
     }
     let mut layouts = vec![Layout::Offset, Layout::Reversed, Layout::Stepped];
     if call.into {
@@ -168,13 +177,13 @@ pub fn shots(call: Call, element: usize, scale: Scale) -> Vec<Shot> {
     }
     let mut grids = vec![[1, 7], [3, 5], [lanes + 1, 3], [37, 29], [64, 65]];
     if large {
-        grids.extend([[1025, 1023], [4097, 4095]]);
+        grids.push([2049, 2047]);
     }
     shots.extend(grids.iter().map(|g| Shot { layout: Layout::Transposed, shape: g.to_vec() }));
     if call.arity == 2 {
         let mut tiles = vec![[3, lanes + 1], [5, 2 * lanes + 3], [64, 65], [1000, 1]];
         if large {
-            tiles.extend([[4097, 4095], [3, (1 << 21) + 1]]);
+            tiles.push([2049, 2047]);
         }
         for layout in [Layout::Row, Layout::Column, Layout::ZeroStride] {
             shots.extend(tiles.iter().map(|t| Shot { layout, shape: t.to_vec() }));
@@ -226,37 +235,66 @@ impl PairTable {
     /// position-dependent pattern over all pairs; where an operand is broadcast, every element
     /// it covers gets a pair holding that operand's one value there.
     pub fn pairs(&self, shot: &Shot) -> Vec<usize> {
-        let n = self.cases.len();
-        let spread = |i: usize, m: usize| (i.wrapping_mul(SPREAD) + i / m) % m;
-        let grouped = |k: usize, g: usize, j: usize| {
-            let groups = &self.groups[k];
-            let group = &groups[spread(g, groups.len())];
-            group[spread(j, group.len())]
-        };
         let total = shot.numel();
         match shot.layout {
             Layout::Row | Layout::ZeroStride | Layout::Column => {
                 let cols = shot.shape[1].max(1);
+                let groups = &self.groups[1];
+                // The broadcast operand's value depends on the column (row broadcast) or the
+                // row (column broadcast); its partners vary with the position.
+                let keys: Vec<usize> = spread(groups.len(), if shot.layout == Layout::Column { total / cols } else { cols });
                 (0..total)
                     .map(|i| {
-                        let (r, c) = (i / cols, i % cols);
-                        // The broadcast operand's value depends on the column (row broadcast)
-                        // or the row (column broadcast); its partners vary with the position.
-                        let key = if shot.layout == Layout::Column { r } else { c };
-                        grouped(1, key, i)
+                        let key = if shot.layout == Layout::Column { i / cols } else { i % cols };
+                        let group = &groups[keys[key]];
+                        group[spread_at(i, group.len())]
                     })
                     .collect()
             }
-            Layout::ScalarFirst => (0..total).map(|i| grouped(0, 0, i)).collect(),
-            _ => (0..total).map(|i| spread(i, n)).collect(),
+            Layout::ScalarFirst => {
+                let group = &self.groups[0][0];
+                spread(group.len(), total).into_iter().map(|j| group[j]).collect()
+            }
+            _ => spread(self.cases.len(), total),
         }
     }
 }
 
+/// The `i`-th value of the sequence below `m`: `(i·SPREAD + ⌊i/m⌋) mod m`, which moves by
+/// `SPREAD mod m` (coprime with `m`) from one element to the next and shifts by one more every
+/// `m` elements, so its period is `m²`, not `m`.
+fn spread_at(i: usize, m: usize) -> usize {
+    (i.wrapping_mul(SPREAD) + i / m) % m
+}
+
+/// The first `count` values of [`spread_at`]'s sequence below `m`, without a division per
+/// element.
+fn spread(m: usize, count: usize) -> Vec<usize> {
+    let m = m.max(1);
+    let step = SPREAD % m;
+    let (mut value, mut lap) = (0, 0);
+    (0..count)
+        .map(|_| {
+            let out = value;
+            value += step;
+            lap += 1;
+            if lap == m {
+                lap = 0;
+                value += 1;
+            }
+            while value >= m {
+                value -= m;
+            }
+            out
+        })
+        .collect()
+}
+
 /// The traits of `t`'s layout, as a process worker's `views` map names them
-/// (`docs/PROTOCOL.md`, "Views"); none for a row-major whole buffer: `offset` (its first element in memory is not the buffer's first), `negative`,
-/// `zero` (a negative or zero stride on an axis longer than 1), `permuted` (strides not in
-/// decreasing order), `gaps` (elements spread out with unused ones between them).
+/// (`docs/PROTOCOL.md`, "Views"); none for a row-major whole buffer: `offset` (its first
+/// element in memory is not the buffer's first), `negative`, `zero` (a negative or zero stride
+/// on an axis longer than 1), `permuted` (strides not in decreasing order), `gaps` (elements
+/// spread out with unused ones between them).
 pub fn layout_traits(t: &Tensor) -> Vec<&'static str> {
     let axes: Vec<(usize, isize)> =
         t.shape().iter().copied().zip(t.strides().iter().copied()).filter(|&(n, _)| n > 1).collect();
@@ -268,19 +306,16 @@ pub fn layout_traits(t: &Tensor) -> Vec<&'static str> {
         axes.iter().filter(|&&(_, s)| s != 0).map(|&(n, s)| (n, s.unsigned_abs())).collect();
     let span = 1 + moving.iter().map(|&(n, s)| (n - 1) * s).sum::<usize>();
     let distinct = moving.iter().map(|&(n, _)| n).product::<usize>();
-    let mut traits = Vec::new();
-    for (name, has) in [
+    [
         ("offset", low > 0),
         ("negative", axes.iter().any(|&(_, s)| s < 0)),
         ("zero", axes.iter().any(|&(_, s)| s == 0)),
         ("permuted", moving.windows(2).any(|w| w[0].1 < w[1].1)),
         ("gaps", span > distinct),
-    ] {
-        if has {
-            traits.push(name);
-        }
-    }
-    traits
+    ]
+    .into_iter()
+    .filter_map(|(name, has)| has.then_some(name))
+    .collect()
 }
 
 #[cfg(test)]
@@ -297,7 +332,8 @@ mod tests {
         assert_eq!(small.last(), Some(&4097));
         let large = sizes(1, Scale::Large);
         assert!((0..=128).all(|n| large.contains(&n)));
-        assert!(large.contains(&(LARGE_TOP + 1)) && large.contains(&((1 << 23) + (1 << 22) + 1)));
+        assert!(large.contains(&(LARGE_TOP + 1)));
+        assert!(large.contains(&((1 << 20) + (1 << 19) + 1)) && large.contains(&((1 << 17) + 1)));
         assert!(large.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -321,6 +357,27 @@ mod tests {
         let scalar = Shot { layout: Layout::ScalarFirst, shape: vec![9] };
         let pairs = table.pairs(&scalar);
         assert!(pairs.iter().all(|&p| table.cases[p][0] == table.cases[pairs[0]][0]));
+    }
+
+    #[test]
+    fn layout_traits_name_what_differs_from_row_major() {
+        let base = Tensor::from_bits(opspec_adapter::DType::F32, &[12], &[0; 12]).unwrap();
+        let traits = |shape: &[usize], strides: &[isize], offset| layout_traits(&base.view(shape, strides, offset).unwrap());
+        assert!(traits(&[12], &[1], 0).is_empty());
+        assert_eq!(traits(&[11], &[1], 1), ["offset"]);
+        assert_eq!(traits(&[12], &[-1], 11), ["negative"]);
+        assert_eq!(traits(&[3, 4], &[0, 1], 0), ["zero"]);
+        assert_eq!(traits(&[3, 4], &[1, 3], 0), ["permuted"]);
+        assert_eq!(traits(&[6], &[2], 0), ["gaps"]);
+        assert!(traits(&[1, 7], &[1, 1], 0).is_empty(), "a one-row transpose is row-major");
+    }
+
+    #[test]
+    fn the_incremental_sequence_is_the_formula() {
+        for m in [1, 2, 7, 1521, 8192] {
+            let fast = spread(m, 3 * m + 5);
+            assert!(fast.iter().enumerate().all(|(i, &v)| v == spread_at(i, m)), "m = {m}");
+        }
     }
 
     #[test]

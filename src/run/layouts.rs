@@ -130,8 +130,28 @@ pub fn run(
     Ok(())
 }
 
-/// "views: contiguous, offset; copies: reversed; refused: out-offset": which layouts reached
-/// the library how.
+/// Per adapter, how each layout reached its library over all the layout checks in `results`:
+/// adapter to layout to `view`, `copy`, `unknown`, `refused`, or several joined by `+` where
+/// checks (operations, dtypes, sizes) differed.
+pub fn coverage<'r>(results: impl IntoIterator<Item = &'r CheckResult>) -> BTreeMap<String, BTreeMap<String, String>> {
+    let mut seen: BTreeMap<String, BTreeMap<String, BTreeSet<&str>>> = BTreeMap::new();
+    for r in results {
+        let Some(adapter) = r.id.adapter_name() else { continue };
+        for (layout, words) in &r.layouts {
+            let entry = seen.entry(adapter.to_string()).or_default().entry(layout.clone()).or_default();
+            entry.extend(words.split('+'));
+        }
+    }
+    seen.into_iter()
+        .map(|(adapter, layouts)| {
+            let joined = layouts.into_iter().map(|(l, w)| (l, w.into_iter().collect::<Vec<_>>().join("+"))).collect();
+            (adapter, joined)
+        })
+        .collect()
+}
+
+/// "reached the library as views: contiguous, offset; copied by the adapter: reversed;
+/// refused: out-offset": which layouts reached the library how.
 pub fn coverage_text(summary: &BTreeMap<String, String>) -> String {
     let mut by_word: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (layout, word) in summary {
@@ -207,7 +227,7 @@ impl LayoutRun<'_> {
                 let returned = apply_guarded(self.adapter, self.op, tensors, out_dtype, self.options.timeout);
                 match returned {
                     Ok(Ok(t)) if t.dtype() == out_dtype && t.shape() == shot.shape.as_slice() => {
-                        self.compare(shot, &pairs, &t.to_bits(), &describe, rec);
+                        self.compare(shot, &pairs, &bits(&t), &describe, rec);
                     }
                     Ok(Ok(t)) => self.fail_call(
                         shot,
@@ -439,6 +459,23 @@ impl LayoutRun<'_> {
             text: format!("{shape:?} with strides {strides:?} at offset {offset} of {len} elements"),
             tensor,
         })
+    }
+}
+
+/// The bits of `t`'s elements in logical order (a contiguous tensor read without walking its
+/// positions).
+fn bits(t: &Tensor) -> Vec<u64> {
+    let size = t.dtype().size();
+    match t.contiguous_bytes() {
+        Some(bytes) => bytes
+            .par_chunks_exact(size)
+            .map(|e| {
+                let mut raw = [0u8; 8];
+                raw[..size].copy_from_slice(e);
+                u64::from_le_bytes(raw)
+            })
+            .collect(),
+        None => t.to_bits(),
     }
 }
 

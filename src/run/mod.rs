@@ -33,7 +33,7 @@ pub use check::{
     ShapeRuleTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason, unavailable};
-pub use layouts::coverage_text;
+pub use layouts::{coverage, coverage_text};
 pub use plan::{adapter_checks, large_layout_checks, table_checks, validate_expectations};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status, ULP_BUCKETS};
 
