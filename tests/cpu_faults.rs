@@ -44,6 +44,11 @@ fn injected_faults_pass_the_conformance_suites_and_fail_the_layout_checks() {
         assert_eq!(failing(&today), Vec::<String>::new(), "{fault:?}: the conformance suites caught it");
         let failed: Vec<&CheckResult> = caught.iter().filter(|r| r.status == Status::Fail).collect();
         assert!(!failed.is_empty(), "{fault:?}: no layout check failed");
-        println!("{fault:?}: {} of {} layout checks failed, e.g. {}", failed.len(), caught.len(), failed[0].report());
+        println!(
+            "{fault:?}: {} of {} layout checks failed, e.g. {}",
+            failed.len(),
+            caught.len(),
+            failed[0].report()
+        );
     }
 }

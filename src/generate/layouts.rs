@@ -162,8 +162,10 @@ pub fn sizes(element: usize, scale: Scale) -> Vec<usize> {
 pub fn shots(call: Call, element: usize, scale: Scale) -> Vec<Shot> {
     let lanes = WIDEST_VECTOR / element;
     let large = scale == Scale::Large;
-    let mut shots: Vec<Shot> =
-        sizes(element, scale).into_iter().map(|n| Shot { layout: Layout::Contiguous, shape: vec![n] }).collect();
+    let mut shots: Vec<Shot> = sizes(element, scale)
+        .into_iter()
+        .map(|n| Shot { layout: Layout::Contiguous, shape: vec![n] })
+        .collect();
     let mut lengths = vec![0, 1, lanes - 1, lanes + 1, 2 * lanes + 3, 1000, 4097];
     if large {
         lengths.extend(LARGE_BYTES.map(|b| b / element + 3));
@@ -242,7 +244,8 @@ impl PairTable {
                 let groups = &self.groups[1];
                 // The broadcast operand's value depends on the column (row broadcast) or the
                 // row (column broadcast); its partners vary with the position.
-                let keys: Vec<usize> = spread(groups.len(), if shot.layout == Layout::Column { total / cols } else { cols });
+                let keys: Vec<usize> =
+                    spread(groups.len(), if shot.layout == Layout::Column { total / cols } else { cols });
                 (0..total)
                     .map(|i| {
                         let key = if shot.layout == Layout::Column { i / cols } else { i % cols };
@@ -362,7 +365,9 @@ mod tests {
     #[test]
     fn layout_traits_name_what_differs_from_row_major() {
         let base = Tensor::from_bits(opspec_adapter::DType::F32, &[12], &[0; 12]).unwrap();
-        let traits = |shape: &[usize], strides: &[isize], offset| layout_traits(&base.view(shape, strides, offset).unwrap());
+        let traits = |shape: &[usize], strides: &[isize], offset| {
+            layout_traits(&base.view(shape, strides, offset).unwrap())
+        };
         assert!(traits(&[12], &[1], 0).is_empty());
         assert_eq!(traits(&[11], &[1], 1), ["offset"]);
         assert_eq!(traits(&[12], &[-1], 11), ["negative"]);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Reach, Tensor};
 use rayon::prelude::*;
 
-use super::batch::{Reading, steps_from};
+use super::batch::{Batch, Reading, steps_from};
 use super::call::{apply_guarded, guarded};
 use super::check::{
     CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget, RunOptions, Target,
@@ -74,7 +74,7 @@ fn pair_inputs(
     check: &Check,
     target: &LayoutTarget,
     options: &RunOptions,
-) -> Result<(Vec<Vec<u64>>, Vec<Expect>, Reading), String> {
+) -> Result<Batch, String> {
     let batch = if target.dtype.is_float() {
         let t = ElementwiseTarget { table: target.table, dtype: target.dtype, cases: CaseSet::Edges };
         FloatBatch::prepare(catalog, check, &t, options)?.batch
@@ -85,7 +85,7 @@ fn pair_inputs(
     if batch.cases.is_empty() {
         return Err("the contract leaves every edge input out".into());
     }
-    Ok((batch.cases, batch.expected, batch.reading))
+    Ok(batch)
 }
 
 /// Runs a layout check against `adapter`.
@@ -99,7 +99,7 @@ pub fn run(
 ) -> Result<(), String> {
     let op = catalog.tables[target.table].op;
     let call = call_of(op).ok_or_else(|| format!("{op} is not called on tensors alone"))?;
-    let (cases, expected, reading) = pair_inputs(catalog, check, target, options)?;
+    let Batch { cases, expected, reading, .. } = pair_inputs(catalog, check, target, options)?;
     let table = PairTable::new(cases);
     let run =
         LayoutRun { op, dtype: target.dtype, table: &table, expected: &expected, reading, adapter, options };
@@ -133,7 +133,9 @@ pub fn run(
 /// Per adapter, how each layout reached its library over all the layout checks in `results`:
 /// adapter to layout to `view`, `copy`, `unknown`, `refused`, or several joined by `+` where
 /// checks (operations, dtypes, sizes) differed.
-pub fn coverage<'r>(results: impl IntoIterator<Item = &'r CheckResult>) -> BTreeMap<String, BTreeMap<String, String>> {
+pub fn coverage<'r>(
+    results: impl IntoIterator<Item = &'r CheckResult>,
+) -> BTreeMap<String, BTreeMap<String, String>> {
     let mut seen: BTreeMap<String, BTreeMap<String, BTreeSet<&str>>> = BTreeMap::new();
     for r in results {
         let Some(adapter) = r.id.adapter_name() else { continue };
@@ -144,7 +146,8 @@ pub fn coverage<'r>(results: impl IntoIterator<Item = &'r CheckResult>) -> BTree
     }
     seen.into_iter()
         .map(|(adapter, layouts)| {
-            let joined = layouts.into_iter().map(|(l, w)| (l, w.into_iter().collect::<Vec<_>>().join("+"))).collect();
+            let joined =
+                layouts.into_iter().map(|(l, w)| (l, w.into_iter().collect::<Vec<_>>().join("+"))).collect();
             (adapter, joined)
         })
         .collect()
@@ -206,11 +209,11 @@ impl LayoutRun<'_> {
             l if l.is_destination() => vec![call.arity],
             _ => (0..call.arity).collect(),
         };
-        // A tensor too small to differ from a contiguous one (one element, a single row)
-        // says nothing about the layout.
-        let telling = |k: usize| {
-            shot.layout == Layout::Contiguous || all.get(k).is_some_and(|t| !layout_traits(t).is_empty())
-        };
+        // A strided tensor too small to differ from a contiguous one (one element, a single
+        // row) says nothing about its layout; an operand broadcast by its shape always does.
+        let by_shape =
+            matches!(shot.layout, Layout::Contiguous | Layout::Row | Layout::Column | Layout::ScalarFirst);
+        let telling = |k: usize| by_shape || all.get(k).is_some_and(|t| !layout_traits(t).is_empty());
         let words: BTreeSet<Reach> =
             about.iter().filter(|&&k| telling(k)).filter_map(|&k| reach.get(k).copied()).collect();
         let word = match (words.len(), words.iter().next()) {

@@ -163,12 +163,16 @@ pub fn binary_into(
         (PARALLEL_THRESHOLD, PIECE)
     };
     #[cfg(feature = "fault-injection")]
-    let split = out.len() >= parallel_from && crate::fault::active(crate::fault::Fault::Split);
+    let split = out.len() >= PARALLEL_THRESHOLD && crate::fault::active(crate::fault::Fault::Split);
     for_each_piece(out, piece, parallel_from, |index, chunk| {
         #[cfg(feature = "fault-injection")]
         if split && index > 0 {
             // The injected fault: the piece's first element is skipped.
-            return run(Job { op, x, y, row_len, stream, kernel }, index * piece / size + 1, &mut chunk[size..]);
+            return run(
+                Job { op, x, y, row_len, stream, kernel },
+                index * piece / size + 1,
+                &mut chunk[size..],
+            );
         }
         run(Job { op, x, y, row_len, stream, kernel }, index * piece / size, chunk);
     });
@@ -302,8 +306,11 @@ fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool
     let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);
     let done = T::avx(op, x, y, out, stream);
     #[cfg(feature = "fault-injection")]
-    if done > 0 && out.len() - done == 32 - T::SIZE && crate::fault::active(crate::fault::Fault::Tail) {
-        // The injected fault: the longest tail is left unwritten.
+    if out.len() > ROW_TILE
+        && out.len() - done == 32 - T::SIZE
+        && crate::fault::active(crate::fault::Fault::Tail)
+    {
+        // The injected fault: the longest tail of a segment over 4 KiB is left unwritten.
         return;
     }
     T::portable(op, skip(x, done), skip(y, done), &mut out[done..]);

@@ -3,9 +3,12 @@
 //! it is compiled without the feature). Each fault perturbs one place of the fast path:
 //!
 //! - [`Fault::Tail`]: `fast::segment` leaves the portable tail after the AVX blocks unwritten
-//!   when it is one element short of a block (the longest tail);
+//!   when it is one element short of a block (the longest tail) in a segment of more than
+//!   4 KiB (the conformance suites' batches have no such tail, and their broadcast outputs are
+//!   smaller);
 //! - [`Fault::Split`]: `fast::binary_into` skips the first element of every work piece after
-//!   the first in an output large enough to be split across threads;
+//!   the first in an output of `PARALLEL_THRESHOLD` (1 MiB) or more (f32 pow and atan2 split
+//!   from 32 KiB, which the conformance suites' 64 KiB batches reach: not faulted there);
 //! - [`Fault::Stream`]: `avx::each`'s non-temporal-store loop stops one 32-byte block early.
 
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -72,7 +72,8 @@ unsafe fn each(
         let blocks = out.len() / 32;
         // The injected fault: the last block is not stored.
         #[cfg(feature = "fault-injection")]
-        let blocks = if crate::fault::active(crate::fault::Fault::Stream) { blocks.saturating_sub(1) } else { blocks };
+        let blocks =
+            if crate::fault::active(crate::fault::Fault::Stream) { blocks.saturating_sub(1) } else { blocks };
         for i in 0..blocks {
             // SAFETY: block `i` of x and y lies inside them, and `out` is 32-byte aligned
             // (caller's contract).
