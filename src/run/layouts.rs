@@ -165,7 +165,7 @@ pub fn coverage_text(summary: &BTreeMap<String, String>) -> String {
         "copy" => "copied by the adapter".to_string(),
         "refused" => "refused".to_string(),
         "unknown" => "not said by the adapter".to_string(),
-        mixed => format!("{mixed} (depending on size or operand)"),
+        mixed => format!("{mixed} (depending on the operation, dtype, size or operand)"),
     };
     let parts: Vec<String> =
         by_word.iter().map(|(word, layouts)| format!("{}: {}", label(word), layouts.join(", "))).collect();
