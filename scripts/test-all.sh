@@ -2,9 +2,12 @@
 # Every test of the repository, as CI runs them (.ci/run calls this script):
 #   1. cargo test --release --workspace
 #   2. the example vendor crate outside the workspace (examples/vendor-ndarray: ndarray checked
-#      through opspec's Rust harness, with opspec as a default-features = false dependency).
+#      through opspec's Rust harness, with opspec as a default-features = false dependency);
 #   3. the GPU check's dry run: the binaries step 1 built, packed by scripts/gpu-check.sh and run
-#      end to end with the GPU parts skipped, so that a GPU call does not fail on a typo.
+#      end to end with the GPU parts skipped, so that a GPU call does not fail on a typo;
+#   4. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
+#      (`--features cpu-faults`: a second build of opspec-cpu and opspec, docs/LAYOUTS.md),
+#      last, since it rebuilds target/release/opspec with the faults in.
 # Both builds share one target directory, so the example reuses the workspace's compiled
 # dependencies (GMP/MPFR through rug above all). Exits non-zero as soon as one part fails.
 set -euo pipefail
@@ -26,4 +29,8 @@ scripts/gpu-check.sh pack "$gpu_check/bin"
 scripts/gpu-check.sh --dry-run --bin-dir "$gpu_check/bin" "$gpu_check/out"
 dry_run=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s"
+started=$SECONDS
+cargo test --release --features cpu-faults --test cpu_faults
+faults=$((SECONDS - started))
+
+echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, cpu_faults ${faults} s (build and run)"

@@ -93,6 +93,9 @@ struct Select {
     /// stable hash of its id (docs/SHARDING.md); `opspec merge` joins the shards' results.
     #[arg(long, value_name = "I/N", conflicts_with = "exact")]
     shard: Option<Shard>,
+    /// Also run the large layout sweep (`layouts-large` checks: sizes up to 2^24 elements).
+    #[arg(long)]
+    layouts_large: bool,
 }
 
 impl Select {
@@ -121,6 +124,7 @@ impl Select {
             exact: self.exact.clone(),
             tables: !self.no_tables,
             shard: self.shard,
+            large_layouts: self.layouts_large,
         };
         Ok((selection, specs))
     }

@@ -1,7 +1,8 @@
 //! The Python libraries through the Python worker (`python:` adapters): the whole array-api
 //! suite (element-wise tables, promotion, broadcasting) against NumPy and array-api-strict;
 //! against JAX (64-bit mode) its promotion cases and the f32 and f64 `edges` and `random`
-//! checks, since eager JAX compiles every new shape (the whole suite takes over ten minutes). One trial per check id, prefixed with `python:`; each library's
+//! checks, since eager JAX compiles every new shape (the whole suite takes over ten minutes);
+//! the layout checks of add and floor divide only. One trial per check id, prefixed with `python:`; each library's
 //! known deviations are in `expectations/<adapter>.yaml`.
 //!
 //! The interpreter is `$OPSPEC_PYTHON`, else the venv `.ci/run` makes at
@@ -22,6 +23,10 @@ use opspec::spec::Catalog;
 /// (adapter name, backend and options, whether every check runs or only the few above).
 const LIBRARIES: [(&str, &str, bool); 3] =
     [("numpy", "numpy", true), ("array-api-strict", "array_api_strict", true), ("jax", "jax x64=1", false)];
+
+/// The operations whose layout checks run here (each costs about a hundred worker calls per
+/// dtype; `opspec run --adapter numpy=python:numpy --filter '*:layouts'` runs them all).
+const LAYOUT_OPS: [&str; 2] = ["add", "floor_divide"];
 
 /// The checks of JAX's short run.
 fn few(id: &opspec::run::CheckId) -> bool {
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
             .into_iter()
             .filter(|c| c.id.suite_label() == "array-api")
             .filter(|c| every || few(&c.id))
+            .filter(|c| c.id.case != "layouts" || LAYOUT_OPS.contains(&c.id.op.as_str()))
             .collect();
         let adapter = python.clone().and_then(|p| {
             let spec = adapters::parse_spec(&format!("{name}=python:{backend} python={p}"))?;

@@ -312,6 +312,7 @@ fn mixed_report(dir: &Path) -> String {
         exact: None,
         tables: false,
         shard: None,
+        large_layouts: false,
     };
     let known = ["cpu", "numr", "markup"];
     let mut checks =

@@ -3,6 +3,7 @@
 
 mod classes;
 mod integer;
+pub mod layouts;
 mod scatter;
 pub mod shapes;
 

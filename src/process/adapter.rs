@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use opspec_adapter::{
-    Adapter, AdapterError, Checked, DType, ErrorKind, NamedOp, OpKind, Operand, Scalar, ScalarSide,
+    Adapter, AdapterError, Checked, DType, ErrorKind, NamedOp, OpKind, Operand, Reach, Scalar, ScalarSide,
     ScatterMode, ShapeChecker, Support, Tensor,
 };
 
@@ -39,6 +39,8 @@ struct Hello {
     version: String,
     support: HashMap<(OpKind, DType), Support>,
     checker: bool,
+    /// How operands with each layout trait reach the library, as the worker says.
+    views: HashMap<String, Reach>,
 }
 
 /// An adapter served by worker processes: one per concurrent call, started on demand and
@@ -57,7 +59,12 @@ impl ProcessAdapter {
     /// unavailable.
     pub fn start(options: ProcessOptions) -> Result<ProcessAdapter, String> {
         let mut adapter = ProcessAdapter {
-            hello: Hello { version: String::new(), support: HashMap::new(), checker: false },
+            hello: Hello {
+                version: String::new(),
+                support: HashMap::new(),
+                checker: false,
+                views: HashMap::new(),
+            },
             options,
             idle: Mutex::new(Vec::new()),
             next_id: AtomicU64::new(1),
@@ -282,7 +289,8 @@ fn fault_text(fault: &Fault) -> String {
 
 /// Reads and checks a `hello` reply.
 fn read_hello(frame: &Frame) -> Result<Hello, String> {
-    let Reply::Hello { id: _, protocol, name, version, platform, support, checker } = wire::parse(frame)?
+    let Reply::Hello { id: _, protocol, name, version, platform, support, checker, views } =
+        wire::parse(frame)?
     else {
         return Err("the first reply is not a hello".into());
     };
@@ -308,8 +316,16 @@ fn read_hello(frame: &Frame) -> Result<Hello, String> {
             return Err(format!("its support map lists {op} for {dtype} twice"));
         }
     }
+    let views = views
+        .into_iter()
+        .map(|(layout, reach)| match reach.as_str() {
+            "view" => Ok((layout, Reach::View)),
+            "copy" => Ok((layout, Reach::Copy)),
+            other => Err(format!("its views map says `{other}` for `{layout}` (view or copy)")),
+        })
+        .collect::<Result<_, _>>()?;
     let platform = if platform.is_empty() { String::new() } else { format!(" ({platform})") };
-    Ok(Hello { version: format!("{name} {version}{platform}"), support: map, checker })
+    Ok(Hello { version: format!("{name} {version}{platform}"), support: map, checker, views })
 }
 
 impl Adapter for ProcessAdapter {
@@ -399,6 +415,28 @@ impl Adapter for ProcessAdapter {
 
     fn checker(&self) -> Option<&dyn ShapeChecker> {
         self.hello.checker.then_some(self as &dyn ShapeChecker)
+    }
+
+    /// From the worker's `views` map: a copy if any trait of the operand's layout is copied, a
+    /// view if every trait is passed as a view (a row-major whole buffer has none), unknown
+    /// otherwise.
+    fn reach(&self, _op: OpKind, operands: &[&Tensor]) -> Vec<Reach> {
+        operands
+            .iter()
+            .map(|t| {
+                let each: Vec<Reach> = crate::generate::layouts::layout_traits(t)
+                    .into_iter()
+                    .map(|name| self.hello.views.get(name).copied().unwrap_or(Reach::Unknown))
+                    .collect();
+                if each.contains(&Reach::Copy) {
+                    Reach::Copy
+                } else if each.contains(&Reach::Unknown) {
+                    Reach::Unknown
+                } else {
+                    Reach::View
+                }
+            })
+            .collect()
     }
 }
 

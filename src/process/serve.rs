@@ -113,6 +113,7 @@ fn hello(adapter: &dyn Adapter, id: u64, ops: &[String], dtypes: &[wire::DlType]
         platform: format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
         support,
         checker: adapter.checker().is_some(),
+        views: Default::default(),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Reach, Support, Tensor};
 use serde::Serialize;
 
 use super::frame::write_frame;
@@ -28,6 +28,7 @@ fn hello_with(support: Vec<SupportEntry>, protocol: u32) -> Vec<u8> {
         platform: "sh".into(),
         support,
         checker: false,
+        views: Default::default(),
     };
     frame(&hello, &[])
 }
@@ -174,4 +175,38 @@ fn a_hang_is_killed_at_the_deadline() {
     let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
     assert!(e.contains("did not answer within 0.3 s") && e.contains("SIGKILL"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_workers_views_say_how_each_layout_reaches_its_library() {
+    let hello_views = |views: &[(&str, &str)]| {
+        let hello = Reply::Hello {
+            id: 0,
+            protocol: PROTOCOL,
+            name: "views".into(),
+            version: "0".into(),
+            platform: "sh".into(),
+            support: vec![entry("add", Form::Tensors)],
+            checker: false,
+            views: views.iter().map(|&(t, r)| (t.to_string(), r.to_string())).collect(),
+        };
+        frame(&hello, &[])
+    };
+    let adapter = scripted(
+        "views",
+        &hello_views(&[("offset", "view"), ("negative", "copy")]),
+        REPLAY,
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    let base = f32s(8);
+    let offset = base.view(&[7], &[1], 1).unwrap();
+    let reversed = base.view(&[8], &[-1], 7).unwrap();
+    let reversed_offset = base.view(&[7], &[-1], 7).unwrap();
+    let stepped = base.view(&[4], &[2], 0).unwrap();
+    let reach = adapter
+        .reach(OpKind::Binary(BinaryOp::Add), &[&base, &offset, &reversed, &reversed_offset, &stepped]);
+    assert_eq!(reach, [Reach::View, Reach::View, Reach::Copy, Reach::Copy, Reach::Unknown]);
+    let bad = start_error("bad-views", &hello_views(&[("offset", "maybe")]), REPLAY);
+    assert!(bad.contains("its views map says `maybe` for `offset` (view or copy)"), "{bad}");
 }

@@ -5,6 +5,8 @@ use opspec_adapter::{
     AdapterError, BinaryOp, Checked, DType, ErrorKind, NamedAxis, OpKind, Operand, Scalar, ScatterMode,
     Tensor, TernaryOp, UnaryOp, ValueKind,
 };
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::frame::Frame;
@@ -173,6 +175,10 @@ pub enum Reply {
         support: Vec<SupportEntry>,
         #[serde(default)]
         checker: bool,
+        /// How operands with each layout trait reach the library (`docs/PROTOCOL.md`,
+        /// "Views"): trait name to `view` or `copy`; optional.
+        #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+        views: BTreeMap<String, String>,
     },
     Result {
         id: u64,

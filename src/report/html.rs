@@ -16,6 +16,35 @@ use crate::run::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
 /// Failing inputs a drill-down shows in full; the rest are counted.
 const SHOWN_INPUTS: usize = 3;
 
+/// Which layouts reached each adapter's library as views and which the adapter copied, over
+/// the layout checks of `runs` (none: no section).
+fn layout_coverage(runs: &[Run]) -> String {
+    let coverage = crate::run::coverage(runs.iter().flat_map(|r| &r.results));
+    if coverage.is_empty() {
+        return String::new();
+    }
+    let layouts: std::collections::BTreeSet<&String> = coverage.values().flat_map(|l| l.keys()).collect();
+    let mut out = String::from(
+        "<h2 id=\"layouts\">Layouts: views and copies</h2><p>How each layout of the layout checks \
+         reached the library: <code>view</code> (with the strides and start it was given), \
+         <code>copy</code> (laid out anew by the adapter first: a pass there says nothing about \
+         the library's strided code), <code>refused</code>, <code>unknown</code> (the adapter does \
+         not say).</p><table><tr><th>adapter</th>",
+    );
+    for l in &layouts {
+        let _ = write!(out, "<th>{}</th>", escape(l));
+    }
+    out += "</tr>";
+    for (adapter, words) in &coverage {
+        let _ = write!(out, "<tr><td>{}</td>", escape(adapter));
+        for l in &layouts {
+            let _ = write!(out, "<td>{}</td>", escape(words.get(*l).map_or("-", String::as_str)));
+        }
+        out += "</tr>";
+    }
+    out + "</table>"
+}
+
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -184,6 +213,7 @@ pub fn render(runs: &[Run]) -> String {
     page += "<nav id=\"filters\" aria-label=\"filters\"></nav><section id=\"matrix\"></section>\
              <section id=\"checks\"></section><section id=\"source\" hidden></section>";
     page += &histograms(runs);
+    page += &layout_coverage(runs);
     page += &gaps(runs);
     page += "<h2 id=\"environment\">Environment</h2>";
     for run in runs {

@@ -62,6 +62,9 @@ pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
             t.max_ulp_text()
         );
     }
+    for (adapter, layouts) in crate::run::coverage(all(runs)) {
+        let _ = writeln!(out, "layouts      {adapter:<10} {}", crate::run::coverage_text(&layouts));
+    }
     if verbose {
         out += "\n";
         out += &per_op_table(runs);

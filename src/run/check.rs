@@ -289,6 +289,17 @@ pub enum Target {
     Broadcast(BroadcastTarget),
     /// A scatter table's literal case or generator (`specs/scatter`).
     Scatter(ScatterTarget),
+    /// An element-wise table at generated sizes and memory layouts.
+    Layouts(LayoutTarget),
+}
+
+/// A layout check: one element-wise table in one dtype, at the sizes and layouts of `scale`.
+#[derive(Clone, Copy, Debug)]
+pub struct LayoutTarget {
+    /// Index into `Catalog::tables`.
+    pub table: usize,
+    pub dtype: DType,
+    pub scale: crate::generate::layouts::Scale,
 }
 
 /// Which float inputs an element-wise check runs.

@@ -16,6 +16,7 @@ mod elementwise;
 pub mod eval;
 mod execute;
 mod integer;
+mod layouts;
 mod plan;
 pub mod profile;
 mod promotion;
@@ -29,12 +30,13 @@ mod shape_rules;
 pub mod shard;
 
 pub use check::{
-    BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget,
+    BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget,
     PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,
     ShapeRuleTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason, unavailable};
-pub use plan::{adapter_checks, table_checks, validate_expectations};
+pub use layouts::{coverage, coverage_text};
+pub use plan::{adapter_checks, large_layout_checks, table_checks, validate_expectations};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS};
 
 use std::io::Write;

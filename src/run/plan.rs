@@ -1,7 +1,8 @@
 //! Which checks there are: every family's plan, in a stable order.
 
 use super::check::Check;
-use super::{broadcast, elementwise, promotion, scatter};
+use super::{broadcast, elementwise, layouts, promotion, scatter};
+use crate::generate::layouts::Scale;
 use crate::spec::{Catalog, LoadError};
 
 /// Every check of every suite against each named adapter, in a stable order.
@@ -13,6 +14,19 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
             checks.extend(promotion::plan_suite(catalog, suite, adapter));
             checks.extend(broadcast::plan_suite(catalog, suite, adapter));
             checks.extend(scatter::plan_suite(catalog, suite, adapter));
+            checks.extend(layouts::plan_suite(catalog, suite, adapter, Scale::Small));
+        }
+    }
+    checks
+}
+
+/// The large layout sweep's checks (`layouts-large`, up to 2^24 elements a call) of every
+/// suite against each named adapter: planned only when asked for (`run --layouts-large`).
+pub fn large_layout_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for suite in &catalog.suites {
+        for adapter in adapters {
+            checks.extend(layouts::plan_suite(catalog, suite, adapter, Scale::Large));
         }
     }
     checks
@@ -30,7 +44,9 @@ pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
 /// that matches none (a renamed or removed check) is a load error at its line.
 pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
     for (_, file) in &catalog.expectations.files {
-        let planned = adapter_checks(catalog, std::slice::from_ref(&file.adapter));
+        let adapter = std::slice::from_ref(&file.adapter);
+        let mut planned = adapter_checks(catalog, adapter);
+        planned.extend(large_layout_checks(catalog, adapter));
         // A check also answers to the ids its row had before a rename.
         let owned: Vec<String> = planned
             .iter()

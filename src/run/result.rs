@@ -1,5 +1,7 @@
 //! The outcome of one check, as written to `results.json`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::check::{CheckId, run_command};
@@ -117,6 +119,10 @@ pub struct CheckResult {
     /// the check ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub under_profile: Option<ProfileVerdict>,
+    /// For a layout check: how each layout reached the library (`view`, `copy`, `unknown`,
+    /// `refused`, or two of them joined by `+` where it depended on the size or operand).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub layouts: BTreeMap<String, String>,
 }
 
 /// A check judged under its adapter's relaxation profile (the status stays the strict one).
@@ -158,6 +164,7 @@ impl CheckResult {
             seconds: 0.0,
             deviation: None,
             under_profile: None,
+            layouts: BTreeMap::new(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! way for `run`, `list` and `eval`, and a shard of them.
 
 use super::check::{Check, CheckId, is_name};
-use super::plan::{adapter_checks, table_checks};
+use super::plan::{adapter_checks, large_layout_checks, table_checks};
 use super::shard::Shard;
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;
@@ -58,6 +58,8 @@ pub struct Selection {
     pub tables: bool,
     /// Only this shard of the selected checks.
     pub shard: Option<Shard>,
+    /// Whether the large layout sweep (`layouts-large` checks) is included.
+    pub large_layouts: bool,
 }
 
 impl Selection {
@@ -88,7 +90,11 @@ impl Selection {
         }
         let filter = self.filter.as_deref().map(Filter::parse).transpose()?;
         let mut checks = if self.tables { table_checks(catalog) } else { Vec::new() };
-        checks.extend(adapter_checks(catalog, &self.adapters).into_iter().filter(|c| {
+        let mut planned = adapter_checks(catalog, &self.adapters);
+        if self.large_layouts {
+            planned.extend(large_layout_checks(catalog, &self.adapters));
+        }
+        checks.extend(planned.into_iter().filter(|c| {
             self.suites.is_empty() || c.id.suite().is_some_and(|s| self.suites.iter().any(|x| x == s))
         }));
         checks.retain(|c| filter.as_ref().is_none_or(|f| f.selects(&c.id)));
@@ -123,7 +129,10 @@ pub fn exact_check(catalog: &Catalog, text: &str, available: &[&str]) -> Result<
         (Some(suite), Some(adapter)) => {
             check_suite(catalog, suite)?;
             check_adapter(adapter, available)?;
-            adapter_checks(catalog, &[adapter.to_string()])
+            let adapter = [adapter.to_string()];
+            let mut planned = adapter_checks(catalog, &adapter);
+            planned.extend(large_layout_checks(catalog, &adapter));
+            planned
         }
         _ => table_checks(catalog),
     };

@@ -9,6 +9,7 @@ mod checker;
 mod dtype;
 mod error;
 mod ops;
+mod reach;
 mod tensor;
 
 pub use checker::{
@@ -18,6 +19,7 @@ pub use checker::{
 pub use dtype::{DType, Element};
 pub use error::{AdapterError, ErrorKind};
 pub use ops::{BinaryOp, OpKind, Scalar, ScalarSide, ScatterMode, Support, TernaryOp, UnaryOp};
+pub use reach::Reach;
 pub use tensor::Tensor;
 
 /// An implementation under test.
@@ -95,5 +97,15 @@ pub trait Adapter: Send + Sync {
     /// gives them (a DSL's type checker, or an executor that checks before it runs).
     fn checker(&self) -> Option<&dyn ShapeChecker> {
         None
+    }
+
+    /// How each of `operands` would reach the library if `op` were called on them (for
+    /// [`OpKind::BinaryInto`], the destination is the last operand): as the view it is, or
+    /// copied into another layout first. Asked by the layout checks, which report it so that a
+    /// pass on a copied layout is not read as coverage of the library's strided code. The
+    /// default answers [`Reach::Unknown`] for each.
+    fn reach(&self, op: OpKind, operands: &[&Tensor]) -> Vec<Reach> {
+        let _ = op;
+        vec![Reach::Unknown; operands.len()]
     }
 }

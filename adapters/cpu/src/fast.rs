@@ -162,7 +162,18 @@ pub fn binary_into(
     } else {
         (PARALLEL_THRESHOLD, PIECE)
     };
+    #[cfg(feature = "fault-injection")]
+    let split = out.len() >= PARALLEL_THRESHOLD && crate::fault::active(crate::fault::Fault::Split);
     for_each_piece(out, piece, parallel_from, |index, chunk| {
+        #[cfg(feature = "fault-injection")]
+        if split && index > 0 {
+            // The injected fault: the piece's first element is skipped.
+            return run(
+                Job { op, x, y, row_len, stream, kernel },
+                index * piece / size + 1,
+                &mut chunk[size..],
+            );
+        }
         run(Job { op, x, y, row_len, stream, kernel }, index * piece / size, chunk);
     });
     true
@@ -294,6 +305,14 @@ fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool
     T::portable(op, x, y, &mut out[..head]);
     let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);
     let done = T::avx(op, x, y, out, stream);
+    #[cfg(feature = "fault-injection")]
+    if out.len() > ROW_TILE
+        && out.len() - done == 32 - T::SIZE
+        && crate::fault::active(crate::fault::Fault::Tail)
+    {
+        // The injected fault: the longest tail of a segment over 4 KiB is left unwritten.
+        return;
+    }
     T::portable(op, skip(x, done), skip(y, done), &mut out[done..]);
 }
 

@@ -11,6 +11,8 @@
 mod broadcast;
 mod double_double;
 pub mod fast;
+#[cfg(feature = "fault-injection")]
+pub mod fault;
 mod float;
 mod fused;
 mod integer;
@@ -25,8 +27,8 @@ use fused::CpuFused;
 use half::{bf16, f16};
 use integer::CpuInt;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Scalar,
-    ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, UnaryOp,
+    Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Reach,
+    Scalar, ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, UnaryOp,
 };
 
 pub use broadcast::broadcast_shapes;
@@ -201,6 +203,27 @@ impl Adapter for CpuAdapter {
 
     fn checker(&self) -> Option<&dyn ShapeChecker> {
         Some(self)
+    }
+
+    /// Operands the fast kernels take (dense, any offset, in a broadcast role) reach them as
+    /// they are; every other layout is gathered into a contiguous buffer first (`map_pairs`,
+    /// `ternary_float`). A destination must be contiguous, or the call is refused.
+    fn reach(&self, op: OpKind, operands: &[&Tensor]) -> Vec<Reach> {
+        let gathered = |t: &&Tensor| if t.is_contiguous() { Reach::View } else { Reach::Copy };
+        let direct = match (op, operands) {
+            (OpKind::Binary(b) | OpKind::BinaryInto(b), [x, y, ..]) => broadcast_shapes(x.shape(), y.shape())
+                .is_ok_and(|shape| fast::roles(b, x, y, &shape).is_some()),
+            (OpKind::Ternary(t), [x, y, z]) => fast::fused::takes(t, [x, y, z]),
+            _ => false,
+        };
+        match (op, operands) {
+            (OpKind::BinaryInto(_), [x, y, out]) => {
+                let inputs = if direct { [Reach::View; 2] } else { [gathered(x), gathered(y)] };
+                inputs.into_iter().chain([gathered(out)]).collect()
+            }
+            _ if direct => vec![Reach::View; operands.len()],
+            _ => operands.iter().map(gathered).collect(),
+        }
     }
 }
 

@@ -20,7 +20,7 @@ use numr::error::Error as NumrError;
 use numr::prelude::{BinaryOps, CpuDevice, CpuRuntime, Runtime, UnaryOps};
 use numr::tensor::Tensor as NumrTensor;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor, TernaryOp, UnaryOp,
+    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Reach, Support, Tensor, TernaryOp, UnaryOp,
 };
 
 /// numr's CPU runtime, as an opspec adapter.
@@ -177,6 +177,16 @@ impl Adapter for NumrAdapter {
             _ => client.fused_add_mul(&x, &y, &z),
         })?;
         from_numr(&result)
+    }
+
+    /// A layout numr can express (contiguous, or a permuted dense buffer) reaches it as a numr
+    /// view; any other is copied to a contiguous tensor first (`to_numr`). A destination numr
+    /// cannot express is refused.
+    fn reach(&self, _op: OpKind, operands: &[&Tensor]) -> Vec<Reach> {
+        operands
+            .iter()
+            .map(|t| if t.is_contiguous() || self.destination(t).is_ok() { Reach::View } else { Reach::Copy })
+            .collect()
     }
 }
 

@@ -25,6 +25,8 @@ BINARY = (
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
 )
 TERNARY = ("fused_mul_add", "fused_add_mul")
+# The layout traits of docs/PROTOCOL.md ("Views"): how an operand with each reaches a library.
+TRAITS = ("offset", "negative", "zero", "permuted", "gaps")
 
 
 def version_of(module):
@@ -72,6 +74,9 @@ class Backend:
     has_out = False
     # opspec name -> the library's name, where they differ.
     renamed = {}
+    # Layout trait -> "view" or "copy" (the hello's `views`): ``array`` gathers every view
+    # that is not its whole buffer with ``take``.
+    views = {t: "copy" for t in TRAITS}
 
     def __init__(self, host, name, module, options):
         self.host, self.name, self.np = host, name, host.np
@@ -142,6 +147,7 @@ class NumPy(Backend):
     as scatter-add."""
 
     has_out = True
+    views = {t: "view" for t in TRAITS}
 
     def version(self):
         extra = f" (ml_dtypes {self.host.ml_dtypes})" if self.host.ml_dtypes else ""
@@ -217,6 +223,7 @@ class Torch(Backend):
     scatter-add."""
 
     has_out = True
+    views = {**{t: "view" for t in TRAITS}, "negative": "copy"}
     renamed = {"equal": "eq", "not_equal": "ne", "greater": "gt", "greater_equal": "ge",
                "less": "lt", "less_equal": "le"}
     OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
@@ -278,6 +285,8 @@ class Mlx(Backend):
 
     renamed = {"pow": "power", "atan2": "arctan2", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
                "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}
+    # mx.as_strided's handling of each trait is not documented: the hello does not say.
+    views = {}
 
     def __init__(self, host, name, module, options):
         super().__init__(host, name, "mlx.core", options)

@@ -147,7 +147,7 @@ class Worker:
         return {
             "type": "hello", "id": message.get("id", 0), "protocol": PROTOCOL, "name": b.name,
             "version": b.version(), "platform": f"{sys.platform}-{platform.machine()}, {python}",
-            "support": support, "checker": False,
+            "support": support, "checker": False, "views": dict(b.views),
         }
 
 

@@ -69,7 +69,12 @@ unsafe fn each(
 ) {
     let (xp, yp, op) = (x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
     if stream {
-        for i in 0..out.len() / 32 {
+        let blocks = out.len() / 32;
+        // The injected fault: the last block is not stored.
+        #[cfg(feature = "fault-injection")]
+        let blocks =
+            if crate::fault::active(crate::fault::Fault::Stream) { blocks.saturating_sub(1) } else { blocks };
+        for i in 0..blocks {
             // SAFETY: block `i` of x and y lies inside them, and `out` is 32-byte aligned
             // (caller's contract).
             unsafe {

@@ -65,6 +65,12 @@ pub(crate) fn ternary_tensors(
     ternary_into(op, dtype, x, y, z, &mut out).then(|| Tensor::from_bytes(dtype, a.shape(), out))
 }
 
+/// Whether [`ternary_tensors`] computes `op` on these operands (of one shape and dtype) in
+/// place, without gathering them first.
+pub(crate) fn takes(op: TernaryOp, operands: [&Tensor; 3]) -> bool {
+    supports(op, operands[0].dtype()) && operands.iter().all(|t| dense(t).is_some())
+}
+
 /// The bytes of `t`'s elements if they are dense in memory (row-major, any offset).
 fn dense(t: &Tensor) -> Option<&[u8]> {
     match fast::operand(t, t.numel(), 1)? {
