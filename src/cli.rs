@@ -88,6 +88,10 @@ struct Select {
     /// Leave out the table self-checks.
     #[arg(long)]
     no_tables: bool,
+    /// Sweeps instead of the sampled checks: every pair of f16 and bf16 values (2^32 per
+    /// binary operation) and the dense f32/f64 grid, in resumable chunks (docs/SCALE.md).
+    #[arg(long)]
+    exhaustive: bool,
 }
 
 impl Select {
@@ -114,6 +118,7 @@ impl Select {
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
+            exhaustive: self.exhaustive,
         };
         Ok((selection, specs))
     }
@@ -256,9 +261,13 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
     };
     let outcome = match &cli.command {
         Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
-            let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
             let (selection, specs) = select.selection(&setup)?;
             let out = out.as_deref().unwrap_or(&setup.out);
+            let options = RunOptions {
+                timeout: Duration::from_secs_f64(*timeout),
+                state_dir: Some(out.join("sweeps")),
+                ..RunOptions::default()
+            };
             run(&catalog, &setup.adapters, selection, &specs, out, &options, render)
         }),
         Command::Report { results, out, render } => results

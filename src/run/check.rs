@@ -22,6 +22,7 @@
 //!   or scatter table.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -268,6 +269,9 @@ pub enum Target {
     Broadcast(BroadcastTarget),
     /// A scatter table's literal case or generator (`specs/scatter`).
     Scatter(ScatterTarget),
+    /// Every pair of 16-bit values, or the dense f32/f64 grid, of a binary element-wise table
+    /// (`run --exhaustive`).
+    Sweep(SweepTarget),
 }
 
 /// Which float inputs an element-wise check runs.
@@ -288,6 +292,14 @@ pub struct ElementwiseTarget {
     pub table: usize,
     pub dtype: DType,
     pub cases: CaseSet,
+}
+
+/// A sweep check: one binary element-wise table in one float dtype, every case enumerated.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepTarget {
+    /// Index into `Catalog::tables`.
+    pub table: usize,
+    pub dtype: DType,
 }
 
 /// Which integer inputs an integer check runs.
@@ -411,6 +423,8 @@ pub struct RunOptions {
     pub table_cases_per_row: usize,
     /// Seed for table self-checks.
     pub table_seed: u64,
+    /// Where sweeps keep their finished chunks, to resume from (none: not kept).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -433,6 +447,7 @@ impl Default for RunOptions {
             max_listed_failures: 5,
             table_cases_per_row: 512,
             table_seed: 0x0995_ec00,
+            state_dir: None,
         }
     }
 }

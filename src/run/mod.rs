@@ -25,15 +25,17 @@ mod result;
 mod scatter;
 pub mod select;
 mod shape_rules;
+mod sweep;
 
 pub use check::{
     BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget,
     PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,
-    ShapeRuleTarget, Target, ValueCases,
+    ShapeRuleTarget, SweepTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason, unavailable};
 pub use plan::{adapter_checks, table_checks, validate_expectations};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, Status, ULP_BUCKETS};
+pub use sweep::sweep_checks;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,6 +1,10 @@
 //! The outcome of one check, as written to `results.json`.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
+
+pub use crate::oracle::native::Reference;
 
 use super::check::{CheckId, run_command};
 
@@ -100,7 +104,15 @@ pub struct CheckResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ulp_histogram: Option<Vec<u64>>,
     pub citation: Option<Citation>,
-    /// Why the check failed or was skipped (empty on a pass).
+    /// Which reference computed the expected results (float element-wise, property and sweep
+    /// checks): `native` or `mpfr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+    /// A sweep's failed inputs per governing table row (`(no row)` where none governs).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failed_by_row: BTreeMap<String, u64>,
+    /// Why the check failed or was skipped (empty on a pass; a sweep's count of checked
+    /// cases).
     pub message: String,
     /// The first failing inputs, in detail.
     pub failures: Vec<CaseFailure>,
@@ -133,6 +145,8 @@ impl CheckResult {
             max_ulp_error: None,
             ulp_histogram: None,
             citation: None,
+            reference: None,
+            failed_by_row: BTreeMap::new(),
             message: String::new(),
             failures: Vec::new(),
             seconds: 0.0,

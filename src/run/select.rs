@@ -3,6 +3,7 @@
 
 use super::check::{Check, CheckId, is_name};
 use super::plan::{adapter_checks, table_checks};
+use super::sweep::sweep_checks;
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;
 
@@ -55,6 +56,8 @@ pub struct Selection {
     pub exact: Option<String>,
     /// Whether the tables' self-checks are included.
     pub tables: bool,
+    /// Sweeps (`run --exhaustive`) instead of the sampled checks (and no table self-checks).
+    pub exhaustive: bool,
 }
 
 impl Selection {
@@ -71,8 +74,13 @@ impl Selection {
             check_adapter(a, available)?;
         }
         let filter = self.filter.as_deref().map(Filter::parse).transpose()?;
-        let mut checks = if self.tables { table_checks(catalog) } else { Vec::new() };
-        checks.extend(adapter_checks(catalog, &self.adapters).into_iter().filter(|c| {
+        let mut checks = if self.tables && !self.exhaustive { table_checks(catalog) } else { Vec::new() };
+        let planned = if self.exhaustive {
+            sweep_checks(catalog, &self.adapters)
+        } else {
+            adapter_checks(catalog, &self.adapters)
+        };
+        checks.extend(planned.into_iter().filter(|c| {
             self.suites.is_empty() || c.id.suite().is_some_and(|s| self.suites.iter().any(|x| x == s))
         }));
         checks.retain(|c| filter.as_ref().is_none_or(|f| f.selects(&c.id)));
@@ -107,7 +115,10 @@ pub fn exact_check(catalog: &Catalog, text: &str, available: &[&str]) -> Result<
         (Some(suite), Some(adapter)) => {
             check_suite(catalog, suite)?;
             check_adapter(adapter, available)?;
-            adapter_checks(catalog, &[adapter.to_string()])
+            let adapters = [adapter.to_string()];
+            let mut planned = adapter_checks(catalog, &adapters);
+            planned.extend(sweep_checks(catalog, &adapters));
+            planned
         }
         _ => table_checks(catalog),
     };
