@@ -157,6 +157,18 @@ mod tests {
     }
 
     #[test]
+    fn the_reference_refuses_to_compute_under_flushing() {
+        use opspec_adapter::{BinaryOp, OpKind};
+        let add = OpKind::Binary(BinaryOp::Add);
+        let (tiny, f) = (1, crate::format::Format::F32);
+        assert_eq!(crate::expect::reference(add, f, &[tiny, tiny]), Ok(2));
+        let mut refused = None;
+        with_flushing(|| refused = Some(crate::expect::reference(add, f, &[tiny, tiny])));
+        let e = refused.unwrap().unwrap_err();
+        assert!(e.contains("native reference refuses"), "{e}");
+    }
+
+    #[test]
     fn flushing_really_flushes_so_the_check_matters() {
         // The smallest normal f32 halved is a subnormal; with FTZ it becomes 0.
         let tiny = std::hint::black_box(f32::MIN_POSITIVE);

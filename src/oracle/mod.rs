@@ -18,9 +18,11 @@
 //! - [`native`]: the same correctly rounded and exact results for the basic operations in
 //!   f16, bf16 and f32 from host f64 arithmetic and a narrowing of our own, about a hundred
 //!   times faster; [`fpenv`] checks the FP control state it relies on.
+//! - [`agreement`]: the native reference against MPFR on many random inputs.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
+pub mod agreement;
 pub mod arith;
 pub mod broadcast;
 pub mod exact;

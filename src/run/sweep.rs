@@ -254,8 +254,9 @@ struct Judge<'a> {
     format: Format,
     classes: Vec<Class>,
     relations: Vec<Relation>,
-    /// The index into `masks` of each value's class membership, for 16-bit formats.
-    dense: Option<Vec<u16>>,
+    /// The index into `masks` of each value's class membership, and its f64 value, for
+    /// 16-bit formats.
+    dense: Option<(Vec<u16>, Vec<f64>)>,
     /// The distinct class memberships (bit `c`: in `classes[c]`).
     masks: Vec<u32>,
     /// Governing rows per (membership of x1, of x2, relations that hold).
@@ -305,8 +306,9 @@ impl<'a> Judge<'a> {
             rows: Vec::new(),
         };
         if f.bits == 16 {
-            let dense = (0..1u64 << 16).map(|x| judge.mask_index(judge.membership(x))).collect();
-            judge.dense = Some(dense);
+            let masks = (0..1u64 << 16).map(|x| judge.mask_index(judge.membership(x))).collect();
+            let values = (0..1u64 << 16).map(|x| native::to_f64(f, x)).collect();
+            judge.dense = Some((masks, values));
         }
         judge
     }
@@ -325,7 +327,7 @@ impl<'a> Judge<'a> {
             self.masks.push(mask);
             self.masks.len() - 1
         });
-        let combos = self.masks.len() * self.masks.len() << self.relations.len();
+        let combos = (self.masks.len() * self.masks.len()) << self.relations.len();
         self.rows.resize_with(combos, OnceLock::new);
         i as u16
     }
@@ -333,7 +335,7 @@ impl<'a> Judge<'a> {
     /// The governing rows of `case`.
     fn governing(&self, case: &[u64; 2]) -> Cow<'_, Governed> {
         let find = || Governed::new(self.table, governing_rows(self.table, self.format, case));
-        let Some(dense) = &self.dense else { return Cow::Owned(find()) };
+        let Some((dense, _)) = &self.dense else { return Cow::Owned(find()) };
         let (a, b) = (dense[case[0] as usize] as usize, dense[case[1] as usize] as usize);
         let relations = self
             .relations
@@ -362,7 +364,17 @@ impl<'a> Judge<'a> {
             // Without a NaN operand, the expectation is every governing row's (or the
             // accuracy's, where none governs); the correctly rounded ones are the reference.
             let rounded = !governed.rounded || {
-                let reference = native::binary(op, f, case[0], case[1]);
+                let reference = match &self.dense {
+                    Some((_, v)) => native::binary_decoded(
+                        op,
+                        f,
+                        case[0],
+                        case[1],
+                        v[case[0] as usize],
+                        v[case[1] as usize],
+                    ),
+                    None => native::binary(op, f, case[0], case[1]),
+                };
                 match output {
                     Domain::Float(_) if f.is_nan(reference) => {
                         f.is_nan(actual) && (nan == NanPolicy::Any || actual & (1 << (f.frac_bits - 1)) != 0)
