@@ -96,6 +96,10 @@ struct Select {
     /// Also run the large layout sweep (`layouts-large` checks: sizes up to 2^24 elements).
     #[arg(long)]
     layouts_large: bool,
+    /// Sweeps instead of the sampled checks: every pair of f16 and bf16 values (2^32 per
+    /// binary operation) and the dense f32/f64 grid, in resumable chunks (docs/SCALE.md).
+    #[arg(long)]
+    exhaustive: bool,
 }
 
 impl Select {
@@ -125,6 +129,7 @@ impl Select {
             tables: !self.no_tables,
             shard: self.shard,
             large_layouts: self.layouts_large,
+            exhaustive: self.exhaustive,
         };
         Ok((selection, specs))
     }
@@ -227,6 +232,21 @@ enum Command {
     },
     /// Load and validate every table and suite.
     Validate,
+    /// Compare the native reference with MPFR on seeded random inputs, for every operation
+    /// and format it computes (or those named); exits 1 on a disagreement.
+    OracleAgreement {
+        /// Inputs per operation and format.
+        #[arg(long, default_value_t = 100_000_000)]
+        cases: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only these operations (`add`, `fused_mul_add`); default: all.
+        #[arg(long = "op")]
+        ops: Vec<String>,
+        /// Only these dtypes (`f16`, `bf16`, `f32`, `f64`); default: all.
+        #[arg(long = "dtype")]
+        dtypes: Vec<String>,
+    },
     /// Serve one adapter over the wire protocol (docs/PROTOCOL.md) on stdin and stdout: what
     /// `--adapter NAME=lib:PATH` runs as its worker.
     AdapterHost {
@@ -279,9 +299,13 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
     };
     let outcome = match &cli.command {
         Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
-            let options = RunOptions { timeout: Duration::from_secs_f64(*timeout), ..RunOptions::default() };
             let (selection, specs) = select.selection(&setup)?;
             let out = out.as_deref().unwrap_or(&setup.out);
+            let options = RunOptions {
+                timeout: Duration::from_secs_f64(*timeout),
+                state_dir: Some(out.join("sweeps")),
+                ..RunOptions::default()
+            };
             run(&catalog, &setup.adapters, selection, &specs, out, &options, render)
         }),
         Command::Report { results, out, render } => results
@@ -305,6 +329,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             catalog().and_then(|c| evaluate(&c, &setup.adapters, id, bits, adapters))
         }
         Command::AdapterHost { .. } => Ok(0),
+        Command::OracleAgreement { cases, seed, ops, dtypes } => oracle_agreement(*cases, *seed, ops, dtypes),
         Command::Validate => catalog().map(|catalog| {
             // A closed stdout (`opspec validate | true`) is not an error of the catalog.
             let _ = writeln!(
@@ -325,6 +350,35 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             ExitCode::from(report::EXIT_BAD_INPUT)
         }
     }
+}
+
+/// `oracle-agreement`: one line per (operation, format); exit 1 if the references disagree.
+fn oracle_agreement(cases: u64, seed: u64, ops: &[String], dtypes: &[String]) -> Result<u8, String> {
+    use crate::oracle::agreement;
+    let wanted = |list: &[String], name: &str| list.is_empty() || list.iter().any(|x| x == name);
+    let mut code = 0;
+    for (op, f) in agreement::covered() {
+        if !wanted(ops, &op.to_string()) || !wanted(dtypes, f.name) {
+            continue;
+        }
+        let started = Instant::now();
+        let a = agreement::compare(op, f, cases, seed)?;
+        say(&format!(
+            "{op} {}: {} cases, {} disagreements, {:.1} s\n",
+            f.name,
+            a.cases,
+            a.mismatched,
+            started.elapsed().as_secs_f64()
+        ));
+        for (case, native, mpfr) in &a.mismatches {
+            let hex: Vec<String> = case.iter().map(|x| format!("{x:#x}")).collect();
+            say(&format!("  ({}): native {native:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
+        }
+        if a.mismatched > 0 {
+            code = report::EXIT_FAIL;
+        }
+    }
+    Ok(code)
 }
 
 /// Seconds from [`MIN_TIMEOUT`] to [`MAX_TIMEOUT`].

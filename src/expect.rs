@@ -7,6 +7,7 @@ use rug::float::Constant;
 use crate::check::Expect;
 use crate::format::Format;
 use crate::oracle;
+use crate::oracle::{fpenv, native};
 use crate::spec::LoadedTable;
 use crate::spec::matching::governing_rows;
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
@@ -14,8 +15,16 @@ use crate::spec::suite::{SignalingPolicy, Suite};
 use crate::value::Domain;
 
 /// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
-/// approximate functions, exact for the rest, and `0`/`1` for comparisons.
+/// approximate functions, exact for the rest, and `0`/`1` for comparisons. The native
+/// reference computes it where it covers the operation and format (after checking this
+/// thread's FP control state, which an in-process adapter may have changed), MPFR elsewhere.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
+    if native::covers(op, f) {
+        fpenv::check()?;
+        if let Some(bits) = native::reference(op, f, inputs) {
+            return Ok(bits);
+        }
+    }
     oracle::ops::reference(op, f, inputs).ok_or_else(|| format!("the oracle has no reference for {op} yet"))
 }
 
@@ -87,8 +96,17 @@ impl<'a> Context<'a> {
         )
     }
 
+    /// [`Context::expectation`] where the governing rows of `inputs` are known to be `rows`
+    /// (a sweep finds them once per combination of value classes).
+    pub fn expectation_under(&self, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
+        self.allow_signaling(inputs, self.governed_by(rows, inputs)?)
+    }
+
     fn governed(&self, inputs: &[u64]) -> Result<Expect, String> {
-        let rows = governing_rows(self.table, self.format, inputs);
+        self.governed_by(&governing_rows(self.table, self.format, inputs), inputs)
+    }
+
+    fn governed_by(&self, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
         if rows.is_empty() {
             return self.default_expectation(inputs);
         }

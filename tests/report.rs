@@ -311,8 +311,7 @@ fn mixed_report(dir: &Path) -> String {
         filter: Some(filter.into()),
         exact: None,
         tables: false,
-        shard: None,
-        large_layouts: false,
+        ..Selection::default()
     };
     let known = ["cpu", "numr", "markup"];
     let mut checks =

@@ -1,15 +1,18 @@
 //! Case generation: value classes as proptest strategies, edge values, and the inputs of each
-//! check. Every generator is seeded, so the same check id always gets the same inputs.
+//! check. Every generator is seeded, so the same check id always gets the same inputs; the
+//! enumerations of [`sweep`] (every 16-bit value or pair, dense grids) need no seed.
 
 mod classes;
 mod integer;
 pub mod layouts;
 mod scatter;
 pub mod shapes;
+pub mod sweep;
 
 pub use classes::{any_value, class_strategy, edge_values, tiny_value};
 pub use integer::{int_edge_values, int_values};
 pub use scatter::scatter_problems;
+pub use sweep::{Sweep, grid_values};
 
 use proptest::prelude::{Just, Rng, prop_oneof};
 use proptest::strategy::{Strategy, ValueTree};

@@ -2,8 +2,9 @@
 //! each format.
 //!
 //! Values go in and come out as raw bits read through [`Format`](crate::format::Format). The
-//! oracle shares no code with any adapter: it never uses an adapter crate, `half`, or native
-//! float casts to produce a result.
+//! oracle shares no code with any adapter: it never uses an adapter crate or `half`. Only
+//! [`native`] uses host float arithmetic, where its documentation proves the result exact and
+//! its tests compare it with MPFR.
 //!
 //! - [`rounding`]: the bridge between bits and MPFR values: exact decoding, and the single
 //!   rounding (precision, subnormals, overflow) back to bits.
@@ -15,14 +16,21 @@
 //! - [`ops`]: the registry: for each operation its float reference, exact integer result and
 //!   high-precision value, looked up by the typed operation.
 //! - [`scatter`]: scatter-add, accumulated exactly, with the bound for order-dependent sums.
+//! - [`native`]: the same correctly rounded and exact results for the basic operations in
+//!   f16, bf16 and f32 from host f64 arithmetic and a narrowing of our own, about a hundred
+//!   times faster; [`fpenv`] checks the FP control state it relies on.
+//! - [`agreement`]: the native reference against MPFR on many random inputs.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
+pub mod agreement;
 pub mod arith;
 pub mod broadcast;
 pub mod exact;
+pub mod fpenv;
 pub mod functions;
 pub mod integer;
+pub mod native;
 pub mod ops;
 pub mod rounding;
 pub mod scatter;

@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -291,6 +292,9 @@ pub enum Target {
     Scatter(ScatterTarget),
     /// An element-wise table at generated sizes and memory layouts.
     Layouts(LayoutTarget),
+    /// Every pair of 16-bit values, or the dense f32/f64 grid, of a binary element-wise table
+    /// (`run --exhaustive`).
+    Sweep(SweepTarget),
 }
 
 /// A layout check: one element-wise table in one dtype, at the sizes and layouts of `scale`.
@@ -320,6 +324,14 @@ pub struct ElementwiseTarget {
     pub table: usize,
     pub dtype: DType,
     pub cases: CaseSet,
+}
+
+/// A sweep check: one binary element-wise table in one float dtype, every case enumerated.
+#[derive(Clone, Copy, Debug)]
+pub struct SweepTarget {
+    /// Index into `Catalog::tables`.
+    pub table: usize,
+    pub dtype: DType,
 }
 
 /// Which integer inputs an integer check runs.
@@ -443,6 +455,8 @@ pub struct RunOptions {
     pub table_cases_per_row: usize,
     /// Seed for table self-checks.
     pub table_seed: u64,
+    /// Where sweeps keep their finished chunks, to resume from (none: not kept).
+    pub state_dir: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -465,6 +479,7 @@ impl Default for RunOptions {
             max_listed_failures: 5,
             table_cases_per_row: 512,
             table_seed: 0x0995_ec00,
+            state_dir: None,
         }
     }
 }

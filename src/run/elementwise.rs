@@ -21,6 +21,7 @@ use crate::format::Format;
 use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
 };
+use crate::oracle::native::Reference;
 use crate::oracle::{high_precision, ulp_error};
 use crate::spec::schema::{Accuracy, Property};
 use crate::spec::suite::NanPolicy;
@@ -168,6 +169,7 @@ pub fn run(
     let table = &catalog.tables[target.table];
     result.citation = row_citation(table, target.cases);
     let floats = FloatBatch::prepare(catalog, check, target, options)?;
+    result.reference = Some(Reference::of(table.op, floats.format));
     let mut rec = Recorder::new(result, options);
     match adapter {
         None => check_table(&floats, &mut rec),

@@ -28,16 +28,18 @@ mod scatter;
 pub mod select;
 mod shape_rules;
 pub mod shard;
+mod sweep;
 
 pub use check::{
     BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget,
     PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,
-    ShapeRuleTarget, Target, ValueCases,
+    ShapeRuleTarget, SweepTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason, unavailable};
 pub use layouts::{coverage, coverage_text};
 pub use plan::{adapter_checks, large_layout_checks, table_checks, validate_expectations};
 pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS};
+pub use sweep::sweep_checks;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -29,6 +29,9 @@ pub fn run(
     let run = PropertyRun::prepare(catalog, check, target, options)?;
     let p = run.stated;
     result.citation = Some(cite(run.table, &p.id, &p.source, p.bullet, &p.text));
+    if let Some(f) = crate::format::Format::of(target.dtype) {
+        result.reference = Some(crate::oracle::native::Reference::of(run.table.op, f));
+    }
     let violations = run.evaluate(adapter, options)?;
     let mut rec = Recorder::new(result, options);
     rec.checked(run.inputs());

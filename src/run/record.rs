@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_saphyr::Spanned;
 
-use super::check::{RunOptions, eval_command, run_command};
+use super::check::{CheckId, RunOptions, eval_command, run_command};
 use super::profile::Profile;
 use super::result::{CaseFailure, CheckResult, Citation, Status};
 
@@ -18,6 +18,9 @@ pub enum Repro {
     Element(Vec<u64>),
     /// The whole check (`run --exact`).
     Check,
+    /// `eval` of another check with these operand bits (a sweep's failures: its `random`
+    /// sibling evaluates any operands under the same expectations).
+    Eval { id: CheckId, operands: Vec<u64> },
 }
 
 /// One failing input, before it is listed.
@@ -86,9 +89,12 @@ impl<'a> Recorder<'a> {
         let reproduce = match &f.repro {
             Repro::Element(operands) => eval_command(&self.result.id, operands),
             Repro::Check => run_command(&self.result.id),
+            Repro::Eval { id, operands } => eval_command(id, operands),
         };
         let input_bits = match &f.repro {
-            Repro::Element(operands) => operands.iter().map(|b| format!("{b:#x}")).collect(),
+            Repro::Element(operands) | Repro::Eval { operands, .. } => {
+                operands.iter().map(|b| format!("{b:#x}")).collect()
+            }
             Repro::Check => Vec::new(),
         };
         let listed = CaseFailure {

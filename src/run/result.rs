@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::oracle::native::Reference;
+
 use super::check::{CheckId, run_command};
 use super::profile::Profile;
 
@@ -106,8 +108,15 @@ pub struct CheckResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ulp_histogram: Option<Vec<u64>>,
     pub citation: Option<Citation>,
-    /// Why the check failed or was skipped (on a pass, empty or a note from its expectations
-    /// entry).
+    /// Which reference computed the expected results (float element-wise, property and sweep
+    /// checks): `native` or `mpfr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+    /// A sweep's failed inputs per governing table row (`(no row)` where none governs).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failed_by_row: BTreeMap<String, u64>,
+    /// Why the check failed or was skipped (on a pass: empty, a sweep's count of checked cases,
+    /// or a note from its expectations entry).
     pub message: String,
     /// The first failing inputs, in detail.
     pub failures: Vec<CaseFailure>,
@@ -159,6 +168,8 @@ impl CheckResult {
             max_ulp_error: None,
             ulp_histogram: None,
             citation: None,
+            reference: None,
+            failed_by_row: BTreeMap::new(),
             message: String::new(),
             failures: Vec::new(),
             seconds: 0.0,

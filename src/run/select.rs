@@ -4,6 +4,7 @@
 use super::check::{Check, CheckId, is_name};
 use super::plan::{adapter_checks, large_layout_checks, table_checks};
 use super::shard::Shard;
+use super::sweep::sweep_checks;
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;
 
@@ -60,6 +61,8 @@ pub struct Selection {
     pub shard: Option<Shard>,
     /// Whether the large layout sweep (`layouts-large` checks) is included.
     pub large_layouts: bool,
+    /// Sweeps (`run --exhaustive`) instead of the sampled checks (and no table self-checks).
+    pub exhaustive: bool,
 }
 
 impl Selection {
@@ -89,8 +92,12 @@ impl Selection {
             check_adapter(a, available)?;
         }
         let filter = self.filter.as_deref().map(Filter::parse).transpose()?;
-        let mut checks = if self.tables { table_checks(catalog) } else { Vec::new() };
-        let mut planned = adapter_checks(catalog, &self.adapters);
+        let mut checks = if self.tables && !self.exhaustive { table_checks(catalog) } else { Vec::new() };
+        let mut planned = if self.exhaustive {
+            sweep_checks(catalog, &self.adapters)
+        } else {
+            adapter_checks(catalog, &self.adapters)
+        };
         if self.large_layouts {
             planned.extend(large_layout_checks(catalog, &self.adapters));
         }
@@ -129,9 +136,10 @@ pub fn exact_check(catalog: &Catalog, text: &str, available: &[&str]) -> Result<
         (Some(suite), Some(adapter)) => {
             check_suite(catalog, suite)?;
             check_adapter(adapter, available)?;
-            let adapter = [adapter.to_string()];
-            let mut planned = adapter_checks(catalog, &adapter);
-            planned.extend(large_layout_checks(catalog, &adapter));
+            let adapters = [adapter.to_string()];
+            let mut planned = adapter_checks(catalog, &adapters);
+            planned.extend(large_layout_checks(catalog, &adapters));
+            planned.extend(sweep_checks(catalog, &adapters));
             planned
         }
         _ => table_checks(catalog),

@@ -43,12 +43,11 @@ pub fn in_class(f: Format, x: u64, class: &Class) -> bool {
 
 /// True when `x1` and `x2` stand in `relation`.
 pub fn related(f: Format, x1: u64, x2: u64, relation: Relation) -> bool {
-    let (a, b) = (f.to_f64(x1), f.to_f64(x2));
     match relation {
         Relation::Negation => x2 == f.neg(x1),
         Relation::NotNegation => x2 != f.neg(x1),
-        Relation::Equal => a == b,
-        Relation::NotEqual => a != b,
+        Relation::Equal => f.to_f64(x1) == f.to_f64(x2),
+        Relation::NotEqual => f.to_f64(x1) != f.to_f64(x2),
         Relation::SameSign => f.is_sign_negative(x1) == f.is_sign_negative(x2),
         Relation::DifferentSign => f.is_sign_negative(x1) != f.is_sign_negative(x2),
     }

@@ -1,0 +1,161 @@
+//! Enumerated inputs: every value of a 16-bit format (or every pair of them), or the dense grid
+//! of a wider format in the spirit of Berkeley TestFloat's level 2 (exponent classes ×
+//! significand patterns), numbered by a case index and cut into fixed chunks.
+//!
+//! A chunk is a fixed unit of work with a stable number (chunk `k` holds the indices
+//! `k × CHUNK ..`), so that a sweep can resume after its last finished chunk and a scheduler
+//! can hand chunks to different machines. XLA's exhaustive tests cut the 2^32 pairs of a
+//! 16-bit binary operation the same way (128 chunks of 2^25).
+
+use std::ops::Range;
+
+use crate::format::Format;
+
+/// Cases per chunk: 2^25, so a 16-bit binary sweep has 128 chunks.
+pub const CHUNK: u64 = 1 << 25;
+
+/// An enumeration of operand tuples by index.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// One operand or two.
+    arity: usize,
+    /// The values each operand ranges over, or `None` for every bit pattern of a 16-bit format.
+    values: Option<Vec<u64>>,
+    len: u64,
+}
+
+impl Sweep {
+    /// Every value (`arity` 1: 2^16 cases) or every pair (`arity` 2: 2^32 cases) of a 16-bit
+    /// format; `None` for a wider format or another arity. Case `i` of a pair sweep has
+    /// `x1 = i mod 2^16` and `x2 = i / 2^16` (XLA's packing: the low half is the left operand).
+    pub fn exhaustive(f: Format, arity: usize) -> Option<Sweep> {
+        (f.bits == 16 && (1..=2).contains(&arity)).then(|| Sweep {
+            arity,
+            values: None,
+            len: 1 << (16 * arity),
+        })
+    }
+
+    /// Every value (`arity` 1) or every pair (`arity` 2) of [`grid_values`]`(f)`; case `i` of a
+    /// pair sweep has `x1 = values[i mod n]` and `x2 = values[i / n]`.
+    pub fn grid(f: Format, arity: usize) -> Sweep {
+        let values = grid_values(f);
+        let len = (values.len() as u64).pow(arity as u32);
+        Sweep { arity, values: Some(values), len }
+    }
+
+    /// The number of cases.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no cases (never, for the sweeps built here).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Operands per case.
+    pub fn arity(&self) -> usize {
+        self.arity
+    }
+
+    /// The number of chunks: [`CHUNK`] cases each, the last one possibly shorter.
+    pub fn chunks(&self) -> u64 {
+        self.len.div_ceil(CHUNK)
+    }
+
+    /// The case indices of chunk `k`.
+    pub fn chunk(&self, k: u64) -> Range<u64> {
+        (k * CHUNK).min(self.len)..((k + 1) * CHUNK).min(self.len)
+    }
+
+    /// Operand `slot` of case `index`.
+    #[inline]
+    pub fn operand(&self, index: u64, slot: usize) -> u64 {
+        match &self.values {
+            None => (index >> (16 * slot)) & 0xffff,
+            Some(values) => {
+                let n = values.len() as u64;
+                values[((index / n.pow(slot as u32)) % n) as usize]
+            }
+        }
+    }
+}
+
+/// TestFloat-style dense values of `f`: both signs of each exponent class (zero/subnormal,
+/// the smallest normal, −p, −2, −1, 0, 1, 2, p, the largest, infinity/NaN, where p is the
+/// precision) combined with each significand pattern (zero, walking one, walking zero, leading
+/// ones, trailing ones). The zero/subnormal class with a zero pattern gives ±0, the
+/// infinity/NaN class gives ±∞ and NaNs of each payload pattern. Sorted, without repeats.
+pub fn grid_values(f: Format) -> Vec<u64> {
+    let bias = f.bias();
+    let p = f.precision() as i32;
+    let top = (1 << f.exp_bits) - 1;
+    let exponents: Vec<u64> =
+        [0, 1, bias - p, bias - 2, bias - 1, bias, bias + 1, bias + 2, bias + p, top - 1, top]
+            .into_iter()
+            .map(|e| e.clamp(0, top) as u64)
+            .collect();
+    let n = f.frac_bits;
+    let mask = f.frac_mask();
+    let mut patterns = vec![0, mask];
+    for k in 0..n {
+        patterns.extend([1 << k, mask ^ (1 << k), mask & !((1 << k) - 1), (1 << k) - 1]);
+    }
+    let mut values: Vec<u64> = exponents
+        .iter()
+        .flat_map(|&e| patterns.iter().flat_map(move |&s| [f.compose(false, e, s), f.compose(true, e, s)]))
+        .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_sweep_has_every_pair_once_in_128_chunks() {
+        let s = Sweep::exhaustive(Format::F16, 2).unwrap();
+        assert_eq!((s.len(), s.chunks()), (1 << 32, 128));
+        assert_eq!(s.chunk(127), 127 * CHUNK..1 << 32);
+        let i = 0xabcd_1234;
+        assert_eq!((s.operand(i, 0), s.operand(i, 1)), (0x1234, 0xabcd));
+        let unary = Sweep::exhaustive(Format::BF16, 1).unwrap();
+        assert_eq!((unary.len(), unary.chunks(), unary.operand(0xffff, 0)), (1 << 16, 1, 0xffff));
+        assert!(Sweep::exhaustive(Format::F32, 2).is_none());
+        assert!(Sweep::exhaustive(Format::F16, 3).is_none());
+    }
+
+    #[test]
+    fn grids_reach_every_class_boundary() {
+        for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
+            let values = grid_values(f);
+            for must in [
+                f.pos_zero(),
+                f.neg_zero(),
+                f.min_subnormal(),
+                f.max_subnormal(),
+                f.min_normal(),
+                f.one(),
+                f.neg(f.one()),
+                f.max_finite(),
+                f.pos_inf(),
+                f.neg_inf(),
+                f.quiet_nan(),
+                f.exp_mask() | 1,
+            ] {
+                assert!(values.binary_search(&must).is_ok(), "{} lacks {}", f.name, f.describe(must));
+            }
+            // 2 signs × 11 exponent classes × (2 + 4n) patterns, less the repeats.
+            let bound = 22 * (2 + 4 * f.frac_bits as usize);
+            assert!(values.len() <= bound && values.len() > bound / 2, "{} {}", f.name, values.len());
+            let grid = Sweep::grid(f, 2);
+            assert_eq!(grid.len(), (values.len() as u64).pow(2));
+            let last = grid.len() - 1;
+            assert_eq!(grid.operand(last, 1), *values.last().unwrap());
+            assert_eq!(grid.operand(values.len() as u64, 1), values[1]);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! `opspec oracle-agreement`: the native reference against MPFR on many random inputs, as
+//! evidence beyond the edge and grid pairs the unit tests compare.
+//!
+//! Inputs are seeded and mix three kinds: uniform bit patterns; a second operand within a few
+//! binades of the first (cancellation, ties); and, for fused multiply-add, an addend far below
+//! the product (the midpoint cases that break a single f64 fma).
+
+use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use rayon::prelude::*;
+
+use super::{fpenv, native, ops};
+use crate::format::Format;
+use crate::generate::Generator;
+
+/// The operations and formats the native reference computes (every one [`native::covers`]).
+pub fn covered() -> Vec<(OpKind, Format)> {
+    let ops = BinaryOp::ALL.into_iter().map(OpKind::Binary).chain(TernaryOp::ALL.map(OpKind::Ternary));
+    let formats = [Format::F16, Format::BF16, Format::F32, Format::F64];
+    ops.flat_map(|op| formats.into_iter().map(move |f| (op, f)))
+        .filter(|&(op, f)| native::covers(op, f))
+        .collect()
+}
+
+/// The outcome of one comparison run.
+pub struct Agreement {
+    pub cases: u64,
+    /// The first disagreeing inputs (at most 10), with the native and the MPFR result.
+    pub mismatches: Vec<(Vec<u64>, u64, u64)>,
+    /// How many disagreed.
+    pub mismatched: u64,
+}
+
+/// Compares the native reference with MPFR on `n` seeded random inputs of `op` in `f`.
+pub fn compare(op: OpKind, f: Format, n: u64, seed: u64) -> Result<Agreement, String> {
+    let arity = if matches!(op, OpKind::Ternary(_)) { 3 } else { 2 };
+    const BLOCK: u64 = 1 << 16;
+    let blocks = n.div_ceil(BLOCK);
+    let parts = (0..blocks)
+        .into_par_iter()
+        .map(|b| {
+            fpenv::check()?;
+            let mut g = Generator::new(seed, &format!("oracle-agreement {op} {} {b}", f.name));
+            let mut part = Agreement { cases: 0, mismatches: Vec::new(), mismatched: 0 };
+            for _ in b * BLOCK..((b + 1) * BLOCK).min(n) {
+                let case = draw(&mut g, f, arity);
+                let native = native::reference(op, f, &case).ok_or("not covered")?;
+                let mpfr = ops::reference(op, f, &case).ok_or("no MPFR reference")?;
+                part.cases += 1;
+                if native != mpfr {
+                    part.mismatched += 1;
+                    if part.mismatches.len() < 10 {
+                        part.mismatches.push((case, native, mpfr));
+                    }
+                }
+            }
+            Ok(part)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let mut all = Agreement { cases: 0, mismatches: Vec::new(), mismatched: 0 };
+    for p in parts {
+        all.cases += p.cases;
+        all.mismatched += p.mismatched;
+        all.mismatches.extend(p.mismatches.into_iter().take(10 - all.mismatches.len().min(10)));
+    }
+    Ok(all)
+}
+
+/// One random case: uniform bits, or later operands near the first, or (three operands) an
+/// addend 0 to 80 binades below the product.
+fn draw(g: &mut Generator, f: Format, arity: usize) -> Vec<u64> {
+    let mut case: Vec<u64> = (0..arity).map(|_| g.bits() & f.all_mask()).collect();
+    let kind = g.bits() % 4;
+    let exp = |x: u64| f.biased_exp(x) as i64;
+    let top = (1i64 << f.exp_bits) - 2;
+    let place = |bits: u64, e: i64| f.compose(bits >> 63 == 1, e.clamp(0, top) as u64, bits);
+    match (kind, arity) {
+        (1 | 2, 2) => case[1] = place(g.bits(), exp(case[0]) + (g.bits() % 32) as i64 - 16),
+        (1, 3) => {
+            let product = exp(case[0]) + exp(case[1]) - i64::from(f.bias());
+            case[2] = place(g.bits(), product - (g.bits() % 81) as i64);
+        }
+        _ => {}
+    }
+    case
+}

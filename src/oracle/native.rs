@@ -1,0 +1,391 @@
+//! The native reference: the correctly rounded basic operations (add, subtract, multiply,
+//! divide, fused multiply-add, fused add-multiply) in f16, bf16 and f32, and the exact
+//! operations (maximum, minimum, copysign, the comparisons) in every float format, computed
+//! with the host's f64 arithmetic and one correctly rounding narrowing of our own. It gives
+//! the MPFR oracle's bits (tests below and `opspec oracle-agreement`) at a few nanoseconds per
+//! result instead of about a microsecond; MPFR stays the reference for everything else and for
+//! f64 arithmetic.
+//!
+//! # Why it is exact
+//!
+//! Decoding. Every f16, bf16 and f32 value is an f64 value: f16 through integer bit
+//! arithmetic, bf16 and f32 through the hardware's f32-to-f64 conversion, which is exact as
+//! long as denormals-are-zero is off ([`super::fpenv`] checks this).
+//!
+//! Add, subtract, multiply, divide. The f64 operation rounds the exact result once to 53
+//! bits. For target precision p, rounding first to q ≥ 2p + 2 bits and then to p bits gives
+//! the correctly rounded p-bit result, subnormal targets included (Figueroa 1995; Roux,
+//! "Innocuous Double Rounding of Basic Arithmetic Operations", JFR 7(1), 2014, in Coq). Here
+//! p = 24, 11, 8 and 2p + 2 = 50, 24, 18 ≤ 53. The f64 step itself never overflows or
+//! underflows: the largest magnitude is 2^128 · 2^149 = 2^277 (f32 max divided by its smallest
+//! subnormal), the smallest nonzero 2^-298, both normal f64. (Products and f16 sums are even
+//! exact in f64.) The rounding mode must be round-to-nearest-even; `fpenv` checks it.
+//!
+//! Fused multiply-add. Double rounding is *not* innocuous here (bf16 `fma(17, 17, 2^-60)` via
+//! one f64 fma gives 288, the exact 289 + 2^-60 rounds to 290). Instead: the product
+//! `p = a·b` is exact in f64 (at most 2 × 24 = 48 significant bits, magnitudes within
+//! [2^-298, 2^256]); `s = p + c` rounds, and TwoSum recovers the exact error `e`, so
+//! `a·b + c = s + e` exactly (no overflow, round to nearest). No f64 value lies strictly
+//! between `s` and `s + e` (else it would be nearer to `s + e` than `s` is). Every rounding
+//! boundary of the target (the midpoint between two neighbours, and the overflow threshold
+//! (2 − 2^-p)·2^emax) is an f64 value, as it has at most p + 1 significant bits and lies in
+//! f64's normal range. So `s + e` and `s` round alike unless `s` *is* a boundary; then the
+//! sign of `e` decides (towards `s + e`), and only `e = 0` is a true tie, broken to even.
+//! [`narrow`] takes that direction. Fused add-multiply is two correctly rounded operations.
+//!
+//! Narrowing. [`narrow`] rounds an f64 to the target with integer arithmetic only (no FP
+//! instruction, so it does not depend on the FP environment): the significand is shifted to
+//! the target's quantum at the value's exponent (the subnormal quantum below the normal
+//! range), rounded to nearest with ties to even, and a carry or a magnitude at or above
+//! 2^(emax+1) becomes the next binade or infinity. That is one rounding. (`half`'s
+//! `f16::from_f64` is not: with the F16C instructions it converts to f32 first and rounds
+//! twice, so this module does not use it.)
+//!
+//! Exact operations. Maximum and minimum follow MPFR's `max`/`min` (the oracle's, IEEE
+//! 754-2008 maxNum: a NaN operand gives the other operand; +0 is the maximum of ±0); copysign
+//! is a bit operation; a comparison is the IEEE comparison of the exact f64 values.
+//!
+//! NaN results are the format's default quiet NaN, as the oracle's are.
+
+use std::cmp::Ordering;
+
+use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
+use serde::{Deserialize, Serialize};
+
+use crate::format::Format;
+
+/// Which reference computed a check's expected results (the `reference` field of a result in
+/// `results.jsonl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reference {
+    /// This module: host f64 arithmetic and our narrowing.
+    Native,
+    /// MPFR through `rug`.
+    Mpfr,
+}
+
+impl Reference {
+    /// The reference the run uses for `op` in `f`.
+    pub fn of(op: OpKind, f: Format) -> Reference {
+        if covers(op, f) { Reference::Native } else { Reference::Mpfr }
+    }
+}
+
+/// Whether the native reference computes `op` in `f` (on a target whose FP control state it
+/// can check).
+pub fn covers(op: OpKind, f: Format) -> bool {
+    let arithmetic = matches!(f, Format::F16 | Format::BF16 | Format::F32);
+    super::fpenv::READABLE
+        && match op {
+            OpKind::Binary(b) | OpKind::BinaryInto(b) => match b {
+                BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Divide => arithmetic,
+                BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Copysign => true,
+                b => b.is_comparison(),
+            },
+            OpKind::Ternary(TernaryOp::FusedMulAdd | TernaryOp::FusedAddMul) => arithmetic,
+            _ => false,
+        }
+}
+
+/// The result of `op` on `inputs` in format `f`, bit for bit the MPFR oracle's, or `None`
+/// where [`covers`] is false. The caller checks the thread's FP state ([`super::fpenv::check`])
+/// before a batch of calls.
+pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Option<u64> {
+    if !covers(op, f) {
+        return None;
+    }
+    Some(match op {
+        OpKind::Binary(b) | OpKind::BinaryInto(b) => binary(b, f, inputs[0], inputs[1]),
+        OpKind::Ternary(TernaryOp::FusedMulAdd) => fused_mul_add(f, inputs[0], inputs[1], inputs[2]),
+        OpKind::Ternary(TernaryOp::FusedAddMul) => {
+            binary(BinaryOp::Multiply, f, binary(BinaryOp::Add, f, inputs[0], inputs[1]), inputs[2])
+        }
+        _ => return None,
+    })
+}
+
+/// A binary operation [`covers`] accepts.
+#[inline]
+pub fn binary(op: BinaryOp, f: Format, a: u64, b: u64) -> u64 {
+    binary_decoded(op, f, a, b, to_f64(f, a), to_f64(f, b))
+}
+
+/// [`binary`] of `a` and `b` whose values [`to_f64`] gave as `x` and `y`.
+#[inline]
+pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -> u64 {
+    match op {
+        BinaryOp::Add => narrow(f, x + y),
+        BinaryOp::Subtract => narrow(f, x - y),
+        BinaryOp::Multiply => narrow(f, x * y),
+        BinaryOp::Divide => narrow(f, x / y),
+        BinaryOp::Maximum => max_num(f, a, b, x, y, true),
+        BinaryOp::Minimum => max_num(f, a, b, x, y, false),
+        BinaryOp::Copysign => f.abs(a) | (b & f.sign_mask()),
+        BinaryOp::Equal => u64::from(x == y),
+        BinaryOp::NotEqual => u64::from(x != y),
+        BinaryOp::Greater => u64::from(x > y),
+        BinaryOp::GreaterEqual => u64::from(x >= y),
+        BinaryOp::Less => u64::from(x < y),
+        BinaryOp::LessEqual => u64::from(x <= y),
+        other => unreachable!("the native reference does not compute {other}"),
+    }
+}
+
+/// MPFR's `max` (`larger`) or `min`: a NaN operand gives the other operand, two NaNs the quiet
+/// NaN; of two zeros of different signs the maximum is +0 and the minimum −0.
+fn max_num(f: Format, a: u64, b: u64, x: f64, y: f64, larger: bool) -> u64 {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => f.quiet_nan(),
+        (true, false) => b,
+        (false, true) => a,
+        _ if x == y && f.is_zero(a) => {
+            let negative = if larger { a & b } else { a | b };
+            negative & f.sign_mask()
+        }
+        _ => {
+            if (x > y) == larger || x == y {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// `a·b + c` rounded once (see the module documentation).
+fn fused_mul_add(f: Format, a: u64, b: u64, c: u64) -> u64 {
+    let (x, y, z) = (to_f64(f, a), to_f64(f, b), to_f64(f, c));
+    let p = x * y;
+    let s = p + z;
+    if !s.is_finite() {
+        return narrow(f, s);
+    }
+    // TwoSum (Knuth): s + e = p + z exactly.
+    let pz = s - p;
+    let e = (p - (s - pz)) + (z - pz);
+    let beyond = match (e == 0.0, (e > 0.0) == (s > 0.0)) {
+        (true, _) => Ordering::Equal,
+        (false, true) => Ordering::Greater,
+        (false, false) => Ordering::Less,
+    };
+    narrow_toward(f, s, beyond)
+}
+
+/// The exact f64 value of `x` (bits of format `f`).
+#[inline]
+pub fn to_f64(f: Format, x: u64) -> f64 {
+    match f {
+        Format::F64 => f64::from_bits(x),
+        Format::F32 => f64::from(f32::from_bits(x as u32)),
+        Format::BF16 => f64::from(f32::from_bits((x as u32) << 16)),
+        _ => f64::from(f32::from_bits(f16_to_f32_bits(x as u32))),
+    }
+}
+
+/// The f32 bits of an f16 value, by integer arithmetic.
+#[inline]
+fn f16_to_f32_bits(h: u32) -> u32 {
+    let sign = (h & 0x8000) << 16;
+    let exp = (h >> 10) & 0x1f;
+    let frac = h & 0x3ff;
+    match exp {
+        0 if frac == 0 => sign,
+        // frac × 2^-24: normalise so the leading one becomes the hidden bit.
+        0 => {
+            let shift = frac.leading_zeros() - 21; // moves the top bit to position 10
+            let e = 113 - shift; // biased f32 exponent of frac × 2^-24
+            sign | (e << 23) | ((frac << shift) & 0x3ff) << 13
+        }
+        0x1f => sign | 0x7f80_0000 | (frac << 13),
+        _ => sign | ((exp + 112) << 23) | (frac << 13),
+    }
+}
+
+/// `x` rounded once to format `f` (f16, bf16 or f32), to nearest with ties to even.
+#[inline]
+pub fn narrow(f: Format, x: f64) -> u64 {
+    narrow_toward(f, x, Ordering::Equal)
+}
+
+/// `x` rounded once to `f`, where the exact value is `x` itself (`Equal`) or lies just beyond
+/// `x` in magnitude (`Greater`) or just short of it (`Less`), closer to `x` than any other
+/// f64: only a tie of `x` itself is resolved by that direction instead of to even.
+#[inline]
+fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
+    // The format's numbers as constants, so each case compiles to straight-line code.
+    match (f.exp_bits, f.frac_bits) {
+        (5, 10) => narrow_to::<5, 10>(x, beyond),
+        (8, 7) => narrow_to::<8, 7>(x, beyond),
+        (8, 23) => narrow_to::<8, 23>(x, beyond),
+        _ => unreachable!("the native reference narrows to f16, bf16 and f32 only"),
+    }
+}
+
+/// [`narrow_toward`] for the format with `EXP` exponent and `FRAC` fraction bits.
+#[inline]
+fn narrow_to<const EXP: u32, const FRAC: u32>(x: f64, beyond: Ordering) -> u64 {
+    let f = Format { name: "", bits: 1 + EXP + FRAC, exp_bits: EXP, frac_bits: FRAC };
+    let bits = x.to_bits();
+    let sign = if bits >> 63 == 1 { f.sign_mask() } else { 0 };
+    let exp_field = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1 << 52) - 1);
+    if exp_field == 0x7ff {
+        return if frac != 0 { f.quiet_nan() } else { sign | f.pos_inf() };
+    }
+    if exp_field == 0 && frac == 0 {
+        return sign;
+    }
+    // |x| = m × 2^(e - 52) with 2^52 ≤ m < 2^53 (an f64 subnormal normalised).
+    let (m, e) = if exp_field == 0 {
+        let shift = frac.leading_zeros() - 11;
+        (frac << shift, -1022 - shift as i32)
+    } else {
+        (frac | 1 << 52, exp_field - 1023)
+    };
+    if e > f.emax() {
+        return sign | f.pos_inf();
+    }
+    // The target's quantum at e is 2^(max(e, emin) - frac_bits); drop the bits below it.
+    // drop ≥ 52 - 23 = 29, as the target is narrower than f64.
+    let drop = (e.max(f.emin()) - f.frac_bits as i32 - e + 52) as u32;
+    let units = if drop >= 54 {
+        0 // |x| < 2^53 × 2^(q - 54): below a quarter of the quantum, whatever the direction
+    } else {
+        let units = m >> drop;
+        let rest = m & ((1 << drop) - 1);
+        let half = 1 << (drop - 1);
+        let up = match rest.cmp(&half) {
+            Ordering::Greater => true,
+            Ordering::Less => false,
+            Ordering::Equal => match beyond {
+                Ordering::Equal => units & 1 == 1,
+                o => o == Ordering::Greater,
+            },
+        };
+        units + u64::from(up)
+    };
+    // A normal value's units include the hidden bit, which adds one to the exponent field;
+    // a carry out of the significand moves to the next binade (or to infinity) by itself.
+    let encoded = if e >= f.emin() { (((e + f.bias() - 1) as u64) << f.frac_bits) + units } else { units };
+    sign | encoded.min(f.pos_inf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{Generator, edge_values, grid_values, random_cases};
+    use crate::oracle::ops;
+
+    const FORMATS: [Format; 4] = [Format::F16, Format::BF16, Format::F32, Format::F64];
+
+    fn covered() -> Vec<OpKind> {
+        let binary = BinaryOp::ALL.into_iter().map(OpKind::Binary);
+        binary.chain(TernaryOp::ALL.map(OpKind::Ternary)).collect()
+    }
+
+    /// Every covered operation agrees bit for bit with the MPFR oracle on `cases`.
+    fn agrees(f: Format, op: OpKind, cases: impl Iterator<Item = Vec<u64>>) {
+        for case in cases {
+            let native = reference(op, f, &case).unwrap();
+            let mpfr = ops::reference(op, f, &case).unwrap();
+            let hex: Vec<String> = case.iter().map(|x| format!("{x:#x}")).collect();
+            assert_eq!(native, mpfr, "{op} {} ({})", f.name, hex.join(", "));
+        }
+    }
+
+    fn arity(op: OpKind) -> usize {
+        if matches!(op, OpKind::Ternary(_)) { 3 } else { 2 }
+    }
+
+    /// Every special pair (edge × edge) and every edge against every grid value, both ways.
+    #[test]
+    fn agrees_with_mpfr_on_every_edge_pair_and_edge_grid_pair() {
+        for f in FORMATS {
+            let edges = &edge_values(f);
+            let grid = &grid_values(f);
+            for op in covered().into_iter().filter(|&op| covers(op, f)) {
+                match arity(op) {
+                    2 => {
+                        let both = edges.iter().chain(grid);
+                        let pairs = edges
+                            .iter()
+                            .flat_map(|&a| both.clone().flat_map(move |&b| [vec![a, b], vec![b, a]]));
+                        agrees(f, op, pairs);
+                    }
+                    _ => {
+                        let triples = edges.iter().flat_map(|&a| {
+                            edges.iter().flat_map(move |&b| edges.iter().map(move |&c| vec![a, b, c]))
+                        });
+                        agrees(f, op, triples);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_mpfr_on_random_inputs() {
+        for f in FORMATS {
+            for op in covered().into_iter().filter(|&op| covers(op, f)) {
+                let mut g = Generator::new(7, &format!("native {op} {}", f.name));
+                agrees(f, op, random_cases(f, arity(op), 3_000, &mut g).unwrap().into_iter());
+            }
+        }
+    }
+
+    #[test]
+    fn fused_mul_add_breaks_the_midpoint_by_the_lost_addend() {
+        // bf16 17² + 2^-60 = 289 + 2^-60 is above the tie 289 between 288 and 290, so 290; one
+        // f64 fma rounds to 289, which then ties to the even 288.
+        let fma = |f, a, b, c| reference(OpKind::Ternary(TernaryOp::FusedMulAdd), f, &[a, b, c]).unwrap();
+        assert_eq!(fma(Format::BF16, 0x4188, 0x4188, 0x2180), 0x4391);
+        assert_eq!(fma(Format::BF16, 0x4188, 0x4188, 0xa180), 0x4390, "below the tie: 288");
+        assert_eq!(fma(Format::BF16, 0x4188, 0x4188, 0x0000), 0x4390, "the tie itself: even");
+        // f32 4097² + 2^-30 = 16785409 + 2^-30 rounds up to 16785410.
+        assert_eq!(fma(Format::F32, 0x4580_0800, 0x4580_0800, 0x3080_0000), 0x4b80_1001);
+    }
+
+    #[test]
+    fn narrowing_rounds_once() {
+        // 1 + 2^-11 + 2^-30 is just above the f16 tie between 1 and 1 + 2^-10: it rounds up.
+        // Rounding to f32 first (24 bits) drops the 2^-30 and leaves the tie, which goes to 1.
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-30);
+        assert_eq!(narrow(Format::F16, x), 0x3c01);
+        assert_eq!(narrow(Format::F16, f64::from(x as f32)), 0x3c00, "the double rounding");
+        // The subnormal tie 2^-25 goes to +0, just above it to the smallest subnormal.
+        assert_eq!(narrow(Format::F16, 2f64.powi(-25)), 0x0000);
+        assert_eq!(narrow(Format::F16, 2f64.powi(-25) * (1.0 + f64::EPSILON)), 0x0001);
+        assert_eq!(narrow(Format::F16, -3.0 * 2f64.powi(-25)), 0x8002, "1.5 ulp ties to 2");
+        // Overflow: 65520 is the f16 threshold (ties away from the odd max), just below stays.
+        assert_eq!(narrow(Format::F16, 65520.0), 0x7c00);
+        assert_eq!(narrow(Format::F16, 65519.99), 0x7bff);
+        assert_eq!(narrow(Format::F32, f64::from(f32::MAX) * 2.0), 0x7f80_0000);
+        assert_eq!(narrow(Format::BF16, f64::MIN_POSITIVE), 0, "far below the bf16 subnormals");
+        assert_eq!(narrow(Format::F32, -0.0), 0x8000_0000);
+        assert_eq!(narrow(Format::BF16, f64::NAN), Format::BF16.quiet_nan());
+        // A carry out of the largest subnormal lands on the smallest normal.
+        assert_eq!(narrow(Format::F16, 2f64.powi(-14) - 2f64.powi(-26)), 0x0400);
+    }
+
+    #[test]
+    fn decoding_is_exact() {
+        for f in [Format::F16, Format::BF16, Format::F32] {
+            for x in (0..1u64 << 16).map(|k| if f == Format::F32 { k << 16 | k } else { k }) {
+                let expected = f.to_f64(x);
+                let got = to_f64(f, x);
+                assert!(got.to_bits() == expected.to_bits() || got.is_nan() && expected.is_nan(), "{x:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn covers_the_exact_and_basic_operations_only() {
+        let add = OpKind::Binary(BinaryOp::Add);
+        assert!(covers(add, Format::BF16) && !covers(add, Format::F64));
+        assert!(covers(OpKind::Binary(BinaryOp::Less), Format::F64));
+        assert!(!covers(OpKind::Binary(BinaryOp::Pow), Format::F32));
+        assert!(!covers(OpKind::Binary(BinaryOp::Nextafter), Format::F16));
+        assert_eq!(reference(OpKind::Binary(BinaryOp::Atan2), Format::F32, &[0, 0]), None);
+    }
+}
