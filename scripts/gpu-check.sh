@@ -16,8 +16,9 @@
 #     --bin-dir DIR       the packed binaries (default gpu-bin)
 #     --nvrtc-dir DIR     directory holding libnvrtc.so.13 (default: searched, see find_nvrtc)
 #     --budget SECONDS    time for the whole check (default 290)
-#     --sweep-args ARGS   arguments after `opspec SWEEP_COMMAND` (default: --adapter cuda --op add
-#                         --dtype f16 --out WORK/sweep, WORK being the folder that is tarred)
+#     --sweep-args ARGS   arguments after `opspec run --exhaustive` (default: --adapter cuda
+#                         --filter array-api:cuda:add:f16:exhaustive --out WORK/sweep, WORK
+#                         being the folder that is tarred)
 #     --dry-run           accept skipped GPU parts (no GPU here): checks the script, the binaries,
 #                         the packing and the output limits before GPU time is spent on them
 # Steps: carry (size of the binaries), cuda-tests (the crate's tests, GPU tests included),
@@ -96,7 +97,8 @@ opspec=$bin_dir/opspec cuda_tests=$bin_dir/opspec_cuda bandwidth=$bin_dir/bandwi
 # or the nvidia-cuda-nvrtc wheel keeps it outside the loader's default path.
 find_nvrtc() {
     local d py
-    for d in ${LD_LIBRARY_PATH//:/ }; do
+    local path=${LD_LIBRARY_PATH:-}
+    for d in ${path//:/ }; do
         compgen -G "$d/libnvrtc.so*" >/dev/null && { echo "$d"; return; }
     done
     ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so' && return
@@ -238,22 +240,18 @@ if run_step run 170 "$opspec" run --adapter cuda --adapter cuda-deterministic --
     fi
 fi
 
-# The name of an opspec subcommand matching the extended regex $1, from `opspec --help`.
-subcommand() { "$opspec" --help 2>/dev/null | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | grep -E -m1 "^($1)$"; }
-
-# optional_step NAME PATTERN WHAT CAP ARGS...: `opspec COMMAND ARGS...` when `opspec --help`
-# lists a COMMAND matching the extended regex PATTERN, with a timings file of its own (the split
-# between the GPU, transfers and the host); skipped, saying so, when there is none.
+# optional_step NAME FLAG WHAT CAP ARGS...: `opspec run FLAG ARGS...` when `opspec run --help`
+# lists FLAG, with a timings file of its own (the split between the GPU, transfers and the
+# host); skipped, saying so, when this opspec has no such flag.
 optional_step() {
-    local name=$1 pattern=$2 what=$3 cap=$4 command last split
+    local name=$1 flag=$2 what=$3 cap=$4 last split
     shift 4
-    command=$(subcommand "$pattern")
-    if [[ -z $command ]]; then
-        record "$name" skip 0 "this opspec has no $what command (probed \`opspec --help\` for $pattern)"
+    if ! "$opspec" run --help 2>/dev/null | grep -q -e "$flag"; then
+        record "$name" skip 0 "this opspec has no $what (probed \`opspec run --help\` for $flag)"
         return
     fi
     export OPSPEC_CUDA_TIMINGS=$work/$name-timings.jsonl
-    run_step "$name" "$cap" "$opspec" "$command" "$@" || return
+    run_step "$name" "$cap" "$opspec" run "$flag" --allow-skips "$@" || return
     split=$(split_line "$OPSPEC_CUDA_TIMINGS" "" "$secs")
     last=$(grep -v '^\s*$' "$work/$name.log" | tail -1)
     if [[ $rc -ne 0 ]]; then
@@ -267,12 +265,14 @@ optional_step() {
 
 # 4. Exhaustive f16 add (2^32 pairs) through cuda, reference on the host.
 # shellcheck disable=SC2206 # the arguments are meant to be split
-sweep=(${sweep_args:---adapter cuda --op add --dtype f16 --out $work/sweep})
-optional_step sweep 'sweep|exhaustive' "exhaustive sweep" 120 "${sweep[@]}"
+sweep=(${sweep_args:---adapter cuda --filter array-api:cuda:add:f16:exhaustive --out $work/sweep})
+optional_step sweep --exhaustive "exhaustive sweep" 120 "${sweep[@]}"
 
-# 5. The size/layout generator against both CUDA adapters.
-optional_step generator 'sizes|layouts|scale|shapes' "size/layout generator" 60 \
-    --adapter cuda --adapter cuda-deterministic --out "$work/generator"
+# 5. The large size/layout sweep (sizes up to 2^24 + 1) against both CUDA adapters, f32 add;
+# step 3's run already holds the small layout checks of every operation.
+optional_step generator --layouts-large "large size/layout sweep" 60 \
+    --adapter cuda --adapter cuda-deterministic --suite array-api --filter '*:add:f32:layouts-large' \
+    --out "$work/generator"
 unset OPSPEC_CUDA_TIMINGS
 
 # Summary.
