@@ -534,8 +534,14 @@ fn add_into_that_accepts_a_non_contiguous_out() {
     let results = run_all(&catalog, &checks, &[(name, Arc::new(LaxAddInto))], &RunOptions::default(), 0);
     let failed: BTreeSet<String> =
         results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.to_string()).collect();
+    // The into-rules rows (floats) refuse a strided `out`; the layout checks, in every dtype,
+    // write into destination views and find them unwritten.
+    let floats = ["f16", "bf16", "f32", "f64"];
+    let integers = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"];
     let expected: BTreeSet<String> =
-        ["f16", "bf16", "f32", "f64"].map(|d| format!("numr:lax-add-into:add_into:{d}:into-rules")).into();
+        (floats.map(|d| format!("numr:lax-add-into:add_into:{d}:into-rules")).into_iter())
+            .chain(floats.iter().chain(&integers).map(|d| format!("numr:lax-add-into:add_into:{d}:layouts")))
+            .collect();
     assert_eq!(failed, expected);
     let result =
         results.iter().find(|r| r.id.to_string() == "numr:lax-add-into:add_into:f32:into-rules").unwrap();
