@@ -110,6 +110,12 @@ impl Format {
         self.biased_exp(x) == 0 && self.frac(x) != 0
     }
 
+    /// `x`, or the zero of its sign where it is subnormal (what flush-to-zero and
+    /// denormals-are-zero make of it).
+    pub fn flush_subnormal(self, x: u64) -> u64 {
+        if self.is_subnormal(x) { x & self.sign_mask() } else { x }
+    }
+
     /// Flips the sign bit.
     pub fn neg(self, x: u64) -> u64 {
         x ^ self.sign_mask()

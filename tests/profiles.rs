@@ -18,13 +18,9 @@ struct Flushing {
     zero_sign_bug: bool,
 }
 
-fn flush(f: Format, x: u64) -> u64 {
-    if f.is_subnormal(x) { x & f.sign_mask() } else { x }
-}
-
 fn flushed(t: &Tensor) -> Result<Tensor, AdapterError> {
     let Some(f) = Format::of(t.dtype()) else { return Ok(t.clone()) };
-    let bits: Vec<u64> = t.to_bits().iter().map(|&x| flush(f, x)).collect();
+    let bits: Vec<u64> = t.to_bits().iter().map(|&x| f.flush_subnormal(x)).collect();
     Tensor::from_bits(t.dtype(), t.shape(), &bits)
 }
 

@@ -4,8 +4,9 @@
 //!
 //! Rust never changes this state, but a library loaded into the process (an in-process adapter
 //! built with `-ffast-math`, a CUDA runtime, a BLAS) can, and the state is per thread. The
-//! native reference therefore reads it at the start of every chunk it computes, on the thread
-//! that computes the chunk, and refuses with [`check`]'s error rather than compute with it.
+//! native reference therefore reads it before every result it computes (`expect::reference`;
+//! a sweep, before every slice of cases), on the thread that computes it, and refuses with
+//! [`check`]'s error rather than compute with it.
 
 /// Whether this target has a control state that [`check`] can read (x86_64 and aarch64); on
 /// other targets the native reference is not used.
@@ -14,7 +15,8 @@ pub const READABLE: bool = cfg!(any(target_arch = "x86_64", target_arch = "aarch
 /// `Ok` when this thread's floating-point control state is the IEEE default the native
 /// reference needs; otherwise an error that names the register, its value and what is wrong.
 pub fn check() -> Result<(), String> {
-    let problems = arch::problems(arch::read());
+    let state = arch::read();
+    let problems = arch::problems(state);
     if problems.is_empty() {
         return Ok(());
     }
@@ -23,7 +25,7 @@ pub fn check() -> Result<(), String> {
          an in-process adapter or library changed it, and the native reference refuses to compute \
          with it (run the adapter out of process: --adapter NAME=lib:PATH)",
         arch::REGISTER,
-        arch::read(),
+        state,
         problems.join(", ")
     ))
 }

@@ -71,7 +71,7 @@ impl Profile {
             && let Domain::Float(f) = input
             && case.iter().any(|&x| f.is_subnormal(x))
         {
-            let flushed: Vec<u64> = case.iter().map(|&x| flush(f, x)).collect();
+            let flushed: Vec<u64> = case.iter().map(|&x| f.flush_subnormal(x)).collect();
             candidates.extend(full(&flushed));
         }
         let Domain::Float(f) = output else {
@@ -86,11 +86,6 @@ impl Profile {
                 || (self.has(Relaxation::Ftz) && f.is_zero(actual) && allows_subnormal(e, f, actual, nan))
         })
     }
-}
-
-/// `x`, or the zero of its sign where it is subnormal.
-fn flush(f: Format, x: u64) -> u64 {
-    if f.is_subnormal(x) { x & f.sign_mask() } else { x }
 }
 
 /// Whether `e` allows a result of the sign of `zero` that flushing would turn into `zero`: a
