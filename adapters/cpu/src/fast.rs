@@ -6,8 +6,9 @@
 //! The output is viewed as rows of `row_len` elements; each operand is dense (one element per
 //! output element), a row repeated down the output, a column (one element per row), or a
 //! single element. The work is cut into segments that lie inside one row, so every segment is
-//! either slice-op-slice or slice-op-scalar. Each segment runs through AVX/AVX2 when the CPU
-//! has it (detected at run time) and a portable loop for the tail and on other CPUs. Outputs of
+//! either slice-op-slice or slice-op-scalar. Each segment runs through AVX-512 (F/BW/VL) or
+//! AVX/AVX2, the widest the CPU has (detected at run time, see [`simd`]), and a portable loop
+//! for the tail and on other CPUs. Outputs of
 //! [`PARALLEL_THRESHOLD`] bytes or more (f32 pow and atan2: from
 //! [`TRANSCENDENTAL_PARALLEL_THRESHOLD`]) are split across rayon's threads, and outputs of
 //! [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores.
@@ -19,8 +20,11 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 pub mod fused;
 mod lane;
+mod level;
 mod side;
 pub mod transcendental;
 
@@ -29,6 +33,7 @@ use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 use rayon::prelude::*;
 
 use lane::Lane;
+pub use level::{Simd, simd};
 use side::{Side, skip};
 
 /// Outputs of at least this many bytes are split across threads, for the kernels that cost a
@@ -299,8 +304,8 @@ fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool
     if out.len() < SHORT_SEGMENT {
         return T::portable(op, x, y, out);
     }
-    // Streaming stores need a 32-byte aligned output: a portable head gets there.
-    let head = out.as_ptr().align_offset(32);
+    // Streaming stores need a 64-byte (cache-line) aligned output: a portable head gets there.
+    let head = out.as_ptr().align_offset(64);
     let (stream, head) = if stream && head.is_multiple_of(T::SIZE) { (true, head) } else { (false, 0) };
     T::portable(op, x, y, &mut out[..head]);
     let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);

@@ -2,13 +2,17 @@
 //!
 //! The reference runs the same operation through the adapter on strided (every other element)
 //! views, which the fast path declines, so it goes through the scalar kernels of `float.rs` and
-//! `integer.rs`. Every dtype the fast path takes, every size around the SIMD width, offset
+//! `integer.rs`. Every dtype the fast path takes, every size around the SIMD widths, offset
 //! (unaligned) starts, sizes above the thread and streaming thresholds, and the row, column
 //! and scalar broadcasts are covered, with NaNs (both signs, quiet and signalling, with
 //! payloads), signed zeros, subnormals, infinities and the largest finite values among the
 //! floats, and MIN, MAX, 0 and -1 among the integers. f32 and f64 NaN results match any NaN
 //! (their AVX and scalar code may pick either operand's payload); everything else, f16 and
 //! bf16 NaNs included, must have identical bits.
+//!
+//! The kernels run at the widest instruction set the CPU has (`opspec_cpu::fast::simd`); run
+//! again with `OPSPEC_CPU_SIMD=avx2` (or `portable`) to check the narrower kernels on a CPU
+//! with AVX-512.
 
 use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
 use opspec_cpu::CpuAdapter;
@@ -138,11 +142,15 @@ fn check(dtype: DType, m: usize, n: usize, roles: (Role, Role), offset: usize) {
     }
 }
 
-/// Every size around the SIMD width (32 bytes), offset starts, and sizes around and above the
-/// thread and streaming thresholds, on one row.
+/// Every size around the AVX width (32 bytes), every remainder of the AVX-512 width (64
+/// bytes, whose kernels end with a masked 32-byte step) past the length where segments start
+/// to use the vector kernels, offset starts, and sizes around and above the thread and
+/// streaming thresholds, on one row.
 fn contiguous(dtype: DType) {
     let lane = 32 / dtype.size();
     let mut sizes = vec![0, 1, 2, lane - 1, lane, lane + 1, 2 * lane - 1, 2 * lane + 1, 1000, 4099];
+    // 1 KiB is past the vector kernels' shortest segment (512 bytes).
+    sizes.extend((0..=2 * lane).map(|r| 1024 / dtype.size() + r));
     // Around the thread threshold, and well above it.
     let threshold = PARALLEL_THRESHOLD / dtype.size();
     sizes.extend([threshold - 1, threshold, threshold + lane + 1, 3 * threshold + 5]);

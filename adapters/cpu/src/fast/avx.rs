@@ -12,21 +12,23 @@ use opspec_adapter::BinaryOp;
 
 use super::side::Side;
 
-/// A block kernel: `out[i] = x[i * x_step] op y[i * y_step]` for every whole 32-byte block
-/// `i` of `out` (a step of 0 repeats one block).
-/// With `stream` (and `out` 32-byte aligned) the stores are non-temporal; the caller fences.
+/// A block kernel (this file's, or `avx512.rs`'s): `out[i] = x[i * x_step] op y[i * y_step]`
+/// for every whole 32-byte block `i` of `out` (a step of 0 repeats one block, which is 64
+/// bytes long). With `stream` (and `out` 64-byte aligned) the stores are non-temporal; the
+/// caller fences.
 pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8], bool);
 
 /// Runs `blocks` over the whole 32-byte blocks of `out`; returns the bytes written.
 /// The caller has checked that the CPU has the features `blocks` needs.
 pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks: Blocks) -> usize {
-    assert!(!stream || out.as_ptr().align_offset(32) == 0, "streaming stores need alignment");
+    assert!(!stream || out.as_ptr().align_offset(64) == 0, "streaming stores need alignment");
     let whole = out.len() / 32 * 32;
     if whole == 0 {
         return 0;
     }
-    let (mut xb, mut yb) = ([0u8; 32], [0u8; 32]);
-    let side = |s: Side<'_>, block: &mut [u8; 32]| -> (usize, *const u8) {
+    // A splat is one block of 64 bytes, which the 32-byte kernels read half of.
+    let (mut xb, mut yb) = ([0u8; 64], [0u8; 64]);
+    let side = |s: Side<'_>, block: &mut [u8; 64]| -> (usize, *const u8) {
         match s {
             Side::Slice(b) => {
                 assert!(b.len() >= whole, "operand shorter than the output");
@@ -43,10 +45,10 @@ pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks:
     let (xs, xp) = side(x, &mut xb);
     let (ys, yp) = side(y, &mut yb);
     // SAFETY: the caller detected the kernel's features; each slice covers every block read (a
-    // slice is at least `whole` bytes long, a splat is one 32-byte block read with step 0).
+    // slice is at least `whole` bytes long, a splat is one 64-byte block read with step 0).
     unsafe {
-        let x = std::slice::from_raw_parts(xp, if xs == 0 { 32 } else { whole });
-        let y = std::slice::from_raw_parts(yp, if ys == 0 { 32 } else { whole });
+        let x = std::slice::from_raw_parts(xp, if xs == 0 { 64 } else { whole });
+        let y = std::slice::from_raw_parts(yp, if ys == 0 { 64 } else { whole });
         blocks(op, x, xs, y, ys, &mut out[..whole], stream);
     }
     whole

@@ -1,9 +1,11 @@
 //! The element types of the fast kernels: how each reads and writes its bytes, its portable
-//! loop (the same arithmetic as `float.rs`/`integer.rs`), and its AVX block kernel.
+//! loop (the same arithmetic as `float.rs`/`integer.rs`), and its AVX-512 and AVX block kernels.
 
 use half::{bf16, f16};
 use opspec_adapter::BinaryOp;
 
+#[cfg(target_arch = "x86_64")]
+use super::level::Simd;
 use super::side::Side;
 
 /// An element type with fast kernels.
@@ -13,14 +15,15 @@ pub(super) trait Lane: Copy {
     fn write(self, b: &mut [u8]);
     /// Computes a whole segment with the portable loop.
     fn portable(op: BinaryOp, x: Side, y: Side, out: &mut [u8]);
-    /// Runs the whole 32-byte blocks of a segment with AVX; returns how many bytes of `out`
-    /// were written (0 when the CPU lacks the features the kernel needs).
-    /// With `stream`, `out` is 32-byte aligned and the stores bypass the cache.
+    /// Runs the whole 32-byte blocks of a segment with AVX-512 or AVX/AVX2 (as
+    /// [`super::level::simd`] says); returns how many bytes of `out` were written (0 when the
+    /// CPU lacks the features the kernel needs). With `stream`, `out` is 64-byte aligned and
+    /// the stores bypass the cache.
     fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize;
 }
 
 /// Implements [`Lane`] for `$t`: `$portable` is its portable loop, `$kernel` its block kernel
-/// in `super::avx`, run when every feature in `$features` is detected.
+/// in `super::avx512` and in `super::avx` (run when every feature in `$features` is detected).
 macro_rules! lane {
     ($t:ty, $portable:expr, $kernel:ident, $($features:tt),+) => {
         impl Lane for $t {
@@ -36,8 +39,12 @@ macro_rules! lane {
             }
             fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize {
                 #[cfg(target_arch = "x86_64")]
-                if $(std::arch::is_x86_feature_detected!($features))&&+ {
-                    return super::avx::run(op, x, y, out, stream, super::avx::$kernel);
+                match super::level::simd() {
+                    Simd::Avx512 => return super::avx::run(op, x, y, out, stream, super::avx512::$kernel),
+                    Simd::Avx2 if $(std::arch::is_x86_feature_detected!($features))&&+ => {
+                        return super::avx::run(op, x, y, out, stream, super::avx::$kernel);
+                    }
+                    _ => {}
                 }
                 let _ = (op, x, y, out, stream);
                 0
