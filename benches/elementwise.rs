@@ -6,7 +6,8 @@
 //! on one set of buffers per (dtype, layout, size): opspec's `fast::binary_into` into a
 //! caller-owned output in a 1-thread and a 2-thread rayon pool (— where it declines the
 //! dtype), the allocating `CpuAdapter::binary`, a plain Rust loop, ndarray (`&a + &b`, and
-//! `Zip::par_for_each` into a caller-owned output in a 2-thread pool), numr 0.14 on `CpuRuntime`
+//! `Zip::par_for_each` into a caller-owned output in a 1-thread and a 2-thread pool), numr 0.14
+//! on `CpuRuntime`
 //! (`add`, `add_into`) and NumPy in a subprocess (`np.add(a, b, out=c)`, `a + b`). The
 //! baselines (copy, add, non-temporal add, non-temporal add on 2 MiB pages) are f32 loops on
 //! arrays of the same bytes as a. Then subtract/multiply/divide/maximum/minimum at 2^24
@@ -181,6 +182,7 @@ struct Row {
     plain: f64,
     nd_alloc: f64,
     nd_zip: f64,
+    nd_zip1: f64,
     numr_add: Option<f64>,
     numr_into: Option<f64>,
     numpy_out: Option<f64>,
@@ -256,11 +258,17 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
         black_box(&av + &bv);
     });
     let mut cv = ArrayViewMut2::from_shape((m, n), &mut c).expect("c view");
-    let nd_zip = cx.two.install(|| {
-        cx.time(|| {
-            Zip::from(black_box(&mut cv)).and(&av).and_broadcast(&bv).par_for_each(|c, &a, &b| *c = a + b);
+    let mut zip = |pool: &rayon::ThreadPool| {
+        pool.install(|| {
+            cx.time(|| {
+                Zip::from(black_box(&mut cv))
+                    .and(&av)
+                    .and_broadcast(&bv)
+                    .par_for_each(|c, &a, &b| *c = a + b);
+            })
         })
-    });
+    };
+    let (nd_zip1, nd_zip) = (zip(&cx.one), zip(&cx.two));
 
     eprintln!("{label}: numr");
     let client = CpuRuntime::default_client(&cx.device);
@@ -290,6 +298,7 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
         plain: gbs(plain),
         nd_alloc: gbs(nd_alloc),
         nd_zip: gbs(nd_zip),
+        nd_zip1: gbs(nd_zip1),
         numr_add: numr_add.map(gbs),
         numr_into: numr_into.map(gbs),
         numpy_out: numpy("out"),
@@ -425,14 +434,18 @@ fn main() {
         });
     }
 
+    println!(
+        "Kernels: `{}` (`opspec_cpu::fast::simd`; `OPSPEC_CPU_SIMD` caps it)\n",
+        opspec_cpu::fast::simd().name()
+    );
     println!("## Add, GB/s (bytes of a, b at its own size, and c), best of {samples} samples\n");
     println!(
-        "| dtype | layout | N | opspec 1T | opspec 2T | adapter (alloc) | plain loop | ndarray a+b | ndarray Zip 2T | numr add | numr add_into | NumPy out= | NumPy a+b |"
+        "| dtype | layout | N | opspec 1T | opspec 2T | adapter (alloc) | plain loop | ndarray a+b | ndarray Zip 1T | ndarray Zip 2T | numr add | numr add_into | NumPy out= | NumPy a+b |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         println!(
-            "| {} | {} | 2^{} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {} |",
+            "| {} | {} | 2^{} | {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} | {} |",
             r.dtype,
             r.layout.name(),
             r.log2,
@@ -441,6 +454,7 @@ fn main() {
             r.adapter,
             r.plain,
             r.nd_alloc,
+            r.nd_zip1,
             r.nd_zip,
             gb(r.numr_add),
             gb(r.numr_into),
@@ -450,21 +464,25 @@ fn main() {
     }
 
     println!(
-        "\n## Ratios: opspec 1T (caller-owned) ÷ peer; 2T ÷ 1T; allocating adapter ÷ allocating peers\n"
+        "\n## Ratios: opspec 1T (caller-owned) ÷ peer (best 1T: the fastest of plain, ndarray Zip 1T, numr add_into and NumPy out=); 2T ÷ 1T; allocating adapter ÷ allocating peers\n"
     );
     println!(
-        "| dtype | layout | N | ÷ plain | ÷ ndarray Zip 2T | ÷ numr add_into | ÷ NumPy out= | ÷ copy | ÷ add | ÷ NT add | ÷ NT add 2 MiB | 2T ÷ 1T | alloc ÷ ndarray | alloc ÷ numr | alloc ÷ NumPy |"
+        "| dtype | layout | N | ÷ best 1T | ÷ plain | ÷ ndarray Zip 1T | ÷ ndarray Zip 2T | ÷ numr add_into | ÷ NumPy out= | ÷ copy | ÷ add | ÷ NT add | ÷ NT add 2 MiB | 2T ÷ 1T | alloc ÷ ndarray | alloc ÷ numr | alloc ÷ NumPy |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let s = &baselines[&((1usize << r.log2) * r.dtype.size())];
         let one = r.opspec1;
+        let best =
+            [Some(r.plain), Some(r.nd_zip1), r.numr_into, r.numpy_out].into_iter().flatten().reduce(f64::max);
         println!(
-            "| {} | {} | 2^{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | 2^{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.dtype,
             r.layout.name(),
             r.log2,
+            ratio(one, best),
             ratio(one, Some(r.plain)),
+            ratio(one, Some(r.nd_zip1)),
             ratio(one, Some(r.nd_zip)),
             ratio(one, r.numr_into),
             ratio(one, r.numpy_out),

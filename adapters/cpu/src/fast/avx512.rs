@@ -285,22 +285,8 @@ int_blocks!(
     _mm512_max_epu32,
     _mm512_min_epu32
 );
-int_blocks!(
-    i64_blocks,
-    _mm512_add_epi64,
-    _mm512_sub_epi64,
-    mullo_epi64,
-    _mm512_max_epi64,
-    _mm512_min_epi64
-);
-int_blocks!(
-    u64_blocks,
-    _mm512_add_epi64,
-    _mm512_sub_epi64,
-    mullo_epi64,
-    _mm512_max_epu64,
-    _mm512_min_epu64
-);
+int_blocks!(i64_blocks, _mm512_add_epi64, _mm512_sub_epi64, mullo_epi64, _mm512_max_epi64, _mm512_min_epi64);
+int_blocks!(u64_blocks, _mm512_add_epi64, _mm512_sub_epi64, mullo_epi64, _mm512_max_epu64, _mm512_min_epu64);
 
 /// The low 8 bits of each byte product, from 16-bit products as in `avx.rs`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]

@@ -31,7 +31,8 @@ pub fn simd() -> Simd {
     static LEVEL: OnceLock<Simd> = OnceLock::new();
     *LEVEL.get_or_init(|| {
         let cap = std::env::var("OPSPEC_CPU_SIMD").ok();
-        let cap = [Simd::Portable, Simd::Avx2, Simd::Avx512].into_iter().find(|s| cap.as_deref() == Some(s.name()));
+        let cap =
+            [Simd::Portable, Simd::Avx2, Simd::Avx512].into_iter().find(|s| cap.as_deref() == Some(s.name()));
         detected().min(cap.unwrap_or(Simd::Avx512))
     })
 }
