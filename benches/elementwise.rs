@@ -183,6 +183,7 @@ struct Row {
     nd_alloc: f64,
     nd_zip: f64,
     nd_zip1: f64,
+    nt_now: Option<f64>,
     numr_add: Option<f64>,
     numr_into: Option<f64>,
     numpy_out: Option<f64>,
@@ -236,7 +237,18 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
             },
         )
     };
-    let (opspec1, opspec2) = (kernel(&cx.one).map(gbs), kernel(&cx.two).map(gbs));
+    let opspec1 = kernel(&cx.one).map(gbs);
+    // The non-temporal-store baseline at a's bytes per array, timed right after opspec 1T: on a
+    // shared machine the memory bandwidth moves within minutes, so the ratio at 2^24 needs both
+    // figures from the same moment.
+    let nt_now = {
+        let len = total * size / 4;
+        let (fa, fb, mut fc) = (vec![0.25f32; len], vec![1.5f32; len], vec![0.5f32; len]);
+        stream::nt_add(&fa, &fb, &mut fc)
+            .map(|()| cx.time(|| stream::nt_add(&fa, &fb, black_box(&mut fc)).unwrap_or(())))
+            .map(|secs| (3 * len * 4) as f64 / secs / 1e9)
+    };
+    let opspec2 = kernel(&cx.two).map(gbs);
 
     let x = Tensor::from_bytes(T::DTYPE, &a_shape, bytes(&a).to_vec()).expect("a tensor");
     let yt = Tensor::from_bytes(T::DTYPE, &b_shape, bytes(&b).to_vec()).expect("b tensor");
@@ -299,6 +311,7 @@ fn measure<T: Elem>(cx: &Context, layout: Layout, log2: u32) -> Row {
         nd_alloc: gbs(nd_alloc),
         nd_zip: gbs(nd_zip),
         nd_zip1: gbs(nd_zip1),
+        nt_now,
         numr_add: numr_add.map(gbs),
         numr_into: numr_into.map(gbs),
         numpy_out: numpy("out"),
@@ -464,23 +477,24 @@ fn main() {
     }
 
     println!(
-        "\n## Ratios: opspec 1T (caller-owned) ÷ peer (best 1T: the fastest of plain, ndarray Zip 1T, numr add_into and NumPy out=); 2T ÷ 1T; allocating adapter ÷ allocating peers\n"
+        "\n## Ratios: opspec 1T (caller-owned) ÷ peer (best 1T: the fastest of plain, ndarray Zip 1T, numr add_into and NumPy out=; NT add, same moment: the non-temporal-store baseline at a's bytes per array, timed right after opspec 1T); 2T ÷ 1T; allocating adapter ÷ allocating peers\n"
     );
     println!(
-        "| dtype | layout | N | ÷ best 1T | ÷ plain | ÷ ndarray Zip 1T | ÷ ndarray Zip 2T | ÷ numr add_into | ÷ NumPy out= | ÷ copy | ÷ add | ÷ NT add | ÷ NT add 2 MiB | 2T ÷ 1T | alloc ÷ ndarray | alloc ÷ numr | alloc ÷ NumPy |"
+        "| dtype | layout | N | ÷ best 1T | ÷ NT add, same moment | ÷ plain | ÷ ndarray Zip 1T | ÷ ndarray Zip 2T | ÷ numr add_into | ÷ NumPy out= | ÷ copy | ÷ add | ÷ NT add | ÷ NT add 2 MiB | 2T ÷ 1T | alloc ÷ ndarray | alloc ÷ numr | alloc ÷ NumPy |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let s = &baselines[&((1usize << r.log2) * r.dtype.size())];
         let one = r.opspec1;
         let best =
             [Some(r.plain), Some(r.nd_zip1), r.numr_into, r.numpy_out].into_iter().flatten().reduce(f64::max);
         println!(
-            "| {} | {} | 2^{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | 2^{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.dtype,
             r.layout.name(),
             r.log2,
             ratio(one, best),
+            ratio(one, r.nt_now),
             ratio(one, Some(r.plain)),
             ratio(one, Some(r.nd_zip1)),
             ratio(one, Some(r.nd_zip)),

@@ -35,9 +35,7 @@ pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks:
                 (32, b.as_ptr())
             }
             Side::Splat(e) => {
-                for c in block.chunks_exact_mut(e.len()) {
-                    c.copy_from_slice(e);
-                }
+                splat(e, block);
                 (0, block.as_ptr())
             }
         }
@@ -52,6 +50,27 @@ pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks:
         blocks(op, x, xs, y, ys, &mut out[..whole], stream);
     }
     whole
+}
+
+/// Fills `block` with copies of the element `e`: eight bytes at a time for the element sizes
+/// (a copy per element of a length known only at run time costs a `memcpy` call each, which
+/// showed in the column broadcasts, one splat per row).
+fn splat(e: &[u8], block: &mut [u8; 64]) {
+    let word = match *e {
+        [b] => u64::from(b) * 0x0101_0101_0101_0101,
+        [b0, b1] => u64::from(u16::from_le_bytes([b0, b1])) * 0x0001_0001_0001_0001,
+        [b0, b1, b2, b3] => u64::from(u32::from_le_bytes([b0, b1, b2, b3])) * 0x0000_0001_0000_0001,
+        [b0, b1, b2, b3, b4, b5, b6, b7] => u64::from_le_bytes([b0, b1, b2, b3, b4, b5, b6, b7]),
+        _ => {
+            for c in block.chunks_exact_mut(e.len()) {
+                c.copy_from_slice(e);
+            }
+            return;
+        }
+    };
+    for c in block.chunks_exact_mut(8) {
+        c.copy_from_slice(&word.to_le_bytes());
+    }
 }
 
 /// The loop of every kernel: `out`'s block `i` is `f(x's block i·xs/32, y's block i·ys/32)`.
