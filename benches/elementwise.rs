@@ -6,13 +6,13 @@
 //! on one set of buffers per (dtype, layout, size): opspec's `fast::binary_into` into a
 //! caller-owned output in a 1-thread and a 2-thread rayon pool (— where it declines the
 //! dtype), the allocating `CpuAdapter::binary`, a plain Rust loop, ndarray (`&a + &b`, and
-//! `Zip::par_for_each` into a caller-owned output in a 1-thread and a 2-thread pool), numr 0.14
-//! on `CpuRuntime`
-//! (`add`, `add_into`) and NumPy in a subprocess (`np.add(a, b, out=c)`, `a + b`). The
-//! baselines (copy, add, non-temporal add, non-temporal add on 2 MiB pages) are f32 loops on
-//! arrays of the same bytes as a. Then subtract/multiply/divide/maximum/minimum at 2^24
-//! contiguous f32/f64 against a plain loop, and the 2-thread split around
-//! `fast::PARALLEL_THRESHOLD`.
+//! `Zip::par_for_each` into a caller-owned output in a 1-thread and a 2-thread pool), numr
+//! 0.14 on `CpuRuntime` (`add`, `add_into`) and NumPy in a subprocess (`np.add(a, b, out=c)`,
+//! `a + b`). The baselines (copy, add, non-temporal add, non-temporal add on 2 MiB pages) are
+//! f32 loops on arrays of the same bytes as a; the non-temporal add is also timed in each row
+//! right after opspec 1T, so that the 2^24 ratio compares figures from one moment. Then
+//! subtract/multiply/divide/maximum/minimum at 2^24 contiguous f32/f64 against a plain loop,
+//! and the 2-thread split around `fast::PARALLEL_THRESHOLD`.
 //!
 //! GB/s counts the bytes touched: a, c, and b at its own size (N elements contiguous, n for a
 //! row, m for a column); a copy counts a and c. Each figure is the best of several samples.
