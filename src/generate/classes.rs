@@ -98,10 +98,7 @@ impl ValueSampler {
                 return Ok(x);
             }
         }
-        Err(format!(
-            "no {} value in every class of {:?} after {MAX_REJECTS} draws",
-            self.f.name, self.filter
-        ))
+        Err(format!("no {} value in every class of {:?} after {MAX_REJECTS} draws", self.f.name, self.filter))
     }
 
     fn build(&self, g: &mut Generator) -> Result<u64, String> {
@@ -359,9 +356,36 @@ mod tests {
             assert!(draws.contains(&edge), "never drew {}", f.describe(edge));
         }
         assert!(draws.iter().any(|&x| f.is_subnormal(x)));
-        let nans: Vec<u64> = (0..300).map(|_| class_sampler(f, &[Class::Nan]).draw(&mut g).unwrap()).collect();
+        let nans: Vec<u64> =
+            (0..300).map(|_| class_sampler(f, &[Class::Nan]).draw(&mut g).unwrap()).collect();
         assert!(nans.iter().any(|&x| f.is_sign_negative(x)) && nans.iter().any(|&x| !f.is_sign_negative(x)));
         assert!(nans.iter().any(|&x| x & (1 << (f.frac_bits - 1)) == 0), "no signalling NaN");
+    }
+
+    /// `any_value` mixes edges, NaNs, subnormals and random patterns 2 : 1 : 1 : 6. In f32, 8 of
+    /// the 38 edge values are NaNs and 6 subnormal, and a random finite pattern is subnormal
+    /// 1 time in 256, so NaNs make 0.1 + 0.2 * 8/38 = 14.2 % of the draws and subnormals
+    /// 0.1 + 0.2 * 6/38 + 0.6/256 = 13.4 %.
+    #[test]
+    fn any_value_draws_the_documented_shares() {
+        let f = Format::F32;
+        assert_eq!(edge_values(f).len(), 38);
+        let any = any_value(f);
+        let mut g = Generator::new(4, "shares");
+        let n = 200_000;
+        let draws: Vec<u64> = (0..n).map(|_| any.draw(&mut g).unwrap()).collect();
+        let share = |pred: &dyn Fn(u64) -> bool| draws.iter().filter(|&&x| pred(x)).count() as f64 / n as f64;
+        let nan = share(&|x| f.is_nan(x));
+        let subnormal = share(&|x| f.is_subnormal(x));
+        assert!((nan - (0.1 + 0.2 * 8.0 / 38.0)).abs() < 0.004, "NaN share {nan}");
+        assert!(
+            (subnormal - (0.1 + 0.2 * 6.0 / 38.0 + 0.6 / 256.0)).abs() < 0.004,
+            "subnormal share {subnormal}"
+        );
+        let tiny = tiny_value(f);
+        let zeros = (0..n).filter(|_| f.is_zero(tiny.draw(&mut g).unwrap())).count() as f64 / n as f64;
+        // 1 in 5 `+0`, and the any-value fifth's zero edges (2 of 38, a fifth of its draws).
+        assert!((zeros - (0.2 + 0.2 * 0.2 * 2.0 / 38.0)).abs() < 0.004, "zero share {zeros}");
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! axes for the order rule's properties. Every generator draws from the check's seeded
 //! [`Generator`], so a check id always gets the same shapes.
 
-use opspec_adapter::{DType, NamedAxis, Tensor};
 use super::{Generator, any_value};
 use crate::format::Format;
+use opspec_adapter::{DType, NamedAxis, Tensor};
 
 /// Two unnamed shapes.
 pub type ShapePair = (Vec<usize>, Vec<usize>);
