@@ -1,22 +1,21 @@
-//! Case generation: value classes as proptest strategies, edge values, and the inputs of each
-//! check. Every generator is seeded, so the same check id always gets the same inputs; the
-//! enumerations of [`sweep`] (every 16-bit value or pair, dense grids) need no seed.
+//! Case generation: value classes as samplers, edge values, and the inputs of each check.
+//! Every generator draws from a [`Generator`] seeded by the run's seed and the check id, so the
+//! same check id always gets the same inputs; the enumerations of [`sweep`] (every 16-bit value
+//! or pair, dense grids) need no seed.
 
 mod classes;
 mod integer;
 pub mod layouts;
+mod sampler;
 mod scatter;
 pub mod shapes;
 pub mod sweep;
 
-pub use classes::{any_value, class_strategy, edge_values, tiny_value};
-pub use integer::{int_edge_values, int_values};
+pub use classes::{ValueSampler, any_value, class_sampler, edge_values, tiny_value};
+pub use integer::{IntValues, int_edge_values, int_values};
+pub use sampler::Generator;
 pub use scatter::scatter_problems;
 pub use sweep::{Sweep, grid_values};
-
-use proptest::prelude::{Just, Rng, prop_oneof};
-use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
 use crate::format::Format;
 use crate::spec::matching::{condition_holds, governing_rows};
@@ -27,53 +26,6 @@ pub type Cases = Vec<Vec<u64>>;
 
 /// How many draws one case may take before a row is declared unsatisfiable.
 const MAX_ATTEMPTS_PER_CASE: usize = 2_000;
-
-/// A seeded source of values drawn from proptest strategies.
-pub struct Generator {
-    runner: TestRunner,
-}
-
-impl Generator {
-    /// A generator whose draws depend only on `seed` and `label` (the check id).
-    pub fn new(seed: u64, label: &str) -> Generator {
-        let mut bytes = [0u8; 32];
-        bytes[..8].copy_from_slice(&seed.to_le_bytes());
-        bytes[8..16].copy_from_slice(&fnv1a(label.as_bytes()).to_le_bytes());
-        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
-        Generator { runner: TestRunner::new_with_rng(Config::default(), rng) }
-    }
-
-    /// Draws one value.
-    pub fn draw<S: Strategy>(&mut self, strategy: &S) -> Result<S::Value, String> {
-        strategy.new_tree(&mut self.runner).map(|tree| tree.current()).map_err(|e| e.to_string())
-    }
-
-    /// 64 random bits.
-    pub fn bits(&mut self) -> u64 {
-        self.runner.rng().next_u64()
-    }
-
-    /// Uniform in `0..n` (0 when `n` is 0; the modulo bias is below 2^-40 for the small `n`
-    /// used here).
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 { 0 } else { (self.bits() % n as u64) as usize }
-    }
-
-    /// Uniform in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.bits() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    /// Uniform in `[lo, hi)`.
-    pub fn between(&mut self, [lo, hi]: [f64; 2]) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-}
 
 /// A stable 64-bit FNV-1a hash, used to derive per-check seeds.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -89,10 +41,23 @@ pub fn row_cases(
     n: usize,
     generator: &mut Generator,
 ) -> Result<Cases, String> {
-    let arity = table.operands.len();
-    let when = &table.rows[row].when;
     let operands = [Operand::X1, Operand::X2, Operand::X3];
+    let arity = table.operands.len().min(operands.len());
+    let when = &table.rows[row].when;
+    // Each operand's sampler, without and with the classes of `either` (which one operand,
+    // drawn per case, must also be in).
+    let samplers: Vec<[ValueSampler; 2]> = operands[..arity]
+        .iter()
+        .map(|&operand| {
+            let mut classes = when.operand_classes(operand).to_vec();
+            classes.extend(when.both.clone());
+            let plain = class_sampler(f, &classes);
+            classes.extend(when.either.clone());
+            [plain, class_sampler(f, &classes)]
+        })
+        .collect();
     let mut cases = Vec::with_capacity(n);
+    let mut case = [0u64; 3];
     let mut attempts = 0;
     while cases.len() < n {
         attempts += 1;
@@ -103,36 +68,25 @@ pub fn row_cases(
             ));
         }
         let either_target = match &when.either {
-            Some(_) => generator.draw(&(0..arity))?,
+            Some(_) => generator.below(arity),
             None => usize::MAX,
         };
-        // Without a stated relation, x2 is sometimes x1 or -x1, so that rows that need equal
-        // operands (or that other rows leave only such inputs) are reached too.
+        // Without a stated relation, x2 is sometimes x1 or -x1 (1 in 8 each), so that rows that
+        // need equal operands (or that other rows leave only such inputs) are reached too.
         let echo = match when.relation {
-            None => generator
-                .draw(&prop_oneof![6 => Just(None), 1 => Just(Some(false)), 1 => Just(Some(true))])?,
+            None => [None, Some(false), Some(true)][generator.weighted(&[6, 1, 1])],
             Some(_) => None,
         };
-        let mut case = Vec::with_capacity(arity);
-        for (k, &operand) in operands.iter().take(arity).enumerate() {
-            let mut classes = when.operand_classes(operand).to_vec();
-            classes.extend(when.both.clone());
-            if k == either_target {
-                classes.extend(when.either.clone());
-            }
-            let derived = match (k, when.relation, echo) {
-                (1, Some(Relation::Negation), _) | (1, None, Some(true)) => Some(f.neg(case[0])),
-                (1, Some(Relation::Equal), _) | (1, None, Some(false)) => Some(case[0]),
-                _ => None,
+        for k in 0..arity {
+            case[k] = match (k, when.relation, echo) {
+                (1, Some(Relation::Negation), _) | (1, None, Some(true)) => f.neg(case[0]),
+                (1, Some(Relation::Equal), _) | (1, None, Some(false)) => case[0],
+                _ => samplers[k][usize::from(k == either_target)].draw(generator)?,
             };
-            let value = match derived {
-                Some(v) => v,
-                None => generator.draw(&class_strategy(f, &classes))?,
-            };
-            case.push(value);
         }
-        if condition_holds(f, when, &case) && governing_rows(table, f, &case).contains(&row) {
-            cases.push(case);
+        let case = &case[..arity];
+        if condition_holds(f, when, case) && governing_rows(table, f, case).contains(&row) {
+            cases.push(case.to_vec());
         }
     }
     Ok(cases)
@@ -188,21 +142,18 @@ fn gcd(a: usize, b: usize) -> usize {
 /// within a few binades of the first, so that sums cancel and round in interesting ways.
 pub fn random_cases(f: Format, arity: usize, n: usize, generator: &mut Generator) -> Result<Cases, String> {
     let any = any_value(f);
-    let near = (
-        proptest::bool::ANY,
-        -(f.precision() as i64) - 3..=(f.precision() as i64) + 3,
-        proptest::num::u64::ANY,
-    );
+    let reach = f.precision() as i64 + 3;
     (0..n)
         .map(|_| {
-            let first = generator.draw(&any)?;
-            let mut case = vec![first];
+            let first = any.draw(generator)?;
+            let mut case = Vec::with_capacity(arity);
+            case.push(first);
             for _ in 1..arity {
-                let (use_near, shift, noise) = generator.draw(&near)?;
-                let value = if use_near && f.is_finite(first) && !f.is_zero(first) {
-                    near_value(f, first, shift, noise)
+                let value = if generator.coin() && f.is_finite(first) && !f.is_zero(first) {
+                    let shift = generator.inclusive_i64(-reach, reach);
+                    near_value(f, first, shift, generator.bits())
                 } else {
-                    generator.draw(&any)?
+                    any.draw(generator)?
                 };
                 case.push(value);
             }

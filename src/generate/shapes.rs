@@ -2,11 +2,9 @@
 //! axes for the order rule's properties. Every generator draws from the check's seeded
 //! [`Generator`], so a check id always gets the same shapes.
 
-use opspec_adapter::{DType, NamedAxis, Tensor};
-use proptest::strategy::{Just, Strategy};
-
 use super::{Generator, any_value};
 use crate::format::Format;
+use opspec_adapter::{DType, NamedAxis, Tensor};
 
 /// Two unnamed shapes.
 pub type ShapePair = (Vec<usize>, Vec<usize>);
@@ -26,13 +24,13 @@ pub fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
 /// `n` seeded NumPy shape pairs, each in both operand orders: row, column and outer-product
 /// broadcasting, a rank-0 operand, and general pairs (ranks 0-5, random size-1 axes, extra
 /// leading axes).
-pub fn shape_pairs(g: &mut Generator, n: usize) -> Result<Vec<ShapePair>, String> {
+pub fn shape_pairs(g: &mut Generator, n: usize) -> Vec<ShapePair> {
     let mut pairs = Vec::with_capacity(2 * n);
     for k in 0..n {
         let pattern = k % 5;
-        let rank = g.draw(&(if pattern < 3 { 2usize..=5 } else { 0usize..=5 }))?;
+        let rank = g.inclusive(if pattern < 3 { 2 } else { 0 }, 5);
         let largest = if rank == 5 { 3 } else { 4 };
-        let out = (0..rank).map(|_| g.draw(&(1usize..=largest))).collect::<Result<Vec<_>, _>>()?;
+        let out: Vec<usize> = (0..rank).map(|_| g.inclusive(1, largest)).collect();
         let (a, b) = match pattern {
             // Row: a matrix and its last axis.
             0 => (out.clone(), out[rank - 1..].to_vec()),
@@ -52,17 +50,17 @@ pub fn shape_pairs(g: &mut Generator, n: usize) -> Result<Vec<ShapePair>, String
             }
             3 => (out, Vec::new()),
             _ => {
-                let operand = |g: &mut Generator| -> Result<Vec<usize>, String> {
-                    let drop = g.draw(&(0..=rank))?;
-                    out[drop..].iter().map(|&d| Ok(if g.draw(&(0u8..3))? == 0 { 1 } else { d })).collect()
+                let operand = |g: &mut Generator| -> Vec<usize> {
+                    let drop = g.inclusive(0, rank);
+                    out[drop..].iter().map(|&d| if g.below(3) == 0 { 1 } else { d }).collect()
                 };
-                (operand(g)?, operand(g)?)
+                (operand(g), operand(g))
             }
         };
         pairs.push((a.clone(), b.clone()));
         pairs.push((b, a));
     }
-    Ok(pairs)
+    pairs
 }
 
 /// A strided view holding `values` (in logical order): axes stored in a random order, each
@@ -76,11 +74,10 @@ pub fn strided_view(
     values: &[u64],
 ) -> Result<Tensor, String> {
     let rank = shape.len();
-    let order = g.draw(&Just((0..rank).collect::<Vec<usize>>()).prop_shuffle())?;
-    let steps = (0..rank)
-        .map(|_| g.draw(&proptest::sample::select(vec![1isize, 2, -1, -2])))
-        .collect::<Result<Vec<_>, _>>()?;
-    let pad = g.draw(&(1usize..=3))?;
+    let mut order: Vec<usize> = (0..rank).collect();
+    g.shuffle(&mut order);
+    let steps: Vec<isize> = (0..rank).map(|_| [1, 2, -1, -2][g.below(4)]).collect();
+    let pad = g.inclusive(1, 3);
     // Storage axis k holds logical axis order[k], with room for its steps.
     let extents: Vec<usize> = order.iter().map(|&i| shape[i] * steps[i].unsigned_abs()).collect();
     let mut storage_stride = vec![0isize; rank];
@@ -99,7 +96,7 @@ pub fn strided_view(
     }
     let len = pad + extents.iter().product::<usize>();
     let any = any_value(f);
-    let mut buffer = (0..len).map(|_| g.draw(&any)).collect::<Result<Vec<u64>, _>>()?;
+    let mut buffer = (0..len).map(|_| any.draw(g)).collect::<Result<Vec<u64>, _>>()?;
     for (i, &v) in values.iter().enumerate() {
         let index = unravel(i, shape);
         let position = offset + index.iter().zip(&strides).map(|(&j, &s)| j as isize * s).sum::<isize>();
@@ -111,25 +108,26 @@ pub fn strided_view(
 
 /// The `k`-th named pair of the swap property: both operands qualifying by name, one
 /// qualifying, and pairs that line up from the right (unnamed and size-1 axes, extra axes).
-pub fn swap_pair(g: &mut Generator, k: usize) -> Result<(Vec<NamedAxis>, Vec<NamedAxis>), String> {
+pub fn swap_pair(g: &mut Generator, k: usize) -> (Vec<NamedAxis>, Vec<NamedAxis>) {
     let names = ["p", "q", "r", "s"];
-    let rank = g.draw(&(1usize..=4))?;
-    let sizes = (0..rank).map(|_| g.draw(&(2usize..=3))).collect::<Result<Vec<_>, _>>()?;
+    let rank = g.inclusive(1, 4);
+    let sizes: Vec<usize> = (0..rank).map(|_| g.inclusive(2, 3)).collect();
     let full: Vec<NamedAxis> = sizes.iter().zip(names).map(|(&n, name)| NamedAxis::named(name, n)).collect();
-    let shuffled = g.draw(&Just(full.clone()).prop_shuffle())?;
-    Ok(match k % 3 {
+    let mut shuffled = full.clone();
+    g.shuffle(&mut shuffled);
+    match k % 3 {
         0 => (full, shuffled),
         1 => {
-            let keep = g.draw(&(1..=rank))?;
+            let keep = g.inclusive(1, rank);
             (shuffled[..keep].to_vec(), full)
         }
         _ => {
             // From the right: the trailing axes of `full`, some unnamed, some of size 1, and
             // an unnamed extra axis in front of the longer operand.
-            let keep = g.draw(&(1..=rank))?;
+            let keep = g.inclusive(1, rank);
             let mut short = Vec::with_capacity(keep);
             for a in &full[rank - keep..] {
-                short.push(match g.draw(&(0u8..3))? {
+                short.push(match g.below(3) {
                     0 => NamedAxis::unnamed(a.size),
                     1 => NamedAxis::unnamed(1),
                     _ => a.clone(),
@@ -139,7 +137,7 @@ pub fn swap_pair(g: &mut Generator, k: usize) -> Result<(Vec<NamedAxis>, Vec<Nam
             long.extend(full);
             (long, short)
         }
-    })
+    }
 }
 
 /// The axes of one permutation property case: a superset operand's axes (distinct names
@@ -152,23 +150,25 @@ pub struct PermutationAxes {
 }
 
 /// Draws the axes of one permutation property case.
-pub fn permutation_axes(g: &mut Generator) -> Result<PermutationAxes, String> {
-    let rank = g.draw(&(2usize..=4))?;
-    let sizes = (0..rank).map(|_| g.draw(&(1usize..=3))).collect::<Result<Vec<_>, _>>()?;
+pub fn permutation_axes(g: &mut Generator) -> PermutationAxes {
+    let rank = g.inclusive(2, 4);
+    let sizes: Vec<usize> = (0..rank).map(|_| g.inclusive(1, 3)).collect();
     let superset: Vec<NamedAxis> =
         sizes.iter().zip(["p", "q", "r", "s"]).map(|(&n, name)| NamedAxis::named(name, n)).collect();
-    let keep = g.draw(&proptest::collection::vec(proptest::bool::ANY, rank))?;
+    let keep: Vec<bool> = (0..rank).map(|_| g.coin()).collect();
     let mut subset: Vec<NamedAxis> =
         superset.iter().zip(&keep).filter(|(_, k)| **k).map(|(a, _)| a.clone()).collect();
     if subset.is_empty() {
         subset.push(superset[rank - 1].clone());
     }
-    let subset = g.draw(&Just(subset).prop_shuffle())?;
+    g.shuffle(&mut subset);
     let mut orders: Vec<Vec<usize>> = vec![(0..rank).collect()];
     for _ in 0..2 {
-        orders.push(g.draw(&Just((0..rank).collect::<Vec<usize>>()).prop_shuffle())?);
+        let mut order: Vec<usize> = (0..rank).collect();
+        g.shuffle(&mut order);
+        orders.push(order);
     }
-    Ok(PermutationAxes { superset, subset, orders })
+    PermutationAxes { superset, subset, orders }
 }
 
 #[cfg(test)]
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn shape_pairs_broadcast_and_come_in_both_orders() {
-        let pairs = shape_pairs(&mut Generator::new(7, "shapes"), 20).unwrap();
+        let pairs = shape_pairs(&mut Generator::new(7, "shapes"), 20);
         assert_eq!(pairs.len(), 40);
         for pair in pairs.chunks(2) {
             assert_eq!((&pair[0].0, &pair[0].1), (&pair[1].1, &pair[1].0));

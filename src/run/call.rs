@@ -1,12 +1,15 @@
 //! Calling an adapter: the one place that maps an operation to an adapter method, and the
 //! guard that turns a panic or a hang into a failed check.
 
+use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::Duration;
 
 use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Tensor};
+
+use crate::oracle::fpenv;
 
 /// Calls `op` on `operands`; a destination-passing operation writes into a fresh zeroed
 /// tensor of `out_dtype` shaped like the first operand. Scalar operands and scatter-add take
@@ -50,34 +53,64 @@ pub fn apply_guarded(
     guarded(timeout, move || apply(adapter.as_ref(), op, &operands, out_dtype))
 }
 
-/// Runs `call` on its own thread; returns its result, or the reason it gave none.
+/// A call for an adapter thread.
+type Job = Box<dyn FnOnce() + Send>;
+
+thread_local! {
+    /// The adapter thread this thread's last [`guarded`] call returned from, kept for the next.
+    static IDLE: RefCell<Option<mpsc::Sender<Job>>> = const { RefCell::new(None) };
+}
+
+/// Starts an adapter thread: it runs the calls sent to it, one after the other, until its
+/// sender is dropped.
+fn adapter_thread() -> Result<mpsc::Sender<Job>, String> {
+    let (jobs, receive) = mpsc::channel::<Job>();
+    thread::Builder::new()
+        .name("adapter-call".into())
+        .spawn(move || receive.into_iter().for_each(|job| job()))
+        .map_err(|e| format!("cannot start the adapter thread: {e}"))?;
+    Ok(jobs)
+}
+
+/// Runs `call` on an adapter thread; returns its result, or the reason it gave none.
 ///
 /// A call that outlives `timeout` is abandoned (its thread keeps running until it returns, as
-/// Rust cannot stop a thread), and the check fails with a time-out.
+/// Rust cannot stop a thread), and the check fails with a time-out. The thread is reused by
+/// the calling thread's next call only when the call returned and left the thread's
+/// floating-point control state at the IEEE default ([`fpenv::check`]); after a panic, a
+/// time-out or a changed state the next call gets a new thread, so no call inherits what an
+/// earlier one left behind. (Starting a thread per call cost a few percent of a default run.)
 pub fn guarded<T: Send + 'static>(
     timeout: Duration,
     call: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, String> {
     let (send, receive) = mpsc::channel();
-    thread::Builder::new()
-        .name("adapter-call".into())
-        .spawn(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(call)).map_err(|payload| {
-                if let Some(s) = payload.downcast_ref::<&str>() {
-                    s.to_string()
-                } else if let Some(s) = payload.downcast_ref::<String>() {
-                    s.clone()
-                } else {
-                    "a non-string panic payload".to_string()
-                }
-            });
-            // The receiver is gone only after a time-out; nothing is left to tell.
-            let _ = send.send(outcome);
-        })
-        .map_err(|e| format!("cannot start the adapter thread: {e}"))?;
+    let job: Job = Box::new(move || {
+        let outcome = catch_unwind(AssertUnwindSafe(call)).map_err(|payload| {
+            if let Some(s) = payload.downcast_ref::<&str>() {
+                s.to_string()
+            } else if let Some(s) = payload.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "a non-string panic payload".to_string()
+            }
+        });
+        let reusable = outcome.is_ok() && fpenv::check().is_ok();
+        // The receiver is gone only after a time-out; nothing is left to tell.
+        let _ = send.send((outcome, reusable));
+    });
+    let worker = match IDLE.with(|idle| idle.borrow_mut().take()) {
+        Some(worker) => worker,
+        None => adapter_thread()?,
+    };
+    worker.send(job).map_err(|_| "the adapter thread has gone".to_string())?;
     match receive.recv_timeout(timeout) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(panic)) => Err(format!("the adapter panicked: {panic}")),
+        Ok((outcome, reusable)) => {
+            if reusable {
+                IDLE.with(|idle| *idle.borrow_mut() = Some(worker));
+            }
+            outcome.map_err(|panic| format!("the adapter panicked: {panic}"))
+        }
         Err(_) => Err(format!("the adapter did not return within {} s", timeout.as_secs_f64())),
     }
 }
@@ -96,5 +129,20 @@ mod tests {
         assert!(panicked.contains("panicked: boom"), "{panicked}");
         let hung = guarded(Duration::from_millis(200), || thread::sleep(Duration::from_secs(5))).unwrap_err();
         assert!(hung.contains("did not return"), "{hung}");
+    }
+
+    /// Calls that return reuse one adapter thread; a panic or a time-out retires it.
+    #[test]
+    fn adapter_threads_are_reused_until_a_call_fails() {
+        let t = Duration::from_secs(30);
+        let on = || guarded(t, || thread::current().id()).unwrap();
+        let first = on();
+        assert_ne!(first, thread::current().id());
+        assert_eq!(on(), first, "a returned call keeps its thread");
+        assert!(guarded(t, || -> i32 { panic!("boom") }).is_err());
+        let after_panic = on();
+        assert_ne!(after_panic, first, "a panic retires the thread");
+        assert!(guarded(Duration::from_millis(50), || thread::sleep(Duration::from_millis(500))).is_err());
+        assert_ne!(on(), after_panic, "a time-out abandons the thread");
     }
 }

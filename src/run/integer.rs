@@ -86,9 +86,8 @@ impl<'a> IntegerBatch<'a> {
             IntegerCases::Random => {
                 let mut generator = Generator::new(suite.seed, &check.id.to_string());
                 let values = int_values(int);
-                let pair = (values.clone(), values);
                 for _ in 0..suite.random_cases * DRAWS_PER_CASE {
-                    let (a, b) = generator.draw(&pair)?;
+                    let (a, b) = (values.draw(&mut generator), values.draw(&mut generator));
                     if ints.keep(vec![a, b])? == suite.random_cases {
                         break;
                     }

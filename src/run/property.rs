@@ -78,7 +78,7 @@ impl<'a> PropertyRun<'a> {
             Property::UnderflowOnlyFromSubnormals => {
                 let tiny = tiny_value(f);
                 (0..n)
-                    .map(|_| generator.draw(&(tiny.clone(), tiny.clone())).map(|(a, b)| vec![a, b]))
+                    .map(|_| Ok::<_, String>(vec![tiny.draw(&mut generator)?, tiny.draw(&mut generator)?]))
                     .collect::<Result<_, _>>()?
             }
         };
