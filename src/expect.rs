@@ -159,6 +159,7 @@ impl<'a> Context<'a> {
                 Expect::AnyOf(list.iter().map(|o| self.outcome(o, inputs)).collect::<Result<_, _>>()?)
             }
             Outcome::CorrectlyRounded => self.default_expectation(inputs)?,
+            Outcome::Unspecified => Expect::AnyValue,
         })
     }
 }

@@ -9,7 +9,7 @@ use opspec_adapter::{BinaryOp, OpKind, TernaryOp, UnaryOp};
 use rug::{Float, Integer};
 
 use super::integer::{self, Exact};
-use super::{arith, exact, functions, unary};
+use super::{arith, clip, exact, functions, unary};
 use crate::format::Format;
 
 /// An approximate operation's value on float operands of a format with guard bits beyond its
@@ -144,6 +144,7 @@ pub static OPS: &[OpDef] = &[
     comparison!(LessEqual, Some(Less | Equal)),
     ternary!(FusedMulAdd, arith::fused_mul_add),
     ternary!(FusedAddMul, arith::fused_add_mul),
+    ternary!(Clip, clip::clip),
 ];
 
 /// The entry that computes `op`. Writing into a destination (`BinaryInto`) computes the

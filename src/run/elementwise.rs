@@ -15,6 +15,7 @@ use super::check::{
 use super::record::{Recorder, citation};
 use super::result::{CheckResult, Citation, ULP_BUCKETS};
 use super::shape_rules;
+use super::unary_sweep;
 use crate::check::Expect;
 use crate::expect::Context;
 use crate::format::Format;
@@ -139,17 +140,17 @@ fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Optio
     })
 }
 
-/// The inputs of an `edges` check: every combination of the format's edge values (zeros,
-/// subnormals, the smallest and largest normals, ±1, infinities, NaNs, ...), one per operand.
-/// For one-operand tables this is the seam where a sweep of every 16-bit input goes: replace
-/// both this and [`edge_input_count`] for `arity == 1`.
+/// The inputs of an `edges` check: for one-operand tables every 16-bit value, or the dense
+/// grid and the edges of a wider format ([`unary_sweep`]); otherwise every combination of the
+/// format's edge values (zeros, subnormals, the smallest and largest normals, ±1,
+/// infinities, NaNs, ...), one per operand.
 fn edge_inputs(f: Format, arity: usize) -> Cases {
-    edge_cases(f, arity)
+    if arity == 1 { unary_sweep::inputs(f) } else { edge_cases(f, arity) }
 }
 
 /// How many inputs [`edge_inputs`] makes, before anything is generated.
 fn edge_input_count(f: Format, arity: usize) -> usize {
-    edge_case_count(f, arity)
+    if arity == 1 { unary_sweep::count(f) } else { edge_case_count(f, arity) }
 }
 
 /// Whether `table` is checked in `dtype`: the table lists it.

@@ -29,6 +29,7 @@ pub mod select;
 mod shape_rules;
 pub mod shard;
 mod sweep;
+mod unary_sweep;
 
 pub use check::{
     BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget,

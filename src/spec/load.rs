@@ -588,6 +588,17 @@ fn check_operands(arity: usize, when: &Condition, result: &Outcome) -> Result<()
     if when.relation.is_some() && arity < 2 {
         return Err("field `when.relation`: needs two operands".into());
     }
+    if let Some(pair) = when.greater {
+        if let Some(o) = pair.iter().find(|o| o.index() >= arity) {
+            return Err(format!(
+                "field `when.greater`: the operation has {arity} operands, not {}",
+                o.name()
+            ));
+        }
+        if pair[0] == pair[1] {
+            return Err("field `when.greater`: names one operand twice".into());
+        }
+    }
     check_outcome(arity, result)
 }
 

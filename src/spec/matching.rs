@@ -61,7 +61,8 @@ pub fn condition_holds(f: Format, when: &Condition, inputs: &[u64]) -> bool {
     let either = when.either.as_ref().is_none_or(|c| inputs.iter().any(|&x| in_class(f, x, c)));
     let both = when.both.as_ref().is_none_or(|c| inputs.iter().all(|&x| in_class(f, x, c)));
     let relation = when.relation.is_none_or(|r| related(f, inputs[0], inputs[1], r));
-    per_operand && either && both && relation
+    let greater = when.greater.is_none_or(|[a, b]| f.to_f64(inputs[a.index()]) > f.to_f64(inputs[b.index()]));
+    per_operand && either && both && relation && greater
 }
 
 /// Indices of the rows that govern `inputs`: those whose condition holds, less those
@@ -113,5 +114,11 @@ mod tests {
         assert!(related(f, 0x0000, 0x8000, Relation::Equal), "+0 == -0");
         assert!(related(f, 0x7e00, 0x7e00, Relation::NotEqual), "NaN != NaN");
         assert!(related(f, 0x8000, 0xbc00, Relation::SameSign));
+        // clip's crossed bounds: min (x2) > max (x3), numerically; NaN orders with nothing.
+        let crossed = Condition { greater: Some([Operand::X2, Operand::X3]), ..Condition::default() };
+        assert!(condition_holds(f, &crossed, &[0x7e00, 0x4000, 0x3c00]), "2 > 1");
+        assert!(!condition_holds(f, &crossed, &[0, 0x3c00, 0x3c00]), "1 > 1 is false");
+        assert!(!condition_holds(f, &crossed, &[0, 0x0000, 0x8000]), "+0 > -0 is false");
+        assert!(!condition_holds(f, &crossed, &[0, 0x7e00, 0x3c00]), "NaN > 1 is false");
     }
 }

@@ -218,6 +218,10 @@ pub struct Condition {
     /// A relation between x1 and x2.
     #[serde(default)]
     pub relation: Option<Relation>,
+    /// The first named operand is numerically greater than the second (`[x2, x3]`: clip's
+    /// `min_i > max_i`); false where either is NaN.
+    #[serde(default)]
+    pub greater: Option<[Operand; 2]>,
 }
 
 impl Condition {
@@ -374,6 +378,8 @@ pub enum Outcome {
     Approx(NamedConstant),
     /// Any of the listed results is allowed.
     AnyOf(Vec<Outcome>),
+    /// Any result at all: the document leaves the behaviour unspecified.
+    Unspecified,
     /// What the table's accuracy class requires: for `correctly_rounded` and `exact` tables
     /// the oracle's result (rounded once to nearest-even), for `approximate` ones that result
     /// within the suite's step bound.

@@ -130,12 +130,16 @@ operations! {
 }
 
 operations! {
-    /// Element-wise ternary (fused) operations.
+    /// Element-wise ternary operations: the fused ones, and `clip` with tensor bounds.
     pub enum TernaryOp {
         /// `a * b + c` with one rounding.
         FusedMulAdd = "fused_mul_add",
         /// `(a + b) * c` with two roundings.
         FusedAddMul = "fused_add_mul",
+        /// The array API's `clip(x, min, max)`: `x` clamped to `[min, max]`, the three
+        /// operands broadcast together. An absent bound is not expressible here; a caller
+        /// passes `-inf` or `+inf` for it.
+        Clip = "clip",
     }
 }
 

@@ -2,13 +2,14 @@
 //!
 //! Straightforward scalar kernels that follow the contract: every element-wise unary and
 //! binary operation of the array API in f16, bf16, f32 and f64 (see the `unary` and `float`
-//! modules for how each is computed), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
+//! modules for how each is computed), `clip` (module `clip`), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
 //! take the SIMD and multi-threaded kernels of [`fast`], bit-identical to the scalar ones.
 //!
 //! Tensors with axis names are lined up by the named-axis rules instead (module `named`), and
 //! the adapter answers those rules' shape and type questions as a [`ShapeChecker`].
 
 mod broadcast;
+mod clip;
 mod double_double;
 pub mod fast;
 #[cfg(feature = "fault-injection")]
@@ -145,8 +146,12 @@ impl Adapter for CpuAdapter {
     }
 
     fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
-        // numr's contract (seed 003): "All three tensors must have the same shape (no
-        // broadcasting)", and one dtype.
+        // The array API's clip broadcasts its bounds.
+        if op == TernaryOp::Clip {
+            return clip::clip(a, b, c);
+        }
+        // The fused operations follow numr's contract (seed 003): "All three tensors must have
+        // the same shape (no broadcasting)", and one dtype.
         if a.shape() != b.shape() || a.shape() != c.shape() {
             return Err(AdapterError::new(
                 ErrorKind::ShapeMismatch,

@@ -113,7 +113,9 @@ impl Adapter for NumrAdapter {
             OpKind::Unary(u) if dtype.is_float() && unary_method(u).is_some() => Support::Supported,
             OpKind::Unary(_) => Support::Unsupported(format!("numr's UnaryOps has no {op} for {dtype}")),
             OpKind::Binary(b) if known && BINARY.contains(&b) => Support::Supported,
-            OpKind::Ternary(_) if known => Support::Supported,
+            OpKind::Ternary(TernaryOp::FusedMulAdd | TernaryOp::FusedAddMul) if known => Support::Supported,
+            // numr's `UtilityOps::clamp` takes two f64 scalars, not tensor bounds.
+            OpKind::Ternary(t) => Support::Unsupported(format!("numr has no {t} with tensor bounds")),
             OpKind::BinaryInto(BinaryOp::Add) if known => Support::Supported,
             _ => Support::Unsupported(format!("numr's BinaryOps has no {op} for {dtype}")),
         }
@@ -170,6 +172,9 @@ impl Adapter for NumrAdapter {
     }
 
     fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
+        if !matches!(op, TernaryOp::FusedMulAdd | TernaryOp::FusedAddMul) {
+            return Err(AdapterError::unsupported(format!("numr has no {op} with tensor bounds")));
+        }
         let (x, y, z) = (self.to_numr(a)?, self.to_numr(b)?, self.to_numr(c)?);
         let client = CpuRuntime::default_client(&self.device);
         let result = guarded(&format!("numr's {op}"), || match op {

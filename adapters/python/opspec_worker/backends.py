@@ -25,6 +25,9 @@ BINARY = (
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
 )
 TERNARY = ("fused_mul_add", "fused_add_mul")
+# Three-operand array API functions, called as the library's function of that name with the
+# operands in order (``clip(x, min, max)``).
+FUNCTIONS3 = ("clip",)
 # The layout traits of docs/PROTOCOL.md ("Views"): how an operand with each reaches a library.
 TRAITS = ("offset", "negative", "zero", "permuted", "gaps")
 

@@ -67,7 +67,7 @@ class Worker:
             return b.to_host(b.call_out(op, args, out))
         if op in backends.TERNARY:
             fn = b.fused(op)
-        elif op in backends.BINARY or op in backends.UNARY:
+        elif op in backends.BINARY or op in backends.UNARY or op in backends.FUNCTIONS3:
             fn = lambda *a: b.call(op, list(a))  # noqa: E731
         else:
             raise Refused("unsupported", f"this worker does not know the operation {op!r}")
@@ -106,7 +106,7 @@ class Worker:
                            "updates": desc, "mode": "ignore", "buffers": bufs}
                 self.scatter_add(message, data + index.tobytes())
                 return None
-            arity = 3 if op in backends.TERNARY else 1 if op in backends.UNARY else 2
+            arity = 3 if op in backends.TERNARY + backends.FUNCTIONS3 else 1 if op in backends.UNARY else 2
             args = [desc] * arity
             if form == "scalar":
                 args[1] = {"scalar": {"int": 1}}
@@ -126,7 +126,7 @@ class Worker:
         for op in message.get("ops", []):
             if op in backends.BINARY:
                 forms = ["tensors", "scalar"] + (["out"] if b.has_out else [])
-            elif op in backends.UNARY or op in backends.TERNARY or op == "scatter_add":
+            elif op in backends.UNARY or op in backends.TERNARY + backends.FUNCTIONS3 or op == "scatter_add":
                 forms = ["tensors"]
             else:
                 continue
