@@ -732,3 +732,20 @@ fn evaluate(
     }
     Ok(if evaluation.pass { 0 } else { report::EXIT_FAIL })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_ranges_read_as_a_to_b_and_bad_ones_say_why() {
+        assert_eq!(chunk_range("0..4"), Ok(0..4));
+        assert_eq!(chunk_range("127..128"), Ok(127..128));
+        for (bad, says) in
+            [("4", "no `..`"), ("4..4", "larger than A"), ("a..4", "`a` is not"), ("0..-1", "`-1`")]
+        {
+            let e = chunk_range(bad).unwrap_err();
+            assert!(e.contains(says) && e.contains("is not a chunk range"), "{bad}: {e}");
+        }
+    }
+}

@@ -2,9 +2,11 @@
 //! operation (2^32 cases), or the dense TestFloat-style grid of f32 and f64 pairs, checked
 //! in fixed chunks of [`CHUNK`] cases against the same expectations as the sampled checks.
 //!
-//! Each chunk is one adapter call and a parallel comparison; a finished chunk is appended to
-//! the check's state file (`<out>/sweeps/<id>.jsonl`), so a killed sweep resumes after its last
-//! finished chunk when the same command runs again. A progress line shows the rate and the time
+//! A chunk is judged in batches of [`BATCH`] cases, one adapter call each (the next batch's
+//! call runs while this one is judged on every core); a finished chunk is appended to the
+//! check's state file (`<out>/sweeps/<id>.jsonl`), so a killed sweep resumes after its last
+//! finished chunk when the same command runs again. A chunk is also a shard unit
+//! (`ID#CHUNK`, [`super::shard`]), and the result lists each chunk's counts for `merge`. A progress line shows the rate and the time
 //! left. Failures are counted per governing table row; the first few are listed in full.
 
 use std::collections::BTreeMap;
@@ -131,9 +133,6 @@ pub fn run(
         sweep.len()
     );
     let mut state = State::open(options.state_dir.as_deref(), &check.id, &fingerprint)?;
-    if let Some(&k) = target.chunks.iter().find(|&&k| k >= sweep.chunks()) {
-        return Err(format!("chunk {k} is past the sweep's last chunk, {}", sweep.chunks() - 1));
-    }
     let mut done: BTreeMap<u64, Tally> =
         target.chunks.iter().filter_map(|k| state.finished.remove(k).map(|t| (*k, t))).collect();
     let todo: Vec<u64> = target.chunks.iter().copied().filter(|k| !done.contains_key(k)).collect();
