@@ -100,6 +100,23 @@ struct Select {
     /// binary operation) and the dense f32/f64 grid, in resumable chunks (docs/SCALE.md).
     #[arg(long)]
     exhaustive: bool,
+    /// With --exhaustive: only chunks A to B − 1 of each sweep (a 16-bit pair sweep has 128
+    /// chunks of 2^25 pairs; a grid, one): a part of a sweep, e.g. to repeat a failing chunk.
+    #[arg(long, value_name = "A..B", requires = "exhaustive", value_parser = chunk_range)]
+    chunks: Option<std::ops::Range<u64>>,
+}
+
+/// Reads `--chunks A..B` (B exclusive, B > A).
+fn chunk_range(text: &str) -> Result<std::ops::Range<u64>, String> {
+    let form = |why: &str| format!("`{text}` is not a chunk range A..B (e.g. 0..4): {why}");
+    let (a, b) = text.split_once("..").ok_or_else(|| form("no `..`"))?;
+    let number =
+        |part: &str| part.parse::<u64>().map_err(|_| form(&format!("`{part}` is not a whole number")));
+    let (a, b) = (number(a)?, number(b)?);
+    if b <= a {
+        return Err(form("B must be larger than A"));
+    }
+    Ok(a..b)
 }
 
 impl Select {
@@ -130,6 +147,7 @@ impl Select {
             shard: self.shard,
             large_layouts: self.layouts_large,
             exhaustive: self.exhaustive,
+            sweep_chunks: self.chunks.clone(),
         };
         Ok((selection, specs))
     }
@@ -457,7 +475,7 @@ fn run(
         .iter()
         .map(|n| specs.iter().find(|s| &s.name == n).map_or(n.clone(), |s| format!("{n}={}", s.spec)))
         .collect();
-    let units: Vec<String> = plan.iter().map(|c| c.id.to_string()).collect();
+    let units: Vec<String> = plan.iter().flat_map(shard::unit_keys).collect();
     let plan_hash = shard::plan_hash(catalog, &named, options, &units);
     let shard = selection.shard.map(|shard| ShardOfPlan { shard, units });
     let checks = selection.shard_of(plan);
@@ -713,4 +731,21 @@ fn evaluate(
         }
     }
     Ok(if evaluation.pass { 0 } else { report::EXIT_FAIL })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_ranges_read_as_a_to_b_and_bad_ones_say_why() {
+        assert_eq!(chunk_range("0..4"), Ok(0..4));
+        assert_eq!(chunk_range("127..128"), Ok(127..128));
+        for (bad, says) in
+            [("4", "no `..`"), ("4..4", "larger than A"), ("a..4", "`a` is not"), ("0..-1", "`-1`")]
+        {
+            let e = chunk_range(bad).unwrap_err();
+            assert!(e.contains(says) && e.contains("is not a chunk range"), "{bad}: {e}");
+        }
+    }
 }

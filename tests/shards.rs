@@ -2,8 +2,8 @@
 //! process: `run --shard I/N` and `merge` give the unsharded run's results check for check;
 //! a lost or killed shard's checks are `missing` (exit 4); mixed plans, mixed N and
 //! conflicting duplicates are refused (exit 2); a check moves only as consistent hashing
-//! allows when N grows; and the commands of the GitHub Actions, GitLab and Kubernetes
-//! examples work as written.
+//! allows when N grows; a sweep's chunks are units of their own; and the commands of the
+//! GitHub Actions, GitLab and Kubernetes examples work as written.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -361,6 +361,85 @@ fn commands<'v>(list: &'v Value, has: &str) -> Vec<&'v str> {
 }
 
 /// The merged run of a documented example must be the unsharded run of its selection.
+/// The part of the f16 maximum sweep against numr that the sweep test runs: its first four
+/// chunks (2^27 pairs), in each of which numr's NaN deviation fails.
+const SWEEP: [&str; 7] =
+    ["--exhaustive", "--chunks", "0..4", "--adapter", "numr", "--filter", "array-api:numr:maximum:f16:*"];
+
+/// What a sweep's result says: every field the chunks are joined into.
+fn sweep_summary(run: &Run) -> Value {
+    let r = &run.results[0];
+    let listed: Vec<&Vec<String>> = r.failures.iter().map(|f| &f.inputs).collect();
+    serde_json::json!({
+        "status": r.status.name(), "inputs": r.inputs, "planned": r.planned_inputs,
+        "failed": r.failed_inputs, "by_row": r.failed_by_row, "listed": listed,
+        "chunks": r.chunks, "message": r.message,
+    })
+}
+
+#[test]
+fn a_sweeps_chunks_are_shard_units_and_merge_into_the_unsharded_sweep() {
+    let dir = scratch("sweep");
+    let mut children = vec![start(&[&["run"], &SWEEP[..], &["--out", "full"]].concat(), &dir)];
+    for i in 1..=4 {
+        let (shard, out) = (format!("{i}/4"), format!("shard-{i}"));
+        children.push(start(&[&["run", "--shard", &shard], &SWEEP[..], &["--out", &out]].concat(), &dir));
+    }
+    let ran = all(children);
+    assert_eq!(ran[0].code, 1, "numr's maximum fails on NaNs: {}", ran[0].text);
+    let full = read(&dir.join("full/results.jsonl"));
+    let id = "array-api:numr:maximum:f16:exhaustive";
+    assert_eq!((full.results.len(), full.results[0].id.to_string()), (1, id.to_string()));
+    let r = &full.results[0];
+    assert_eq!((r.inputs, r.chunks.len()), (1 << 27, 4), "{}", r.message);
+    assert!(r.failed_inputs > 0 && r.failed_by_row.contains_key("nan-either"), "{:?}", r.failed_by_row);
+    assert!(r.message.starts_with("134,217,728 of 4,294,967,296 pairs checked"), "{}", r.message);
+
+    // Each chunk is one unit, in exactly one shard.
+    let units: Vec<String> = (0..4).map(|k| format!("{id}#{k}")).collect();
+    let shards: Vec<PathBuf> = (1..=4).map(|i| dir.join(format!("shard-{i}/results.jsonl"))).collect();
+    let mut chunks_seen = Vec::new();
+    let mut with_chunks = Vec::new();
+    for (i, path) in shards.iter().enumerate() {
+        assert!([0, 1].contains(&ran[i + 1].code), "shard {}: {}", i + 1, ran[i + 1].text);
+        let s = read(path);
+        assert_eq!(s.info.shard.as_ref().unwrap().units, units);
+        assert_eq!(s.info.plan_hash, full.info.plan_hash);
+        if let Some(r) = s.results.first() {
+            chunks_seen.extend(r.chunks.iter().map(|c| c.chunk));
+            assert_eq!(r.inputs as u64, r.chunks.iter().map(|c| c.cases).sum::<u64>());
+            with_chunks.push(i);
+        }
+    }
+    chunks_seen.sort_unstable();
+    assert_eq!(chunks_seen, [0, 1, 2, 3], "every chunk in exactly one shard");
+    assert!(with_chunks.len() >= 2, "the test needs the chunks spread over two shards or more");
+
+    let merged = merge(&shards.iter().collect::<Vec<_>>(), &dir.join("merged"));
+    assert_eq!(merged.code, 1, "{}", merged.text);
+    let joined = read(&dir.join("merged/results.jsonl"));
+    assert!(joined.complete);
+    assert_eq!(sweep_summary(&joined), sweep_summary(&full));
+
+    // A shard left out: its chunks are named, and the merge is incomplete.
+    let lost = with_chunks[0];
+    let kept: Vec<&PathBuf> = shards.iter().enumerate().filter(|(i, _)| *i != lost).map(|(_, p)| p).collect();
+    let partial = merge(&kept, &dir.join("partial"));
+    assert_eq!(partial.code, 4, "{}", partial.text);
+    let absent = &read(&shards[lost]).results[0].chunks;
+    let named: Vec<String> = absent
+        .iter()
+        .map(|c| format!("chunk {} (shard {}/4, whose results were not given)", c.chunk, lost + 1))
+        .collect();
+    let line = format!(
+        "missing {id}: planned, but no shard ran {} of its 4 chunks: {}",
+        absent.len(),
+        named.join(", ")
+    );
+    assert!(partial.text.contains(&line), "{line}\n{}", partial.text);
+    assert!(!read(&dir.join("partial/results.jsonl")).complete);
+}
+
 fn check_merged(path: &Path, unsharded: &Run) {
     let run = read(path);
     assert!(run.complete, "{}", path.display());

@@ -69,6 +69,13 @@ impl Sweep {
         (k * CHUNK).min(self.len)..((k + 1) * CHUNK).min(self.len)
     }
 
+    /// The values each operand ranges over, in order: every bit pattern `0 .. 2^16` of an
+    /// exhaustive sweep, or the grid's values. Operand `slot` of case `i` is
+    /// `domain[(i / n^slot) mod n]`, `n` the domain's length.
+    pub fn domain(&self) -> Vec<u64> {
+        self.values.clone().unwrap_or_else(|| (0..1 << 16).collect())
+    }
+
     /// Operand `slot` of case `index`.
     #[inline]
     pub fn operand(&self, index: u64, slot: usize) -> u64 {
@@ -124,6 +131,8 @@ mod tests {
         assert_eq!((s.operand(i, 0), s.operand(i, 1)), (0x1234, 0xabcd));
         let unary = Sweep::exhaustive(Format::BF16, 1).unwrap();
         assert_eq!((unary.len(), unary.chunks(), unary.operand(0xffff, 0)), (1 << 16, 1, 0xffff));
+        let domain = s.domain();
+        assert_eq!((domain[0x1234], domain[0xabcd], domain.len()), (0x1234, 0xabcd, 1 << 16));
         assert!(Sweep::exhaustive(Format::F32, 2).is_none());
         assert!(Sweep::exhaustive(Format::F16, 3).is_none());
     }
@@ -156,6 +165,7 @@ mod tests {
             let last = grid.len() - 1;
             assert_eq!(grid.operand(last, 1), *values.last().unwrap());
             assert_eq!(grid.operand(values.len() as u64, 1), values[1]);
+            assert_eq!(grid.domain(), values);
         }
     }
 }

@@ -112,7 +112,7 @@ pub fn binary(op: BinaryOp, f: Format, a: u64, b: u64) -> u64 {
 }
 
 /// [`binary`] of `a` and `b` whose values [`to_f64`] gave as `x` and `y`.
-#[inline]
+#[inline(always)]
 pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -> u64 {
     match op {
         BinaryOp::Add => narrow(f, x + y),
@@ -203,7 +203,7 @@ fn f16_to_f32_bits(h: u32) -> u32 {
 }
 
 /// `x` rounded once to format `f` (f16, bf16 or f32), to nearest with ties to even.
-#[inline]
+#[inline(always)]
 pub fn narrow(f: Format, x: f64) -> u64 {
     narrow_toward(f, x, Ordering::Equal)
 }
@@ -211,7 +211,7 @@ pub fn narrow(f: Format, x: f64) -> u64 {
 /// `x` rounded once to `f`, where the exact value is `x` itself (`Equal`) or lies just beyond
 /// `x` in magnitude (`Greater`) or just short of it (`Less`), closer to `x` than any other
 /// f64: only a tie of `x` itself is resolved by that direction instead of to even.
-#[inline]
+#[inline(always)]
 fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
     // The format's numbers as constants, so each case compiles to straight-line code.
     match (f.exp_bits, f.frac_bits) {
@@ -223,7 +223,7 @@ fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
 }
 
 /// [`narrow_toward`] for the format with `EXP` exponent and `FRAC` fraction bits.
-#[inline]
+#[inline(always)]
 fn narrow_to<const EXP: u32, const FRAC: u32>(x: f64, beyond: Ordering) -> u64 {
     let f = Format { name: "", bits: 1 + EXP + FRAC, exp_bits: EXP, frac_bits: FRAC };
     let bits = x.to_bits();

@@ -327,11 +327,14 @@ pub struct ElementwiseTarget {
 }
 
 /// A sweep check: one binary element-wise table in one float dtype, every case enumerated.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SweepTarget {
     /// Index into `Catalog::tables`.
     pub table: usize,
     pub dtype: DType,
+    /// The chunks to check, ascending: every chunk of the sweep, or those `run --chunks` and
+    /// `run --shard` keep.
+    pub chunks: Vec<u64>,
 }
 
 /// Which integer inputs an integer check runs.

@@ -39,8 +39,10 @@ pub use check::{
 pub use execute::{run_check, skip_reason, unavailable};
 pub use layouts::{coverage, coverage_text};
 pub use plan::{adapter_checks, large_layout_checks, table_checks, validate_expectations};
-pub use result::{CaseFailure, CheckResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS};
-pub use sweep::sweep_checks;
+pub use result::{
+    CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS,
+};
+pub use sweep::{sweep_checks, sweep_message};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -132,6 +132,28 @@ pub struct CheckResult {
     /// `refused`, or two of them joined by `+` where it depended on the size or operand).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub layouts: BTreeMap<String, String>,
+    /// For a sweep: each chunk it checked, with its own counts, in chunk order (what `merge`
+    /// joins the shards of a sweep from; `docs/SHARDING.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chunks: Vec<ChunkResult>,
+}
+
+/// One chunk of a sweep: a fixed unit of work (`CHECK_ID#CHUNK` as a shard unit).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChunkResult {
+    /// The chunk's number: it holds cases `chunk × 2^25 ..`.
+    pub chunk: u64,
+    /// Cases checked.
+    pub cases: u64,
+    /// Cases whose result was not accepted.
+    pub failed: u64,
+    /// Failed cases per governing table row id (`(no row)` where none governs).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_row: BTreeMap<String, u64>,
+    /// How many of the result's `failures` are this chunk's (they follow the earlier
+    /// chunks' in the list).
+    #[serde(default)]
+    pub listed: usize,
 }
 
 /// A check judged under its adapter's relaxation profile (the status stays the strict one).
@@ -176,6 +198,7 @@ impl CheckResult {
             deviation: None,
             under_profile: None,
             layouts: BTreeMap::new(),
+            chunks: Vec::new(),
         }
     }
 

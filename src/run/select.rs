@@ -4,7 +4,7 @@
 use super::check::{Check, CheckId, is_name};
 use super::plan::{adapter_checks, large_layout_checks, table_checks};
 use super::shard::Shard;
-use super::sweep::sweep_checks;
+use super::sweep::{keep_chunks, sweep_checks};
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;
 
@@ -63,6 +63,8 @@ pub struct Selection {
     pub large_layouts: bool,
     /// Sweeps (`run --exhaustive`) instead of the sampled checks (and no table self-checks).
     pub exhaustive: bool,
+    /// Only these chunks of each sweep (`run --chunks A..B`).
+    pub sweep_chunks: Option<std::ops::Range<u64>>,
 }
 
 impl Selection {
@@ -72,11 +74,11 @@ impl Selection {
     }
 
     /// The checks of `plan` that the selection's shard runs (all of them without a shard).
-    pub fn shard_of(&self, mut plan: Vec<Check>) -> Vec<Check> {
-        if let Some(shard) = self.shard {
-            plan.retain(|c| shard.owns(&c.id.to_string()));
+    pub fn shard_of(&self, plan: Vec<Check>) -> Vec<Check> {
+        match self.shard {
+            Some(shard) => plan.into_iter().filter_map(|c| shard.part_of(c)).collect(),
+            None => plan,
         }
-        plan
     }
 
     /// The selected checks of every shard, in the stable planning order; every name is
@@ -105,6 +107,9 @@ impl Selection {
             self.suites.is_empty() || c.id.suite().is_some_and(|s| self.suites.iter().any(|x| x == s))
         }));
         checks.retain(|c| filter.as_ref().is_none_or(|f| f.selects(&c.id)));
+        if let Some(chunks) = &self.sweep_chunks {
+            checks = checks.into_iter().filter_map(|c| keep_chunks(c, |k| chunks.contains(&k))).collect();
+        }
         Ok(checks)
     }
 }

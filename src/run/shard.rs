@@ -3,10 +3,10 @@
 //!
 //! # Work units
 //!
-//! A unit is named by its key, a string: today every unit is one check and its key is the
-//! check id; a fixed chunk of an exhaustive sweep is keyed `CHECK_ID#CHUNK` (the chunk's
-//! decimal index; `#` is outside the id grammar, so the two never collide). A unit's shard
-//! depends on its key and N alone, never on which other units the plan has.
+//! A unit is named by its key, a string: a check is one unit keyed by its id, except a sweep
+//! (`run --exhaustive`), whose every fixed chunk of 2^25 cases is a unit keyed `CHECK_ID#CHUNK`
+//! (the chunk's decimal index; `#` is outside the id grammar, so the two never collide). A
+//! unit's shard depends on its key and N alone, never on which other units the plan has.
 //!
 //! # Assignment
 //!
@@ -23,7 +23,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::check::RunOptions;
+use super::check::{Check, RunOptions, Target};
 use crate::generate::fnv1a;
 use crate::spec::Catalog;
 
@@ -59,6 +59,38 @@ impl Shard {
     /// Whether the unit keyed `key` belongs to this shard.
     pub fn owns(self, key: &str) -> bool {
         shard_of(key, self.total) == self.index
+    }
+
+    /// The part of `check` this shard runs: all of it, the sweep chunks it owns, or `None`.
+    pub fn part_of(self, check: Check) -> Option<Check> {
+        let id = check.id.to_string();
+        match check.target {
+            Target::Sweep(_) => super::sweep::keep_chunks(check, |k| self.owns(&chunk_key(&id, k))),
+            _ => self.owns(&id).then_some(check),
+        }
+    }
+}
+
+/// The keys of `check`'s units: its id, or one `ID#CHUNK` per chunk of a sweep.
+pub fn unit_keys(check: &Check) -> Vec<String> {
+    let id = check.id.to_string();
+    match &check.target {
+        Target::Sweep(t) => t.chunks.iter().map(|&k| chunk_key(&id, k)).collect(),
+        _ => vec![id],
+    }
+}
+
+/// The key of chunk `k` of the sweep check `id`.
+pub fn chunk_key(id: &str, k: u64) -> String {
+    format!("{id}#{k}")
+}
+
+/// The check id and chunk of a unit key: `(id, None)` for a whole check, `(id, Some(k))` for
+/// chunk `k` of a sweep; `None` for a `#` without a chunk number.
+pub fn split_key(key: &str) -> Option<(&str, Option<u64>)> {
+    match key.split_once('#') {
+        None => Some((key, None)),
+        Some((id, k)) => k.parse().ok().map(|k| (id, Some(k))),
     }
 }
 
@@ -201,6 +233,14 @@ mod tests {
         ] {
             assert_ne!(other, hash);
         }
+    }
+
+    #[test]
+    fn unit_keys_split_into_a_check_and_a_chunk() {
+        let id = "array-api:cpu:add:f16:exhaustive";
+        assert_eq!(split_key(&chunk_key(id, 17)), Some((id, Some(17))));
+        assert_eq!(split_key(id), Some((id, None)));
+        assert_eq!(split_key("array-api:cpu:add:f16:exhaustive#x"), None);
     }
 
     #[test]

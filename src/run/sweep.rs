@@ -2,15 +2,17 @@
 //! operation (2^32 cases), or the dense TestFloat-style grid of f32 and f64 pairs, checked
 //! in fixed chunks of [`CHUNK`] cases against the same expectations as the sampled checks.
 //!
-//! Each chunk is one adapter call and a parallel comparison; a finished chunk is appended to
-//! the check's state file (`<out>/sweeps/<id>.jsonl`), so a killed sweep resumes after its last
-//! finished chunk when the same command runs again. A progress line shows the rate and the time
+//! A chunk is judged in batches of [`BATCH`] cases, one adapter call each (the next batch's
+//! call runs while this one is judged on every core); a finished chunk is appended to the
+//! check's state file (`<out>/sweeps/<id>.jsonl`), so a killed sweep resumes after its last
+//! finished chunk when the same command runs again. A chunk is also a shard unit
+//! (`ID#CHUNK`, [`super::shard`]), and the result lists each chunk's counts for `merge`. A progress line shows the rate and the time
 //! left. Failures are counted per governing table row; the first few are listed in full.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
@@ -22,14 +24,15 @@ use serde::{Deserialize, Serialize};
 use super::call::apply_guarded;
 use super::check::{Check, CheckId, RunOptions, SweepTarget, Target};
 use super::record::{Failure, Recorder, Repro};
-use super::result::CheckResult;
+use super::result::{CheckResult, ChunkResult};
+use crate::check::Expect;
 use crate::expect::Context;
 use crate::format::Format;
 use crate::generate::sweep::Sweep;
 use crate::oracle::fpenv;
 use crate::oracle::native::{self, Reference};
-use crate::spec::matching::{governing_rows, in_class, related};
-use crate::spec::schema::{Accuracy, Class, Outcome, Relation, SpecTable};
+use crate::spec::matching::{governing_rows, in_class};
+use crate::spec::schema::{Accuracy, Class, Outcome, Relation, SignRule, SpecTable};
 use crate::spec::suite::NanPolicy;
 use crate::spec::{Catalog, LoadedSuite, LoadedTable};
 use crate::value::Domain;
@@ -59,12 +62,26 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
             checks.push(Check {
                 id,
                 needs: Some((table.op, dtype)),
-                target: Target::Sweep(SweepTarget { table: t, dtype }),
+                target: Target::Sweep(SweepTarget { table: t, dtype, chunks: (0..sweep.chunks()).collect() }),
                 planned: usize::try_from(sweep.len()).ok(),
             });
         }
     }
     checks
+}
+
+/// `check` with only the sweep chunks `keep` selects (its planned inputs counted again), or
+/// `None` when it keeps none; any other check is returned as it is.
+pub fn keep_chunks(mut check: Check, keep: impl Fn(u64) -> bool) -> Option<Check> {
+    let Target::Sweep(target) = &mut check.target else { return Some(check) };
+    target.chunks.retain(|&k| keep(k));
+    if target.chunks.is_empty() {
+        return None;
+    }
+    let sweep = Format::of(target.dtype).map(sweep_of)?;
+    let cases: u64 = target.chunks.iter().map(|&k| sweep.chunk(k).end - sweep.chunk(k).start).sum();
+    check.planned = usize::try_from(cases).ok();
+    Some(check)
 }
 
 /// `exhaustive` for a 16-bit format, `grid` for a wider one.
@@ -76,7 +93,24 @@ fn sweep_of(f: Format) -> Sweep {
     Sweep::exhaustive(f, 2).unwrap_or_else(|| Sweep::grid(f, 2))
 }
 
-/// Runs a sweep check, resuming from its state file in `options.state_dir` if there is one.
+/// The message of a sweep check's result in `dtype`: the cases checked of the sweep's, and the
+/// failures per governing row (`by_row`) where there are any.
+pub fn sweep_message(dtype: &str, checked: u64, failed: u64, by_row: &BTreeMap<String, u64>) -> String {
+    let of = dtype.parse::<DType>().ok().and_then(Format::of).map_or(checked, |f| sweep_of(f).len());
+    let mut message = format!("{} of {} pairs checked", group(checked), group(of));
+    if failed > 0 {
+        let rows: Vec<String> = by_row.iter().map(|(row, n)| format!("{row}: {}", group(*n))).collect();
+        message = format!(
+            "{message}; {} gave a result the contract does not allow ({})",
+            group(failed),
+            rows.join(", ")
+        );
+    }
+    message
+}
+
+/// Runs a sweep check's chunks, resuming from its state file in `options.state_dir` if there
+/// is one.
 pub fn run(
     catalog: &Catalog,
     check: &Check,
@@ -88,8 +122,8 @@ pub fn run(
     let table = &catalog.tables[target.table];
     let f = Format::of(target.dtype).ok_or("not a float dtype")?;
     let suite = check.adapter_suite(catalog)?;
-    let judge = Judge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan)?;
     let sweep = sweep_of(f);
+    let judge = Judge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan, &sweep)?;
     result.reference = Some(Reference::of(table.op, f));
     let fingerprint = format!(
         "{} | {} | catalog {} | {} cases",
@@ -99,21 +133,53 @@ pub fn run(
         sweep.len()
     );
     let mut state = State::open(options.state_dir.as_deref(), &check.id, &fingerprint)?;
-    let mut total = Tally::default();
-    let mut progress = Progress::new(&check.id, sweep.len());
-    for k in 0..sweep.chunks() {
-        let tally = match state.finished.remove(&k) {
-            Some(t) => t,
-            None => {
-                let t = run_chunk(&sweep, k, &judge, adapter, target.dtype, options)?;
-                state.record(k, &t)?;
-                progress.advance(t.cases);
-                t
+    let mut done: BTreeMap<u64, Tally> =
+        target.chunks.iter().filter_map(|k| state.finished.remove(k).map(|t| (*k, t))).collect();
+    let todo: Vec<u64> = target.chunks.iter().copied().filter(|k| !done.contains_key(k)).collect();
+    let cases = |k: u64| sweep.chunk(k).end - sweep.chunk(k).start;
+    let mut progress = Progress::new(&check.id, target.chunks.iter().map(|&k| cases(k)).sum());
+    progress.advance(done.values().map(|t| t.cases).sum());
+    // The chunks' batches, in order; the adapter computes the next batch while this one is
+    // judged.
+    let batches: Vec<(u64, Range<u64>)> = todo
+        .iter()
+        .flat_map(|&k| {
+            let r = sweep.chunk(k);
+            (r.start..r.end).step_by(BATCH as usize).map(move |b| (k, b..(b + BATCH).min(r.end)))
+        })
+        .collect();
+    let (op, output) = (judge.ctx.op, judge.ctx.output);
+    let size = target.dtype.size();
+    let domain: Vec<u8> = judge.domain.iter().flat_map(|x| x.to_le_bytes()[..size].to_vec()).collect();
+    let call = |cases: Range<u64>| call_batch(&domain, cases, op, output, adapter, target.dtype, options);
+    std::thread::scope(|scope| -> Result<(), String> {
+        let mut next = batches.first().map(|(_, r)| scope.spawn(move || call(r.clone())));
+        let mut tally = Tally::default();
+        for (i, (k, cases)) in batches.iter().enumerate() {
+            let returned = next.take().map(|h| h.join()).ok_or("no adapter call")?;
+            let returned = returned.map_err(|_| format!("chunk {k}: the adapter call's thread panicked"))?;
+            let returned = returned.map_err(|e| format!("chunk {k}: {e}"))?;
+            next = batches.get(i + 1).map(|(_, r)| scope.spawn(move || call(r.clone())));
+            let batch = judge.batch(cases.clone(), &returned, options.max_listed_failures)?;
+            progress.advance(batch.cases);
+            tally.merge(batch, options.max_listed_failures);
+            if batches.get(i + 1).is_none_or(|(later, _)| later != k) {
+                let finished = std::mem::take(&mut tally);
+                state.record(*k, &finished)?;
+                done.insert(*k, finished);
             }
-        };
-        total.merge(tally, options.max_listed_failures);
-    }
+        }
+        Ok(())
+    })?;
     progress.finish();
+    let mut total = Tally::default();
+    for (k, tally) in done {
+        let (before, failed, by_row) = (total.listed.len(), tally.failed, tally.by_row.clone());
+        let chunk_cases = tally.cases;
+        total.merge(tally, options.max_listed_failures);
+        let listed = total.listed.len() - before;
+        result.chunks.push(ChunkResult { chunk: k, cases: chunk_cases, failed, by_row, listed });
+    }
     let mut rec = Recorder::new(result, options);
     rec.checked(usize::try_from(total.cases).map_err(|_| "too many cases for this platform")?);
     let random = CheckId { case: "random".to_string(), ..check.id.clone() };
@@ -137,18 +203,8 @@ pub fn run(
     if total.failed > 0 {
         rec.result.status = super::result::Status::Fail;
     }
-    rec.result.failed_by_row = total.by_row.clone();
-    let what = if sweep.arity() == 2 { "pairs" } else { "values" };
-    let mut message = format!("{} of {} {what} checked", group(total.cases), group(sweep.len()));
-    if total.failed > 0 {
-        let rows: Vec<String> = total.by_row.iter().map(|(row, n)| format!("{row}: {}", group(*n))).collect();
-        message = format!(
-            "{message}; {} gave a result the contract does not allow ({})",
-            group(total.failed),
-            rows.join(", ")
-        );
-    }
-    rec.result.message = message;
+    rec.result.message = sweep_message(target.dtype.name(), total.cases, total.failed, &total.by_row);
+    rec.result.failed_by_row = total.by_row;
     Ok(())
 }
 
@@ -181,96 +237,123 @@ const NO_ROW: &str = "(no row)";
 /// Cases judged between two checks of the FP control state.
 const SLICE: u64 = 1 << 16;
 
-/// Calls the adapter on chunk `k` and judges every case.
-fn run_chunk(
-    sweep: &Sweep,
-    k: u64,
-    judge: &Judge,
+/// Cases per adapter call: a chunk is called and judged in batches this large, whose buffers
+/// the allocator reuses (a whole chunk's would be mapped and zeroed afresh each time).
+const BATCH: u64 = 1 << 20;
+
+/// Builds the operands of `cases` from the domain's values (`dtype`'s little-endian bytes) and
+/// calls the adapter on them: its result, checked for dtype and shape.
+fn call_batch(
+    domain: &[u8],
+    cases: Range<u64>,
+    op: OpKind,
+    output: Domain,
     adapter: &Arc<dyn Adapter>,
     dtype: DType,
     options: &RunOptions,
-) -> Result<Tally, String> {
-    let range = sweep.chunk(k);
-    let n = (range.end - range.start) as usize;
-    let size = dtype.size();
-    let operands = (0..sweep.arity())
-        .map(|slot| {
-            let mut bytes = vec![0u8; n * size];
-            bytes.par_chunks_mut(size).enumerate().for_each(|(i, out)| {
-                let x = sweep.operand(range.start + i as u64, slot);
-                out.copy_from_slice(&x.to_le_bytes()[..size]);
-            });
-            Tensor::from_bytes(dtype, &[n], bytes).map_err(|e| e.to_string())
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let out_dtype = if judge.ctx.output == Domain::Bool { DType::Bool } else { dtype };
-    let returned = apply_guarded(adapter, judge.ctx.op, operands, out_dtype, options.timeout)?
-        .map_err(|e| format!("the adapter returned an error on chunk {k}: {e}"))?;
+) -> Result<Tensor, String> {
+    let n = (cases.end - cases.start) as usize;
+    let operands =
+        (0..2).map(|slot| operand(domain, cases.start, n, slot, dtype)).collect::<Result<Vec<_>, _>>()?;
+    let out_dtype = if output == Domain::Bool { DType::Bool } else { dtype };
+    let returned = apply_guarded(adapter, op, operands, out_dtype, options.timeout)?
+        .map_err(|e| format!("the adapter returned an error: {e}"))?;
     if returned.dtype() != out_dtype || returned.shape() != [n] {
         return Err(format!(
-            "chunk {k}: the adapter returned {} {:?}, expected {out_dtype} [{n}]",
+            "the adapter returned {} {:?}, expected {out_dtype} [{n}]",
             returned.dtype(),
             returned.shape()
         ));
     }
-    let copy;
-    let bytes = match returned.contiguous_bytes() {
-        Some(bytes) => bytes,
-        None => {
-            copy = returned.to_contiguous();
-            copy.contiguous_bytes().ok_or("the adapter's result is not contiguous")?
-        }
-    };
-    let out_size = out_dtype.size();
-    let slices = (n as u64).div_ceil(SLICE);
-    let tallies = (0..slices)
-        .into_par_iter()
-        .map(|s| {
-            fpenv::check()?;
-            let mut tally = Tally::default();
-            for i in s * SLICE..((s + 1) * SLICE).min(n as u64) {
-                let index = range.start + i;
-                let case = [sweep.operand(index, 0), sweep.operand(index, 1)];
-                let at = i as usize * out_size;
-                let mut raw = [0u8; 8];
-                raw[..out_size].copy_from_slice(&bytes[at..at + out_size]);
-                judge.judge(&case, u64::from_le_bytes(raw), options.max_listed_failures, &mut tally)?;
-            }
-            tally.cases = ((s + 1) * SLICE).min(n as u64) - s * SLICE;
-            Ok(tally)
-        })
-        .collect::<Result<Vec<Tally>, String>>()?;
-    let mut chunk = Tally::default();
-    for t in tallies {
-        chunk.merge(t, options.max_listed_failures);
-    }
-    Ok(chunk)
+    Ok(if returned.contiguous_bytes().is_some() { returned } else { returned.to_contiguous() })
 }
 
-/// Judges sweep cases: finds each case's governing rows once per combination of the value
-/// classes and relations the table's rows name, and takes a fast path (the native reference,
-/// a bit comparison) where no row governs.
+/// Operand `slot` (0 or 1) of cases `first .. first + n`: `domain[p]` with `p` the slot's
+/// digit of the case index in base `domain.len()`, written a run of equal second operands at
+/// a time (slot 0 copies a stretch of the domain, slot 1 repeats one value).
+fn operand(domain: &[u8], first: u64, n: usize, slot: usize, dtype: DType) -> Result<Tensor, String> {
+    let size = dtype.size();
+    let values = domain.len() / size;
+    let mut bytes = vec![0u8; n * size];
+    let mut at = Digits::new(first, values as u64);
+    let mut done = 0;
+    while done < n {
+        let run = (values - at.low).min(n - done);
+        let out = &mut bytes[done * size..(done + run) * size];
+        if slot == 0 {
+            out.copy_from_slice(&domain[at.low * size..(at.low + run) * size]);
+        } else {
+            let x = &domain[at.high * size..(at.high + 1) * size];
+            out.chunks_exact_mut(size).for_each(|e| e.copy_from_slice(x));
+        }
+        done += run;
+        at = Digits { low: 0, high: at.high + 1 };
+    }
+    Tensor::from_bytes(dtype, &[n], bytes).map_err(|e| e.to_string())
+}
+
+/// The two operand positions of a case index `low + high × base`.
+struct Digits {
+    low: usize,
+    high: usize,
+}
+
+impl Digits {
+    fn new(index: u64, base: u64) -> Digits {
+        Digits { low: (index % base) as usize, high: (index / base) as usize }
+    }
+}
+
+/// Element `j` of a contiguous little-endian buffer of `size`-byte elements, as bits.
+#[inline]
+fn element(bytes: &[u8], j: usize, size: usize) -> u64 {
+    match size {
+        1 => u64::from(bytes[j]),
+        2 => u64::from(u16::from_le_bytes([bytes[2 * j], bytes[2 * j + 1]])),
+        4 => {
+            let b = &bytes[4 * j..4 * j + 4];
+            u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        }
+        _ => {
+            let b = &bytes[8 * j..8 * j + 8];
+            u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+        }
+    }
+}
+
+/// Judges sweep cases: finds each case's governing rows, and what they accept, once per
+/// combination of the value classes and relations the table's rows name (and whether an
+/// operand is a NaN, a signaling one), not once per case; where that is the native reference,
+/// a case costs one reference result and a comparison.
 struct Judge<'a> {
     table: &'a SpecTable,
     ctx: Context<'a>,
     nan: NanPolicy,
     format: Format,
-    classes: Vec<Class>,
     relations: Vec<Relation>,
-    /// The index into `masks` of each value's class membership, and its f64 value, for
-    /// 16-bit formats.
-    dense: Option<(Vec<u16>, Vec<f64>)>,
-    /// The distinct class memberships (bit `c`: in `classes[c]`).
+    /// The values each operand ranges over ([`Sweep::domain`]).
+    domain: Vec<u64>,
+    /// Per value of `domain`: the index into `masks` of its class membership, its exact f64
+    /// value, and bit 0 (a signaling NaN) and bit 1 (a NaN) of its part of the key.
+    mask_of: Vec<u16>,
+    value_of: Vec<f64>,
+    nan_of: Vec<u8>,
+    /// The distinct class memberships (bit `c`: in the `c`th class the rows name).
     masks: Vec<u32>,
-    /// Governing rows per (membership of x1, of x2, relations that hold).
-    rows: Vec<OnceLock<Governed>>,
-    /// The binary operation, where cases outside every row need only the native reference
-    /// and a bit comparison.
+    /// What governs, per key ([`Judge::key`]).
+    governed: Vec<OnceLock<Governed>>,
+    /// The binary operation, where the native reference computes it and the table is not
+    /// approximate.
     fast: Option<BinaryOp>,
 }
 
 impl<'a> Judge<'a> {
-    fn new(table: &'a LoadedTable, ctx: Context<'a>, nan: NanPolicy) -> Result<Judge<'a>, String> {
+    fn new(
+        table: &'a LoadedTable,
+        ctx: Context<'a>,
+        nan: NanPolicy,
+        sweep: &Sweep,
+    ) -> Result<Judge<'a>, String> {
         let f = ctx.format;
         let mut classes: Vec<Class> = Vec::new();
         let mut relations = Vec::new();
@@ -294,7 +377,24 @@ impl<'a> Judge<'a> {
                 table.path.display()
             ));
         }
-        let mut judge = Judge {
+        let domain = sweep.domain();
+        let mut masks: Vec<u32> = Vec::new();
+        let mut mask_of = Vec::with_capacity(domain.len());
+        for &x in &domain {
+            let mask =
+                classes.iter().enumerate().fold(0, |m, (c, class)| m | u32::from(in_class(f, x, class)) << c);
+            let i = masks.iter().position(|&m| m == mask).unwrap_or_else(|| {
+                masks.push(mask);
+                masks.len() - 1
+            });
+            mask_of.push(u16::try_from(i).map_err(|_| "too many distinct class memberships")?);
+        }
+        let quiet = 1 << (f.frac_bits - 1);
+        let nan_of =
+            domain.iter().map(|&x| if f.is_nan(x) { 2 | u8::from(x & quiet == 0) } else { 0 }).collect();
+        let value_of = domain.iter().map(|&x| native::to_f64(f, x)).collect();
+        let keys = (masks.len() * masks.len()) << (relations.len() + 2);
+        Ok(Judge {
             table: &table.table,
             nan,
             format: f,
@@ -307,130 +407,209 @@ impl<'a> Judge<'a> {
                 _ => None,
             },
             ctx,
-            classes,
             relations,
-            dense: None,
-            masks: Vec::new(),
-            rows: Vec::new(),
-        };
-        if f.bits == 16 {
-            let masks = (0..1u64 << 16).map(|x| judge.mask_index(judge.membership(x))).collect();
-            let values = (0..1u64 << 16).map(|x| native::to_f64(f, x)).collect();
-            judge.dense = Some((masks, values));
-        }
-        Ok(judge)
+            domain,
+            mask_of,
+            value_of,
+            nan_of,
+            masks,
+            governed: std::iter::repeat_with(OnceLock::new).take(keys).collect(),
+        })
     }
 
-    /// Bit `c` set where `x` is in `classes[c]`.
-    fn membership(&self, x: u64) -> u32 {
-        self.classes
-            .iter()
-            .enumerate()
-            .fold(0, |m, (c, class)| m | u32::from(in_class(self.format, x, class)) << c)
-    }
-
-    /// The index of `mask` in `masks`, added if new (while building the dense table).
-    fn mask_index(&mut self, mask: u32) -> u16 {
-        let i = self.masks.iter().position(|&m| m == mask).unwrap_or_else(|| {
-            self.masks.push(mask);
-            self.masks.len() - 1
-        });
-        let combos = (self.masks.len() * self.masks.len()) << self.relations.len();
-        self.rows.resize_with(combos, OnceLock::new);
-        i as u16
-    }
-
-    /// The governing rows of `case`.
-    fn governing(&self, case: &[u64; 2]) -> Cow<'_, Governed> {
-        let find = || Governed::new(self.table, governing_rows(self.table, self.format, case));
-        let Some((dense, _)) = &self.dense else { return Cow::Owned(find()) };
-        let (a, b) = (dense[case[0] as usize] as usize, dense[case[1] as usize] as usize);
-        let relations = self
-            .relations
-            .iter()
-            .enumerate()
-            .fold(0, |r, (k, &rel)| r | usize::from(related(self.format, case[0], case[1], rel)) << k);
-        let key = ((a * self.masks.len() + b) << self.relations.len()) | relations;
-        Cow::Borrowed(self.rows[key].get_or_init(find))
-    }
-
-    /// Judges one case and counts it in `tally` if it fails.
+    /// The key of the case at positions `p1`, `p2` of the domain: both memberships, the
+    /// relations that hold (bit `k`: the `k`th relation), and the NaN bits of both operands.
     #[inline]
-    fn judge(
-        &self,
-        case: &[u64; 2],
-        actual: u64,
-        max_listed: usize,
-        tally: &mut Tally,
-    ) -> Result<(), String> {
+    fn key(&self, p1: usize, p2: usize) -> usize {
+        let (x1, x2, v1, v2) = (self.domain[p1], self.domain[p2], self.value_of[p1], self.value_of[p2]);
         let f = self.format;
-        let governed = self.governing(case);
-        let rows = &governed.rows;
-        let (output, nan) = (self.ctx.output, self.nan);
-        let fast = self.fast.filter(|_| !f.is_nan(case[0]) && !f.is_nan(case[1]));
-        let accepted = if let Some(op) = fast {
-            // Without a NaN operand, the expectation is every governing row's (or the
-            // accuracy's, where none governs); the correctly rounded ones are the reference.
-            let rounded = !governed.rounded || {
-                let reference = match &self.dense {
-                    Some((_, v)) => native::binary_decoded(
-                        op,
-                        f,
-                        case[0],
-                        case[1],
-                        v[case[0] as usize],
-                        v[case[1] as usize],
-                    ),
-                    None => native::binary(op, f, case[0], case[1]),
-                };
-                match output {
-                    Domain::Float(_) if f.is_nan(reference) => {
-                        f.is_nan(actual) && (nan == NanPolicy::Any || actual & (1 << (f.frac_bits - 1)) != 0)
-                    }
-                    _ => actual == reference,
-                }
+        let mut holding = 0;
+        for (k, &r) in self.relations.iter().enumerate() {
+            // `matching::related`, on the decoded values.
+            let holds = match r {
+                Relation::Negation => x2 == f.neg(x1),
+                Relation::NotNegation => x2 != f.neg(x1),
+                Relation::Equal => v1 == v2,
+                Relation::NotEqual => v1 != v2,
+                Relation::SameSign => (x1 ^ x2) & f.sign_mask() == 0,
+                Relation::DifferentSign => (x1 ^ x2) & f.sign_mask() != 0,
             };
-            let mut others = true;
-            for &r in &governed.others {
-                others &= self.ctx.row_expectation(r, case)?.accepts(output, actual, nan);
-            }
-            rounded && others
-        } else {
-            self.ctx.expectation_under(rows, case)?.accepts(output, actual, nan)
-        };
-        if !accepted {
-            tally.failed += 1;
-            if rows.is_empty() {
-                *tally.by_row.entry(NO_ROW.to_string()).or_default() += 1;
-            }
-            for &r in rows {
-                *tally.by_row.entry(self.table.rows[r].id.value.clone()).or_default() += 1;
-            }
-            if tally.listed.len() < max_listed {
-                tally.listed.push((case.to_vec(), actual));
-            }
+            holding |= usize::from(holds) << k;
         }
-        Ok(())
+        let combination = usize::from(self.mask_of[p1]) * self.masks.len() + usize::from(self.mask_of[p2]);
+        let nans = usize::from(self.nan_of[p1] | self.nan_of[p2]);
+        (((combination << self.relations.len()) | holding) << 2) | nans
+    }
+
+    /// Judges the cases `range`, whose results the adapter returned in `returned`, in
+    /// parallel slices.
+    fn batch(&self, range: Range<u64>, returned: &Tensor, max_listed: usize) -> Result<Tally, String> {
+        let bytes = returned.contiguous_bytes().ok_or("the adapter's result is not contiguous")?;
+        let size = returned.dtype().size();
+        let n = range.end - range.start;
+        let slices = n.div_ceil(SLICE);
+        let tallies = (0..slices)
+            .into_par_iter()
+            .map(|s| {
+                fpenv::check()?;
+                let (from, to) = (s * SLICE, ((s + 1) * SLICE).min(n));
+                self.slice(range.start + from, from as usize..to as usize, (bytes, size), max_listed)
+            })
+            .collect::<Result<Vec<Tally>, String>>()?;
+        let mut chunk = Tally::default();
+        for t in tallies {
+            chunk.merge(t, max_listed);
+        }
+        Ok(chunk)
+    }
+
+    /// Judges the cases from index `first` on, whose results are elements `at` of `bytes`,
+    /// one run of cases with the same second operand at a time.
+    fn slice(
+        &self,
+        first: u64,
+        at: Range<usize>,
+        (bytes, size): (&[u8], usize),
+        max_listed: usize,
+    ) -> Result<Tally, String> {
+        let mut failed_per_row = vec![0u64; self.table.rows.len() + 1];
+        let mut tally = Tally { cases: at.len() as u64, ..Tally::default() };
+        let n = self.domain.len();
+        let mut position = Digits::new(first, n as u64);
+        let mut j = at.start;
+        while j < at.end {
+            let (low, p2) = (position.low, position.high);
+            let run = (n - low).min(at.end - j);
+            for (p1, j) in (low..low + run).zip(j..) {
+                let actual = element(bytes, j, size);
+                let governed = self.governed[self.key(p1, p2)].get_or_init(|| self.governed_for(p1, p2));
+                if self.accepts(governed, p1, p2, actual)? {
+                    continue;
+                }
+                tally.failed += 1;
+                if governed.rows.is_empty() {
+                    failed_per_row[self.table.rows.len()] += 1;
+                }
+                for &r in &governed.rows {
+                    failed_per_row[r] += 1;
+                }
+                if tally.listed.len() < max_listed {
+                    tally.listed.push((vec![self.domain[p1], self.domain[p2]], actual));
+                }
+            }
+            j += run;
+            position = Digits { low: 0, high: p2 + 1 };
+        }
+        for (r, &n) in failed_per_row.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let row = self.table.rows.get(r).map_or(NO_ROW, |row| row.id.value.as_str());
+            tally.by_row.insert(row.to_string(), n);
+        }
+        Ok(tally)
+    }
+
+    /// What governs the case at `p1`, `p2` (and every case of its key).
+    fn governed_for(&self, p1: usize, p2: usize) -> Governed {
+        let case = [self.domain[p1], self.domain[p2]];
+        let rows = governing_rows(self.table, self.format, &case);
+        let with_nan = self.nan_of[p1] | self.nan_of[p2] != 0;
+        let is_rounded = |&r: &usize| matches!(self.table.rows[r].result, Outcome::CorrectlyRounded);
+        let others: Vec<usize> = rows.iter().copied().filter(|r| !is_rounded(r)).collect();
+        let rounded = rows.is_empty() || rows.iter().any(is_rounded);
+        let verdict = if !rows.is_empty() && rows.iter().all(|&r| constant(&self.table.rows[r].result)) {
+            match self.ctx.expectation_under(&rows, &case) {
+                Ok(expect) => Verdict::Constant(expect),
+                Err(_) => Verdict::General,
+            }
+        } else if self.fast.is_some() && !with_nan {
+            if others.is_empty() { Verdict::Reference } else { Verdict::Mixed { rounded, others } }
+        } else {
+            Verdict::General
+        };
+        Governed { rows, verdict }
+    }
+
+    /// Whether `actual` is accepted for the case at `p1`, `p2`, which `governed` governs.
+    #[inline]
+    fn accepts(&self, governed: &Governed, p1: usize, p2: usize, actual: u64) -> Result<bool, String> {
+        let output = self.ctx.output;
+        Ok(match &governed.verdict {
+            Verdict::Reference => self.is_reference(p1, p2, actual),
+            Verdict::Constant(expect) => expect.accepts(output, actual, self.nan),
+            Verdict::Mixed { rounded, others } => {
+                let case = [self.domain[p1], self.domain[p2]];
+                let mut accepted = !rounded || self.is_reference(p1, p2, actual);
+                for &r in others {
+                    accepted &= self.ctx.row_expectation(r, &case)?.accepts(output, actual, self.nan);
+                }
+                accepted
+            }
+            Verdict::General => {
+                let case = [self.domain[p1], self.domain[p2]];
+                self.ctx.expectation_under(&governed.rows, &case)?.accepts(output, actual, self.nan)
+            }
+        })
+    }
+
+    /// Whether `actual` is the native reference's result for the case at `p1`, `p2` (any NaN,
+    /// a quiet one where the suite asks, for a NaN result).
+    #[inline]
+    fn is_reference(&self, p1: usize, p2: usize, actual: u64) -> bool {
+        let Some(op) = self.fast else { return false };
+        let f = self.format;
+        let (x1, x2) = (self.domain[p1], self.domain[p2]);
+        let reference = native::binary_decoded(op, f, x1, x2, self.value_of[p1], self.value_of[p2]);
+        match self.ctx.output {
+            Domain::Float(_) if f.is_nan(reference) => {
+                f.is_nan(actual) && (self.nan == NanPolicy::Any || actual & (1 << (f.frac_bits - 1)) != 0)
+            }
+            _ => actual == reference,
+        }
     }
 }
 
-/// The rows that govern a combination of value classes.
+/// Whether `outcome` asks the same of every input (no operand, no product of signs, no
+/// reference result in it).
+fn constant(outcome: &Outcome) -> bool {
+    match outcome {
+        Outcome::Nan
+        | Outcome::Boolean(_)
+        | Outcome::PosZero
+        | Outcome::NegZero
+        | Outcome::PosInfinity
+        | Outcome::NegInfinity
+        | Outcome::Value(_)
+        | Outcome::Approx(_) => true,
+        Outcome::NanWithSign(rule) | Outcome::Sign(rule) | Outcome::SignedInfinity(rule) => {
+            *rule != SignRule::ProductOfSigns
+        }
+        Outcome::AnyOf(list) => list.iter().all(constant),
+        Outcome::Operand(_)
+        | Outcome::NegOperand(_)
+        | Outcome::AbsOperand(_)
+        | Outcome::NegAbsOperand(_)
+        | Outcome::CorrectlyRounded => false,
+    }
+}
+
+/// The rows that govern a key's cases, and how a result is judged there.
 #[derive(Clone, Debug)]
 struct Governed {
     rows: Vec<usize>,
-    /// Whether the result must be the correctly rounded (or exact) reference: no row governs,
-    /// or one whose result is `correctly_rounded` does.
-    rounded: bool,
-    /// The governing rows with another result.
-    others: Vec<usize>,
+    verdict: Verdict,
 }
 
-impl Governed {
-    fn new(table: &SpecTable, rows: Vec<usize>) -> Governed {
-        let is_rounded = |&r: &usize| matches!(table.rows[r].result, Outcome::CorrectlyRounded);
-        let others = rows.iter().copied().filter(|r| !is_rounded(r)).collect();
-        Governed { rounded: rows.is_empty() || rows.iter().any(is_rounded), others, rows }
-    }
+/// How the results of one key's cases are judged.
+#[derive(Clone, Debug)]
+enum Verdict {
+    /// The native reference's result: no row governs, or only rows whose result is
+    /// `correctly_rounded`, and neither operand is a NaN.
+    Reference,
+    /// This expectation: every governing row asks the same of every input.
+    Constant(Expect),
+    /// The native reference's result where `rounded`, and every row of `others`, case by case.
+    Mixed { rounded: bool, others: Vec<usize> },
+    /// The expectation under the governing rows, case by case.
+    General,
 }
 
 /// A sweep's finished chunks on disk: a header line, then one line per chunk.
@@ -606,31 +785,38 @@ mod tests {
     use super::*;
     use crate::generate::sweep::CHUNK;
 
-    /// The class-keyed row lookup and the native fast path accept exactly what the check's
-    /// expectations (every governing row, found case by case) accept.
+    /// The keyed verdicts (the native reference, constant expectations) accept exactly what
+    /// the check's expectations (every governing row, found case by case) accept: on every
+    /// pair of edge values and on random pairs, for 16-bit sweeps and the f32 grid.
     #[test]
-    fn the_fast_judge_accepts_what_the_expectations_accept() {
+    fn the_keyed_judge_accepts_what_the_expectations_accept() {
         let catalog = Catalog::builtin().unwrap();
         let suite = catalog.suite("array-api").unwrap();
-        for (op, f) in [
-            ("add", Format::F16),
-            ("multiply", Format::BF16),
-            ("maximum", Format::F16),
-            ("less", Format::BF16),
-        ] {
+        let ops = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal"];
+        for (op, f) in ops.iter().flat_map(|&op| [Format::F16, Format::BF16, Format::F32].map(|f| (op, f))) {
             let table = catalog.tables.iter().find(|t| t.table.op == op).unwrap();
-            let judge =
-                Judge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan).unwrap();
+            let sweep = sweep_of(f);
+            let ctx = Context::new(table, Some(&suite.suite), f);
+            let judge = Judge::new(table, ctx, suite.suite.nan, &sweep).unwrap();
+            let n = judge.domain.len();
+            let edges: Vec<usize> = crate::generate::edge_values(f)
+                .iter()
+                .filter_map(|x| judge.domain.iter().position(|d| d == x))
+                .collect();
             let mut g = crate::generate::Generator::new(3, op);
-            for _ in 0..5_000 {
-                let case = [g.bits() & 0xffff, g.bits() & 0xffff];
+            let mut positions: Vec<(usize, usize)> =
+                edges.iter().flat_map(|&a| edges.iter().map(move |&b| (a, b))).collect();
+            positions.extend((0..3_000).map(|_| (g.bits() as usize % n, g.bits() as usize % n)));
+            for (p1, p2) in positions {
+                let case = [judge.domain[p1], judge.domain[p2]];
                 let expected = judge.ctx.expectation(&case).unwrap();
                 let oracle = crate::oracle::ops::reference(table.op, f, &case).unwrap();
-                for actual in [oracle, oracle ^ 1, f.quiet_nan(), case[0], f.neg_zero()] {
-                    let mut tally = Tally::default();
-                    judge.judge(&case, actual, 5, &mut tally).unwrap();
+                for actual in [oracle, oracle ^ 1, f.quiet_nan(), f.quiet_nan() ^ 1, case[0], f.neg_zero()] {
+                    let governed =
+                        judge.governed[judge.key(p1, p2)].get_or_init(|| judge.governed_for(p1, p2));
+                    let judged = judge.accepts(governed, p1, p2, actual).unwrap();
                     let accepted = expected.accepts(judge.ctx.output, actual, suite.suite.nan);
-                    assert_eq!(tally.failed == 0, accepted, "{op} {} {case:x?} -> {actual:#x}", f.name);
+                    assert_eq!(judged, accepted, "{op} {} {case:x?} -> {actual:#x}", f.name);
                 }
             }
         }
