@@ -3,6 +3,7 @@
 //! enumerations of [`sweep`] (every 16-bit value or pair, dense grids) need no seed.
 
 mod classes;
+pub mod complex;
 mod integer;
 pub mod layouts;
 mod scatter;
