@@ -109,10 +109,20 @@ pub fn run(
             rec.finish("inputs");
         }
         ComplexCases::Random => {
-            // Inputs without a reference (a zero divisor, `sign(0)`) are a row's, not these.
+            // Inputs without a reference (a zero divisor, `sign(0)`) are a row's, not these:
+            // they are drawn again, so that the check makes the planned number.
             let comparison = matches!(table.op, ComplexOp::Binary(BinaryOp::Equal | BinaryOp::NotEqual));
-            let mut inputs = moderate_inputs(f, arity, suite.random_cases, &mut rng);
-            inputs.retain(|x| comparison || run.reference(x).is_some());
+            let n = suite.random_cases;
+            let mut inputs = Vec::with_capacity(n);
+            while inputs.len() < n {
+                let mut batch = moderate_inputs(f, arity, (n - inputs.len()).max(64), &mut rng);
+                batch.retain(|x| comparison || run.reference(x).is_some());
+                if batch.is_empty() {
+                    return Err(format!("{} has no reference on finite operands", spec.op));
+                }
+                inputs.extend(batch);
+            }
+            inputs.truncate(n);
             let mut rec = Recorder::new(result, options);
             run.judge(&inputs, &ComplexResult::Reference, &mut rec)?;
             rec.finish("inputs");
