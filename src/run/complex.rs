@@ -170,6 +170,9 @@ fn special_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
         .collect()
 }
 
+/// How a delegate's result (the parts' bits) maps back to the function's.
+type MapBack = fn(Format, [u64; 2]) -> [u64; 2];
+
 /// What one complex check calls and judges with.
 struct Run<'a> {
     table: &'a LoadedComplex,
@@ -361,29 +364,28 @@ impl Run<'_> {
         };
         let f = self.f;
         // Each transformed input and how the delegate's result maps back.
-        let (other, transformed, back): (OpKind, Vec<Components>, fn(Format, [u64; 2]) -> [u64; 2]) =
-            match rule {
-                Delegation::MinusITimesOfITimes(name) | Delegation::OfITimes(name) => {
-                    let u: UnaryOp = name.parse()?;
-                    // x*1j = -b + aj, exactly.
-                    let rotated = inputs.iter().map(|x| [f.neg(x[1]), x[0], 0, 0]).collect();
-                    let back: fn(Format, [u64; 2]) -> [u64; 2] = if matches!(rule, Delegation::OfITimes(_)) {
-                        |_, w| w
-                    } else {
-                        // -1j * (p + qj) = q - pj, exactly.
-                        |f, w| [w[1], f.neg(w[0])]
-                    };
-                    (OpKind::Unary(u), rotated, back)
-                }
-                Delegation::SelfProduct => {
-                    let squared = inputs.iter().map(|x| [x[0], x[1], x[0], x[1]]).collect();
-                    (OpKind::Binary(BinaryOp::Multiply), squared, |_, w| w)
-                }
-                Delegation::Conjugate => {
-                    let conjugated = inputs.iter().map(|x| [x[0], f.neg(x[1]), 0, 0]).collect();
-                    (OpKind::Unary(op), conjugated, |f, w| [w[0], f.neg(w[1])])
-                }
-            };
+        let (other, transformed, back): (OpKind, Vec<Components>, MapBack) = match rule {
+            Delegation::MinusITimesOfITimes(name) | Delegation::OfITimes(name) => {
+                let u: UnaryOp = name.parse()?;
+                // x*1j = -b + aj, exactly.
+                let rotated = inputs.iter().map(|x| [f.neg(x[1]), x[0], 0, 0]).collect();
+                let back: MapBack = if matches!(rule, Delegation::OfITimes(_)) {
+                    |_, w| w
+                } else {
+                    // -1j * (p + qj) = q - pj, exactly.
+                    |f, w| [w[1], f.neg(w[0])]
+                };
+                (OpKind::Unary(u), rotated, back)
+            }
+            Delegation::SelfProduct => {
+                let squared = inputs.iter().map(|x| [x[0], x[1], x[0], x[1]]).collect();
+                (OpKind::Binary(BinaryOp::Multiply), squared, |_, w| w)
+            }
+            Delegation::Conjugate => {
+                let conjugated = inputs.iter().map(|x| [x[0], f.neg(x[1]), 0, 0]).collect();
+                (OpKind::Unary(op), conjugated, |f, w| [w[0], f.neg(w[1])])
+            }
+        };
         if let Support::Unsupported(reason) = self.adapter.supports(other, self.dtype) {
             return Ok(Some(format!("{other}: {reason}")));
         }
