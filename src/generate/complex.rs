@@ -73,7 +73,7 @@ pub fn moderate_inputs(f: Format, arity: usize, n: usize, rng: &mut Generator) -
             for part in x.iter_mut().take(2 * arity) {
                 let r = rng.bits();
                 let negative = r & 1 == 1;
-                *part = if (r >> 1) % 8 == 0 {
+                *part = if (r >> 1).is_multiple_of(8) {
                     f.compose(negative, 0, 0)
                 } else {
                     let exponent = ((r >> 4) % 41) as i32 - 20;
