@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the pinned manifest that tests/coverage.rs checks the element-wise tables against.
+"""Writes the pinned manifest that tests/coverage.rs checks the element-wise and complex tables against.
 
     python3 scripts/coverage-manifest.py array-api-special-cases.txt > tests/data/array-api-bullets.tsv
 
 The input is the array API standard's special-case text, extracted verbatim from
 data-apis/array-api's src/array_api_stubs/<version>/elementwise_functions.py (the text names its
 commit and versions in its header). The manifest holds no text of the standard: per function
-of Parts A, B and C, the number of real-valued bullets and a hash of each bullet's normalised
-text, so that the repository checks its rows without the document beside it.
+of Parts A, B and C, the number of real-valued bullets and of complex bullets and a hash of each
+bullet's normalised text, so that the repository checks its rows without the document beside it.
 
 Parsing, Parts A and B (the rules tests/coverage.rs applied to the text itself before the
 manifest existed): a function is a line `<name>(x1, x2)   -- **Special cases** section`
@@ -25,6 +25,13 @@ Parsing, Part C (the unary functions and clip): a function is a line `<name>(<ar
 paragraph again). So bullets that precede every "For " line (ceil's "already integer-valued",
 clip's three) count; reciprocal and square, whose sections are one delegation sentence, have
 none.
+
+Parsing, complex bullets (every part before PART D): a function is a line `<name>(<args>)   --
+**Special cases** section`; its complex bullets are the lines starting with '- ' of every
+paragraph that opens with a line starting "For " and naming "complex", up to the next line
+starting "For ", or a '----' or '####' rule (notes and the text between the bullets do not end
+it). Sections whose complex part is one delegation sentence (asin, atan, cos, sin, tan, log2,
+log10, pow) have none. The standard's count: 166.
 
 Normalisation: remove every "``", then ":math:", then every "`".
 Hash: FNV-1a 64 over the UTF-8 bytes of the normalised text, as 16 lower-case hex digits
@@ -115,6 +122,26 @@ def unary_bullets_by_function(text):
     return functions
 
 
+def complex_bullets_by_function(text):
+    """{function: [bullet text]} of the complex paragraphs, for the functions that have any."""
+    part_d = text.find("PART D")
+    if part_d < 0:
+        sys.exit("the text has no PART D")
+    functions = {}
+    current, inside = None, False
+    for l in lines_of(text[:part_d]):
+        found = re.fullmatch(r"(\w+)\((?:x1, x2|x|x, min, max)\)   -- \*\*Special cases\*\* section", l)
+        if found:
+            current, inside = found.group(1), False
+        elif l.startswith("----") or l.startswith("####"):
+            inside = False
+        elif l.startswith("For "):
+            inside = "complex" in l
+        elif inside and current and l.startswith("- "):
+            functions.setdefault(current, []).append(l[2:])
+    return functions
+
+
 def provenance(text):
     """(versions, commit, date, file) from the text's header."""
     header = text[: text.find("Contents")]
@@ -139,12 +166,15 @@ def main():
     if set(functions) & set(unary):
         sys.exit(f"functions in both Parts A/B and C: {sorted(set(functions) & set(unary))}")
     functions.update(unary)
+    complex_functions = complex_bullets_by_function(text)
     out = sys.stdout
-    out.write("# The array API standard's real-valued special-case bullets, pinned for tests/coverage.rs.\n")
+    out.write("# The array API standard's special-case bullets, pinned for tests/coverage.rs.\n")
     out.write("# Made by scripts/coverage-manifest.py from the standard's text; do not edit by hand.\n")
     out.write("# Per bullet: FNV-1a 64 (UTF-8) of its text without ``, :math: and `; no text of the standard.\n")
     out.write("# Tab-separated: `standard`, `source` and `made-by` once; then per function of Parts A, B\n")
-    out.write("# and C `function` NAME COUNT, and `bullet` NAME NUMBER HASH for each bullet.\n")
+    out.write("# and C `function` NAME COUNT, and `bullet` NAME NUMBER HASH for each real-valued bullet;\n")
+    out.write("# then per function with complex bullets `complex-function` NAME COUNT and\n")
+    out.write("# `complex-bullet` NAME NUMBER HASH.\n")
     out.write(f"standard\tPython array API standard\t{versions[0]}\t"
               f"identical text in: {', '.join(versions)}\n")
     out.write(f"source\t{repo}\t{path}\t{commit}\t{date}\n")
@@ -154,6 +184,11 @@ def main():
         out.write(f"function\t{name}\t{len(bullets)}\n")
         for number, bullet in enumerate(bullets, 1):
             out.write(f"bullet\t{name}\t{number}\t{fnv1a64(normalise(bullet)):016x}\n")
+    for name in sorted(complex_functions):
+        bullets = complex_functions[name]
+        out.write(f"complex-function\t{name}\t{len(bullets)}\n")
+        for number, bullet in enumerate(bullets, 1):
+            out.write(f"complex-bullet\t{name}\t{number}\t{fnv1a64(normalise(bullet)):016x}\n")
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ fn negative(f: Format, rule: SignRule, inputs: &[u64]) -> bool {
 }
 
 /// A named constant correctly rounded to the format.
-fn constant(f: Format, c: NamedConstant) -> u64 {
+pub(crate) fn constant(f: Format, c: NamedConstant) -> u64 {
     let pi = Float::with_val(256, Constant::Pi);
     let value = match c {
         NamedConstant::Pi => pi,

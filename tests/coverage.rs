@@ -2,7 +2,9 @@
 //! function in the array API standard (the binary ones of Parts A and B, the unary ones and
 //! `clip` of Part C) that has a table has exactly one row (or stated property), quoting the
 //! bullet's text, and the functions without a table yet are named; every operation the
-//! documents and the adapter API name has a table, and every table names its documents.
+//! documents and the adapter API name has a table, and every table names its documents. The
+//! same for the complex bullets: every bullet of a function's complex section has exactly one
+//! row of its complex table (`specs/complex`).
 //!
 //! The standard's text is not in the repository. `tests/data/array-api-bullets.tsv`, made from
 //! it by `scripts/coverage-manifest.py`, pins per function the number of bullets and a hash of
@@ -43,6 +45,8 @@ struct Manifest {
     made_by: String,
     /// Per function of Parts A, B and C, the hash of each bullet (bullet `i` at `i - 1`).
     functions: BTreeMap<String, Vec<u64>>,
+    /// Per function with a complex section, the hash of each complex bullet.
+    complex: BTreeMap<String, Vec<u64>>,
 }
 
 /// FNV-1a 64 of the UTF-8 bytes of `text`.
@@ -56,6 +60,8 @@ fn manifest() -> Manifest {
     let mut made_by = None;
     let mut counts = BTreeMap::new();
     let mut functions: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut complex_counts = BTreeMap::new();
+    let mut complex: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (i, line) in MANIFEST.lines().enumerate() {
         let at = || format!("tests/data/array-api-bullets.tsv:{}: {line:?}", i + 1);
         if line.starts_with('#') || line.is_empty() {
@@ -71,8 +77,15 @@ fn manifest() -> Manifest {
                     count.parse::<usize>().unwrap_or_else(|e| panic!("{}: {e}", at())),
                 );
             }
-            ["bullet", name, number, hash] => {
-                let hashes = functions.entry(name.to_string()).or_default();
+            ["complex-function", name, count] => {
+                complex_counts.insert(
+                    name.to_string(),
+                    count.parse::<usize>().unwrap_or_else(|e| panic!("{}: {e}", at())),
+                );
+            }
+            [kind @ ("bullet" | "complex-bullet"), name, number, hash] => {
+                let map = if kind == "bullet" { &mut functions } else { &mut complex };
+                let hashes = map.entry(name.to_string()).or_default();
                 let number: usize = number.parse().unwrap_or_else(|e| panic!("{}: {e}", at()));
                 assert_eq!(number, hashes.len() + 1, "{}: bullets must be numbered 1, 2, ... in order", at());
                 hashes.push(u64::from_str_radix(hash, 16).unwrap_or_else(|e| panic!("{}: {e}", at())));
@@ -85,10 +98,20 @@ fn manifest() -> Manifest {
         assert_eq!(listed, *count, "the manifest gives {name} {count} bullets but lists {listed}");
     }
     assert_eq!(counts.len(), functions.len(), "a function has bullets but no `function` line");
+    for (name, count) in &complex_counts {
+        let listed = complex.get(name).map_or(0, Vec::len);
+        assert_eq!(listed, *count, "the manifest gives {name} {count} complex bullets but lists {listed}");
+    }
+    assert_eq!(
+        complex_counts.len(),
+        complex.len(),
+        "a function has complex bullets but no `complex-function` line"
+    );
     Manifest {
         version: version.expect("the manifest names the standard's version"),
         made_by: made_by.expect("the manifest names the script that made it"),
         functions,
+        complex,
     }
 }
 
@@ -149,6 +172,86 @@ fn coverage() -> Coverage {
         }
     }
     c
+}
+
+/// The coverage of the manifest's complex sections by the complex tables, as [`coverage`]
+/// gives it for the real-valued ones.
+fn complex_coverage() -> Coverage {
+    let manifest = manifest();
+    let catalog = Catalog::builtin().unwrap();
+    let mut c = Coverage { failures: Vec::new(), without_table: Vec::new(), encoded: 0, total: 0 };
+    for (name, hashes) in &manifest.complex {
+        c.total += hashes.len();
+        let Some(table) = catalog.complex.iter().find(|t| &t.loaded.table.op == name) else {
+            c.without_table.push((name.clone(), hashes.len()));
+            continue;
+        };
+        let n = hashes.len() as u32;
+        let mut cited: BTreeMap<u32, Vec<&str>> = BTreeMap::new();
+        for row in table.loaded.table.rows.iter().filter(|r| r.source == "array-api") {
+            let id = row.id.value.as_str();
+            if row.bullet == 0 || row.bullet > n {
+                c.failures.push(format!(
+                    "{name}/{id}: cites complex bullet {}; the section has 1 to {n}",
+                    row.bullet
+                ));
+                continue;
+            }
+            cited.entry(row.bullet).or_default().push(id);
+            let expected = hashes[row.bullet as usize - 1];
+            if fnv1a64(&row.text) != expected {
+                c.failures.push(format!(
+                    "{name}/{id}: the text is not complex bullet {}'s (its hash {:016x}, the bullet's {expected:016x}): {:?}",
+                    row.bullet,
+                    fnv1a64(&row.text),
+                    row.text
+                ));
+            }
+        }
+        for bullet in 1..=n {
+            match cited.get(&bullet).map(Vec::as_slice) {
+                None => c.failures.push(format!("{name}: no row cites complex bullet {bullet}")),
+                Some([_]) => c.encoded += 1,
+                Some(ids) => {
+                    c.failures.push(format!("{name}: complex bullet {bullet} is cited by {}", ids.join(", ")))
+                }
+            }
+        }
+    }
+    c
+}
+
+/// Every complex bullet has exactly one row of its function's complex table; prints how many
+/// of the standard's complex bullets that is.
+#[test]
+fn every_complex_bullet_has_exactly_one_row() {
+    let manifest = manifest();
+    let total: usize = manifest.complex.values().map(Vec::len).sum();
+    assert_eq!(total, 166, "the standard has 166 complex bullets");
+    let c = complex_coverage();
+    assert!(
+        c.failures.is_empty(),
+        "array API {} complex coverage:\n  {}",
+        manifest.version,
+        c.failures.join("\n  ")
+    );
+    let missing: Vec<String> =
+        c.without_table.iter().map(|(name, n)| format!("{name} ({n} bullets)")).collect();
+    println!(
+        "array API {}: {} of {} complex bullets encoded; no complex table yet: {}",
+        manifest.version,
+        c.encoded,
+        c.total,
+        if missing.is_empty() { "none".to_string() } else { missing.join(", ") }
+    );
+    assert!(missing.is_empty(), "functions without a complex table: {missing:?}");
+    let real = coverage();
+    println!(
+        "array API {}: {} of {} bullets encoded in all (real-valued and complex)",
+        manifest.version,
+        real.encoded + c.encoded,
+        real.total + c.total
+    );
 }
 
 /// Every bullet of every function that has a table has exactly one row; prints how many of
@@ -220,7 +323,7 @@ fn the_manifest_holds_known_sections() {
     assert_eq!(manifest.functions["add"][0], fnv1a64("If either x1_i or x2_i is NaN, the result is NaN."));
     assert_eq!(manifest.functions["copysign"][0], fnv1a64("If x2_i is less than 0, the result is -|x1_i|."));
     // Part C: bullets before every "For" paragraph count (ceil's first, clip's three);
-    // reciprocal and square have only a delegation sentence; the complex bullets do not count.
+    // reciprocal and square have only a delegation sentence; the complex bullets count apart.
     assert_eq!((count("sqrt"), count("signbit"), count("ceil"), count("clip")), (5, 8, 6, 3));
     assert_eq!((count("reciprocal"), count("square"), count("abs"), count("round")), (0, 0, 3, 7));
     let part_c: usize = manifest
@@ -235,6 +338,15 @@ fn the_manifest_holds_known_sections() {
         fnv1a64("If x_i is already integer-valued, the result is x_i.")
     );
     assert_eq!(manifest.functions["sqrt"][1], fnv1a64("If x_i is less than 0, the result is NaN."));
+    // The complex sections: counted by hand from the text.
+    let complex = |name: &str| manifest.complex.get(name).map_or(0, Vec::len);
+    assert_eq!((complex("add"), complex("multiply"), complex("equal"), complex("abs")), (2, 2, 2, 7));
+    assert_eq!((complex("exp"), complex("log1p"), complex("sign"), complex("asin")), (13, 11, 3, 0));
+    assert_eq!(
+        manifest.complex["add"][0],
+        fnv1a64("If a is -0 and c is -0, the real component of the result is -0.")
+    );
+    assert_eq!(manifest.complex["isnan"][1], fnv1a64("In the remaining cases, the result is False."));
 }
 
 /// The published FNV-1a 64 test vectors.

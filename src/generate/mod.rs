@@ -4,6 +4,7 @@
 //! or pair, dense grids) need no seed.
 
 mod classes;
+pub mod complex;
 mod integer;
 pub mod layouts;
 mod sampler;

@@ -12,6 +12,8 @@
 //! - [`functions`]: pow, atan2, hypot and logaddexp, rounded once and at high precision.
 //! - [`unary`]: the array API's unary functions, rounded once and at high precision.
 //! - [`clip`]: `clip(x, min, max)`, by exact comparisons.
+//! - [`complex`]: complex add, subtract, multiply and divide by exact component arithmetic,
+//!   `abs` and `sign` at high precision.
 //! - [`exact`]: results fixed without approximation (maximum, copysign, comparisons, ...).
 //! - [`integer`]: exact integer results, before a contract's overflow rule.
 //! - [`ops`]: the registry: for each operation its float reference, exact integer result and
@@ -28,6 +30,7 @@ pub mod agreement;
 pub mod arith;
 pub mod broadcast;
 pub mod clip;
+pub mod complex;
 pub mod exact;
 pub mod fpenv;
 pub mod functions;

@@ -214,7 +214,7 @@ mod tests {
                     protocol: PROTOCOL,
                     host: "test".into(),
                     ops: vec!["add".into(), "pow".into()],
-                    dtypes: vec![DlType::of(DType::F32), DlType(5, 64, 1)],
+                    dtypes: vec![DlType::of(DType::F32), DlType(5, 32, 1)],
                 },
                 Vec::new(),
             ),

@@ -29,6 +29,8 @@ impl DlType {
             DType::U8 | DType::U16 | DType::U32 | DType::U64 => (1, 8 * dtype.size()),
             DType::BF16 => (4, 16),
             DType::Bool => (6, 8),
+            // DLPack's kDLComplex: the bits of the whole element (both parts).
+            DType::C64 | DType::C128 => (5, 8 * dtype.size()),
             _ => (2, 8 * dtype.size()),
         };
         DlType(code, bits as u8, 1)
@@ -463,7 +465,9 @@ mod tests {
         assert_eq!(DlType::of(DType::BF16), DlType(4, 16, 1));
         assert_eq!(DlType::of(DType::Bool), DlType(6, 8, 1));
         assert_eq!(DlType::of(DType::U16), DlType(1, 16, 1));
-        assert!(DlType(5, 64, 1).dtype().unwrap_err().contains("[5, 64, 1]"));
+        assert_eq!(DlType::of(DType::C64), DlType(5, 64, 1));
+        assert_eq!(DlType::of(DType::C128), DlType(5, 128, 1));
+        assert!(DlType(5, 32, 1).dtype().unwrap_err().contains("[5, 32, 1]"));
         assert_eq!(serde_json::to_string(&DlType::of(DType::F32)).unwrap(), "[2,32,1]");
     }
 
@@ -490,8 +494,8 @@ mod tests {
         assert!(tensor(&desc, &odd, &enc.data).unwrap_err().contains("whole elements"));
         let outside = [BufferRange { offset: 4, len: 8 }];
         assert!(tensor(&desc, &outside, &enc.data).unwrap_err().contains("outside the data section"));
-        let complex = TensorDesc { dtype: DlType(5, 64, 1), ..desc.clone() };
-        assert!(tensor(&complex, &enc.buffers, &enc.data).unwrap_err().contains("not one opspec knows"));
+        let unknown = TensorDesc { dtype: DlType(5, 32, 1), ..desc.clone() };
+        assert!(tensor(&unknown, &enc.buffers, &enc.data).unwrap_err().contains("not one opspec knows"));
         assert!(
             tensor(&TensorDesc { buffer: 3, ..desc }, &enc.buffers, &enc.data)
                 .unwrap_err()

@@ -295,6 +295,29 @@ pub enum Target {
     /// Every pair of 16-bit values, or the dense f32/f64 grid, of a binary element-wise table
     /// (`run --exhaustive`).
     Sweep(SweepTarget),
+    /// A row, the oracle comparison or a stated property of a complex table (`specs/complex`).
+    Complex(ComplexTarget),
+}
+
+/// A complex check: one case set of one complex table in one complex dtype.
+#[derive(Clone, Copy, Debug)]
+pub struct ComplexTarget {
+    /// Index into `Catalog::complex`.
+    pub table: usize,
+    /// `c64` or `c128`.
+    pub dtype: DType,
+    pub cases: ComplexCases,
+}
+
+/// Which inputs a complex check makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComplexCases {
+    /// The inputs of one row (an index into the table's `rows`).
+    Row(usize),
+    /// Finite operands of moderate magnitude, against the oracle.
+    Random,
+    /// One stated property (an index into the table's `properties`).
+    Property(usize),
 }
 
 /// A layout check: one element-wise table in one dtype, at the sizes and layouts of `scale`.

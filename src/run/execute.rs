@@ -8,7 +8,9 @@ use opspec_adapter::{Adapter, Support};
 
 use super::check::{Check, RunOptions, Target};
 use super::result::{CheckResult, KnownDeviation, ProfileVerdict, Status};
-use super::{broadcast, elementwise, integer, layouts, promotion, property, scatter, shape_rules, sweep};
+use super::{
+    broadcast, complex, elementwise, integer, layouts, promotion, property, scatter, shape_rules, sweep,
+};
 use crate::spec::Catalog;
 use crate::spec::expectations::Tolerance;
 
@@ -63,11 +65,13 @@ pub fn run_check(
             (Target::Promotion(t), Some(a)) => promotion::run(catalog, t, a, options, &mut result),
             (Target::Layouts(t), Some(a)) => layouts::run(catalog, check, t, a, options, &mut result),
             (Target::Sweep(t), Some(a)) => sweep::run(catalog, check, t, a, options, &mut result),
+            (Target::Complex(t), Some(a)) => complex::run(catalog, check, t, a, options, &mut result),
             (Target::Integer(_), None) => Err(needs_adapter("integer")),
             (Target::ShapeRule(_), None) => Err(needs_adapter("shape-rule")),
             (Target::Promotion(_), None) => Err(needs_adapter("promotion")),
             (Target::Layouts(_), None) => Err(needs_adapter("layout")),
             (Target::Sweep(_), None) => Err(needs_adapter("sweep")),
+            (Target::Complex(_), None) => Err(needs_adapter("complex")),
         }
     });
     let completed = outcome.is_ok();

@@ -12,6 +12,7 @@ mod broadcast;
 mod broadcast_values;
 pub mod call;
 pub mod check;
+mod complex;
 mod elementwise;
 pub mod eval;
 mod execute;
@@ -32,9 +33,9 @@ mod sweep;
 mod unary_sweep;
 
 pub use check::{
-    BroadcastTarget, CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget,
-    PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget, Scope, ShapeRule,
-    ShapeRuleTarget, SweepTarget, Target, ValueCases,
+    BroadcastTarget, CaseSet, Check, CheckId, ComplexCases, ComplexTarget, ElementwiseTarget, IntegerCases,
+    IntegerTarget, LayoutTarget, PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget,
+    Scope, ShapeRule, ShapeRuleTarget, SweepTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason, unavailable};
 pub use layouts::{coverage, coverage_text};

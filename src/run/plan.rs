@@ -1,7 +1,7 @@
 //! Which checks there are: every family's plan, in a stable order.
 
 use super::check::Check;
-use super::{broadcast, elementwise, layouts, promotion, scatter};
+use super::{broadcast, complex, elementwise, layouts, promotion, scatter};
 use crate::generate::layouts::Scale;
 use crate::spec::{Catalog, LoadError};
 
@@ -14,6 +14,7 @@ pub fn adapter_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
             checks.extend(promotion::plan_suite(catalog, suite, adapter));
             checks.extend(broadcast::plan_suite(catalog, suite, adapter));
             checks.extend(scatter::plan_suite(catalog, suite, adapter));
+            checks.extend(complex::plan_suite(catalog, suite, adapter));
             checks.extend(layouts::plan_suite(catalog, suite, adapter, Scale::Small));
         }
     }

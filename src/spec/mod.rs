@@ -1,6 +1,7 @@
 //! The contract as data: spec tables and suites, loaded and validated.
 
 pub mod broadcast;
+pub mod complex;
 pub mod expectations;
 pub mod files;
 pub mod limits;
@@ -71,6 +72,9 @@ pub struct LoadedSuite {
     pub broadcasting: Vec<usize>,
     /// Indices into [`Catalog::scatter`].
     pub scatter: Vec<usize>,
+    /// Indices into [`Catalog::complex`]. A complex table is checked in its own dtypes
+    /// (`c64`, `c128`), not the suite's `dtypes`.
+    pub complex: Vec<usize>,
     pub dtypes: Vec<DType>,
 }
 
@@ -88,6 +92,8 @@ pub struct Catalog {
     pub promotions: Vec<LoadedPromotion>,
     /// Scatter tables (`specs/scatter/`).
     pub scatter: Vec<scatter::LoadedScatter>,
+    /// Complex tables (`specs/complex/`).
+    pub complex: Vec<complex::LoadedComplex>,
     pub suites: Vec<LoadedSuite>,
     /// The broadcasting tables (`specs/broadcasting/`).
     pub broadcasting: Vec<LoadedBroadcastTable>,
@@ -120,6 +126,7 @@ impl Catalog {
             promotions: Vec::new(),
             broadcasting: Vec::new(),
             scatter: Vec::new(),
+            complex: Vec::new(),
             suites: Vec::new(),
             expectations: Expectations::default(),
             sources: files
@@ -140,6 +147,7 @@ impl Catalog {
         catalog.tables.sort_by(|a, b| a.key.cmp(&b.key));
         catalog.broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
         catalog.scatter.sort_by(|a, b| a.key.cmp(&b.key));
+        catalog.complex.sort_by(|a, b| a.loaded.key.cmp(&b.loaded.key));
         for (path, text) in files.below("suites") {
             let suite = load_suite(path, text, &catalog).map_err(|e| e.located(text))?;
             catalog.suites.push(suite);
@@ -185,8 +193,20 @@ impl Catalog {
                 }
                 self.scatter.push(table);
             }
+            Some("complex") => {
+                let table = complex::load_complex(path, text)?;
+                if let Some(other) = self.complex.iter().find(|t| t.op == table.op) {
+                    let m = format!(
+                        "`{}` already has a complex table, {}: one table per operation",
+                        table.loaded.table.op,
+                        other.loaded.path.display()
+                    );
+                    return Err(LoadError::in_field(path, "op", m));
+                }
+                self.complex.push(table);
+            }
             _ => {
-                let folders = "specs/elementwise, fused, promotion, broadcasting or scatter";
+                let folders = "specs/elementwise, fused, promotion, broadcasting, scatter or complex";
                 return Err(LoadError::whole(path, format!("not in a table folder ({folders})")));
             }
         }
@@ -195,7 +215,11 @@ impl Catalog {
 
     /// The number of tables of every kind.
     pub fn table_count(&self) -> usize {
-        self.tables.len() + self.promotions.len() + self.broadcasting.len() + self.scatter.len()
+        self.tables.len()
+            + self.promotions.len()
+            + self.broadcasting.len()
+            + self.scatter.len()
+            + self.complex.len()
     }
 
     /// The suite called `name`.
@@ -298,8 +322,8 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
     if suite.specs.is_empty() {
         return Err(field("specs", "list at least one table".into()));
     }
-    let (mut indices, mut promotions, mut broadcasting, mut scatter) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut indices, mut promotions, mut broadcasting, mut scatter, mut complex) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, key) in suite.specs.iter().enumerate() {
         let here = format!("specs[{i}]");
         if suite.specs[..i].contains(key) {
@@ -313,6 +337,8 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             broadcasting.push(i);
         } else if let Some(i) = catalog.scatter.iter().position(|t| &t.key == key) {
             scatter.push(i);
+        } else if let Some(i) = catalog.complex.iter().position(|t| &t.loaded.key == key) {
+            complex.push(i);
         } else {
             return Err(field(&here, format!("no table specs/{key}.yaml")));
         }
@@ -407,6 +433,7 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
         promotions,
         broadcasting,
         scatter,
+        complex,
         dtypes,
     })
 }

@@ -16,7 +16,7 @@ pub use checker::{
     Alignment, Checked, NAMED_AXIS_CODES, NamedAxis, NamedOp, Operand, ShapeChecker, ValueKind,
     named_axis_error, shape_text,
 };
-pub use dtype::{DType, Element};
+pub use dtype::{Complex, DType, Element};
 pub use error::{AdapterError, ErrorKind};
 pub use ops::{BinaryOp, OpKind, Scalar, ScalarSide, ScatterMode, Support, TernaryOp, UnaryOp};
 pub use reach::Reach;

@@ -212,26 +212,84 @@ impl Tensor {
         Ok(self.element_positions().map(|p| T::read_le(&self.data[p * size..(p + 1) * size])).collect())
     }
 
-    /// The raw bits of every element in logical order, zero-extended to `u64`.
+    /// The raw bits of every element in logical order, zero-extended to `u64`. A `c128`
+    /// element (16 bytes) does not fit: it gives its real part's bits; read complex tensors
+    /// with [`Tensor::to_pairs`].
     pub fn to_bits(&self) -> Vec<u64> {
         let size = self.dtype.size();
+        let kept = size.min(8);
         self.element_positions()
             .map(|p| {
                 let mut raw = [0u8; 8];
-                raw[..size].copy_from_slice(&self.data[p * size..(p + 1) * size]);
+                raw[..kept].copy_from_slice(&self.data[p * size..p * size + kept]);
                 u64::from_le_bytes(raw)
             })
             .collect()
     }
 
-    /// A contiguous tensor from raw element bits (the low `dtype.size()` bytes of each).
+    /// A contiguous tensor from raw element bits (the low `dtype.size()` bytes of each). A
+    /// `c128` element does not fit a `u64`: that is an error (use [`Tensor::from_pairs`]).
     pub fn from_bits(dtype: DType, shape: &[usize], bits: &[u64]) -> Result<Tensor, AdapterError> {
         let size = dtype.size();
+        if size > 8 {
+            return Err(AdapterError::new(
+                ErrorKind::DTypeMismatch,
+                format!(
+                    "a {dtype} element does not fit 64 bits; build it from its parts (Tensor::from_pairs)"
+                ),
+            ));
+        }
         let mut data = Vec::with_capacity(bits.len() * size);
         for b in bits {
             data.extend_from_slice(&b.to_le_bytes()[..size]);
         }
         Tensor::from_bytes(dtype, shape, data)
+    }
+
+    /// The bits of the real and imaginary parts of every element of a complex tensor, in
+    /// logical order; an error for a real dtype.
+    pub fn to_pairs(&self) -> Result<Vec<[u64; 2]>, AdapterError> {
+        let part = self.complex_part()?.size();
+        let size = self.dtype.size();
+        let read = |bytes: &[u8]| {
+            let mut raw = [0u8; 8];
+            raw[..part].copy_from_slice(bytes);
+            u64::from_le_bytes(raw)
+        };
+        Ok(self
+            .element_positions()
+            .map(|p| {
+                let e = &self.data[p * size..(p + 1) * size];
+                [read(&e[..part]), read(&e[part..])]
+            })
+            .collect())
+    }
+
+    /// A contiguous complex tensor from the bits of each element's real and imaginary parts
+    /// (the low bytes of each, as many as the part's dtype has); an error for a real dtype.
+    pub fn from_pairs(dtype: DType, shape: &[usize], pairs: &[[u64; 2]]) -> Result<Tensor, AdapterError> {
+        let part = dtype
+            .component()
+            .ok_or_else(|| {
+                AdapterError::new(ErrorKind::DTypeMismatch, format!("{dtype} is not a complex dtype"))
+            })?
+            .size();
+        let mut data = Vec::with_capacity(pairs.len() * dtype.size());
+        for [re, im] in pairs {
+            data.extend_from_slice(&re.to_le_bytes()[..part]);
+            data.extend_from_slice(&im.to_le_bytes()[..part]);
+        }
+        Tensor::from_bytes(dtype, shape, data)
+    }
+
+    /// The dtype of this complex tensor's parts, or a dtype-mismatch error.
+    fn complex_part(&self) -> Result<DType, AdapterError> {
+        self.dtype.component().ok_or_else(|| {
+            AdapterError::new(
+                ErrorKind::DTypeMismatch,
+                format!("tensor holds {}, not a complex dtype", self.dtype),
+            )
+        })
     }
 }
 
@@ -296,6 +354,22 @@ mod tests {
         let t = Tensor::from_bits(DType::F16, &[3], &bits).unwrap();
         assert_eq!(t.to_bits(), bits);
         assert_eq!(t.to_vec::<half::f16>().unwrap()[0], half::f16::ONE);
+    }
+
+    #[test]
+    fn complex_parts_round_trip() {
+        let pairs = [[0x3ff0_0000_0000_0000u64, 0x8000_0000_0000_0000], [0x7ff8_0000_0000_0001, 1]];
+        let t = Tensor::from_pairs(DType::C128, &[2], &pairs).unwrap();
+        assert_eq!(t.to_pairs().unwrap(), pairs);
+        assert_eq!(t.to_vec::<crate::Complex<f64>>().unwrap()[0], crate::Complex::new(1.0, -0.0));
+        let c = Tensor::from_slice(&[crate::Complex::new(2.0f32, -1.0)], &[1]).unwrap();
+        assert_eq!(c.to_pairs().unwrap(), [[2.0f32.to_bits() as u64, (-1.0f32).to_bits() as u64]]);
+        assert_eq!(Tensor::from_bits(DType::C128, &[1], &[0]).unwrap_err().kind, ErrorKind::DTypeMismatch);
+        assert_eq!(
+            Tensor::from_pairs(DType::F32, &[1], &[[0, 0]]).unwrap_err().kind,
+            ErrorKind::DTypeMismatch
+        );
+        assert!(Tensor::from_slice(&[1.0f32], &[1]).unwrap().to_pairs().is_err());
     }
 
     #[test]

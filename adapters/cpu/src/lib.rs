@@ -4,12 +4,15 @@
 //! binary operation of the array API in f16, bf16, f32 and f64 (see the `unary` and `float`
 //! modules for how each is computed), `clip` (module `clip`), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
 //! take the SIMD and multi-threaded kernels of [`fast`], bit-identical to the scalar ones.
+//! Complex operands (`c64`, `c128`) take the `complex` module's kernels: the arithmetic, the
+//! comparisons and the unary operations it lists; the rest are reported unsupported.
 //!
 //! Tensors with axis names are lined up by the named-axis rules instead (module `named`), and
 //! the adapter answers those rules' shape and type questions as a [`ShapeChecker`].
 
 mod broadcast;
 mod clip;
+mod complex;
 mod double_double;
 pub mod fast;
 #[cfg(feature = "fault-injection")]
@@ -55,6 +58,9 @@ impl Adapter for CpuAdapter {
     }
 
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        if dtype.is_complex() {
+            return complex::supports(op, dtype);
+        }
         match op {
             OpKind::Unary(_) if dtype.is_float() => Support::Supported,
             OpKind::Binary(_) | OpKind::BinaryScalar(_) if dtype.is_float() => Support::Supported,
@@ -72,10 +78,17 @@ impl Adapter for CpuAdapter {
     }
 
     fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        if x.dtype().is_complex() {
+            return complex::unary(op, x);
+        }
         unary::unary(op, x)
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        // Complex operands take their own kernels (and are not promoted with real ones yet).
+        if a.dtype().is_complex() || b.dtype().is_complex() {
+            return complex::binary(op, a, b);
+        }
         // Operands of one dtype need no promotion (and no copy).
         if let Some(out) = fast::binary_tensors(op, a, b) {
             return out;
@@ -108,6 +121,9 @@ impl Adapter for CpuAdapter {
         b: &Tensor,
         out: &mut Tensor,
     ) -> Result<(), AdapterError> {
+        if a.dtype().is_complex() {
+            return Err(complex_unsupported(OpKind::BinaryInto(op), a.dtype()));
+        }
         // numr's contract (seed 003): one dtype, a contiguous `out`, and `out`'s shape equal
         // to the broadcast shape; every condition is checked before `out` is written.
         if a.dtype() != b.dtype() || a.dtype() != out.dtype() {
@@ -169,6 +185,9 @@ impl Adapter for CpuAdapter {
                 format!("{op} needs one dtype, got {}, {} and {}", a.dtype(), b.dtype(), c.dtype()),
             ));
         }
+        if a.dtype().is_complex() {
+            return Err(complex_unsupported(OpKind::Ternary(op), a.dtype()));
+        }
         if let Some(out) = fast::fused::ternary_tensors(op, a, b, c) {
             return out;
         }
@@ -188,6 +207,9 @@ impl Adapter for CpuAdapter {
         updates: &Tensor,
         mode: ScatterMode,
     ) -> Result<Tensor, AdapterError> {
+        if input.dtype().is_complex() {
+            return Err(complex_unsupported(OpKind::ScatterAdd, input.dtype()));
+        }
         scatter::scatter_add(input, indices, updates, mode)
     }
 
@@ -198,6 +220,9 @@ impl Adapter for CpuAdapter {
         scalar: Scalar,
         side: ScalarSide,
     ) -> Result<Tensor, AdapterError> {
+        if tensor.dtype().is_complex() {
+            return Err(complex_unsupported(OpKind::BinaryScalar(op), tensor.dtype()));
+        }
         let dtype = promote::with_scalar(tensor.dtype(), scalar);
         let (t, s) = (promote::cast(tensor, dtype)?, promote::scalar_tensor(scalar, dtype)?);
         match side {
@@ -256,6 +281,11 @@ pub const INTEGER_OPS: [BinaryOp; 14] = [
     BinaryOp::Less,
     BinaryOp::LessEqual,
 ];
+
+/// The error of an operation that has no complex kernel.
+fn complex_unsupported(op: OpKind, dtype: DType) -> AdapterError {
+    AdapterError::unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet"))
+}
 
 fn unsupported(op: BinaryOp, dtype: DType) -> AdapterError {
     AdapterError::unsupported(format!("{op} is not implemented for {dtype}"))

@@ -27,7 +27,8 @@ impl Kernel {
     #[cfg(test)]
     pub(crate) fn all() -> Vec<Kernel> {
         let mut all = Vec::new();
-        for dtype in DType::ALL {
+        // No complex kernels: opspec-cuda answers complex dtypes unsupported.
+        for dtype in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
             all.extend(BinaryOp::ALL.map(|op| Kernel::Binary(op, dtype)));
             all.extend(TernaryOp::ALL.map(|op| Kernel::Ternary(op, dtype)));
             all.push(Kernel::ScatterAtomic(dtype));

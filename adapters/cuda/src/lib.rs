@@ -183,6 +183,9 @@ impl CudaAdapter {
 
     /// Whether `op` on `dtype` is implemented for a device of compute capability `cc`.
     fn support_on(&self, op: OpKind, dtype: DType, cc: (i32, i32)) -> Support {
+        if dtype.is_complex() {
+            return Support::Unsupported(format!("opspec-cuda has no {dtype} kernels"));
+        }
         let kernel = match op {
             OpKind::Binary(op) | OpKind::BinaryScalar(op) => Kernel::Binary(op, dtype),
             OpKind::BinaryInto(op) if binary_output(op, dtype) == dtype => Kernel::Binary(op, dtype),
@@ -227,6 +230,9 @@ impl CudaAdapter {
         n: usize,
         t: &mut Timings,
     ) -> Result<Vec<u8>, AdapterError> {
+        if let Some(t) = inputs.iter().find(|t| t.dtype().is_complex()) {
+            return Err(AdapterError::unsupported(format!("opspec-cuda has no {} kernels", t.dtype())));
+        }
         let buffers: Vec<&[u8]> = inputs.iter().map(|t| t.buffer()).collect();
         self.device()?.elementwise(kernel, &buffers, plan, n, t)
     }

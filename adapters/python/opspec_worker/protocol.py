@@ -23,6 +23,8 @@ DTYPES = {
     (1, 32): "u32",
     (1, 64): "u64",
     (6, 8): "bool",
+    (5, 64): "c64",
+    (5, 128): "c128",
 }
 CODES = {name: [code, bits, 1] for (code, bits), name in DTYPES.items()}
 FLOATS = ("f16", "bf16", "f32", "f64")

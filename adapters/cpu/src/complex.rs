@@ -1,0 +1,365 @@
+//! Complex operations in `c64` and `c128`, one element at a time.
+//!
+//! Implemented: `add`, `subtract`, `multiply`, `divide`, `equal`, `not_equal` (both operands of
+//! one complex dtype), and `abs`, `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`
+//! and `square`. The other unary functions are reported unsupported for complex dtypes: they
+//! are not built yet.
+//!
+//! How each is computed:
+//!
+//! - `add` and `subtract` apply the real operation to each component (one IEEE rounding each),
+//!   as the array API's component table for `add` says.
+//! - `multiply` is the textbook formula `(ac - bd) + (ad + bc)j`, and `divide` the textbook
+//!   formula `((ac + bd) + (bc - ad)j) / (c² + d²)` with the divisor first scaled by a power of
+//!   two to `[1, 2)` (exact), so that `c² + d²` neither overflows nor underflows. Where the
+//!   formula gives `NaN + NaN j` although an operand is infinite or the divisor zero, both
+//!   recover the infinity or zero as C99 Annex G (`_Cmul`/`_Cdiv` in G.5.1) does; the standard
+//!   leaves those cases to the implementation and fixes only `NaN + NaN j` from four NaNs.
+//! - `c64` computes in f64 (the parts' products are exact there and `c² + d²` cannot overflow)
+//!   and rounds each part once to f32; `c128` computes in f64.
+//! - `abs` is `+infinity` when a part is infinite, else NaN when a part is NaN, else
+//!   `hypot(a, b)` (the C library's for `c128`; `sqrt(a² + b²)` in f64 for `c64`).
+//! - `sign` is `0 + 0j` for a zero, `NaN + NaN j` when a part is NaN, and otherwise
+//!   `divide(x, abs(x) + 0j)` (the standard: "according to the rules of complex number
+//!   division"); `square` is `multiply(x, x)`.
+
+use opspec_adapter::{AdapterError, BinaryOp, Complex, DType, Element, OpKind, Support, Tensor, UnaryOp};
+
+use crate::named;
+
+/// The complex binary operations this module implements.
+const BINARY: [BinaryOp; 6] = [
+    BinaryOp::Add,
+    BinaryOp::Subtract,
+    BinaryOp::Multiply,
+    BinaryOp::Divide,
+    BinaryOp::Equal,
+    BinaryOp::NotEqual,
+];
+
+/// The complex unary operations this module implements.
+const UNARY: [UnaryOp; 8] = [
+    UnaryOp::Abs,
+    UnaryOp::Isfinite,
+    UnaryOp::Isinf,
+    UnaryOp::Isnan,
+    UnaryOp::Negative,
+    UnaryOp::Positive,
+    UnaryOp::Sign,
+    UnaryOp::Square,
+];
+
+/// Whether `op` is implemented for the complex `dtype`.
+pub fn supports(op: OpKind, dtype: DType) -> Support {
+    match op {
+        OpKind::Binary(b) if BINARY.contains(&b) => Support::Supported,
+        OpKind::Unary(u) if UNARY.contains(&u) => Support::Supported,
+        _ => Support::Unsupported(format!("opspec-cpu does not implement {op} for {dtype} yet")),
+    }
+}
+
+type C = Complex<f64>;
+
+/// A complex element type: converted to and from f64 parts for computing.
+trait Part: Element {
+    fn widen(self) -> C;
+    fn narrow(z: C) -> Self;
+    /// `|z|` of finite parts.
+    fn finite_abs(z: C) -> f64;
+}
+
+impl Part for Complex<f32> {
+    fn widen(self) -> C {
+        Complex::new(f64::from(self.re), f64::from(self.im))
+    }
+    fn narrow(z: C) -> Self {
+        Complex::new(z.re as f32, z.im as f32)
+    }
+    fn finite_abs(z: C) -> f64 {
+        // Squares of f32 values are exact in f64, and their sum cannot overflow.
+        (z.re * z.re + z.im * z.im).sqrt()
+    }
+}
+
+impl Part for Complex<f64> {
+    fn widen(self) -> C {
+        self
+    }
+    fn narrow(z: C) -> Self {
+        z
+    }
+    fn finite_abs(z: C) -> f64 {
+        z.re.hypot(z.im)
+    }
+}
+
+/// `op(a, b)` for two complex tensors of one dtype.
+pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+    if a.dtype() != b.dtype() {
+        return Err(AdapterError::new(
+            opspec_adapter::ErrorKind::DTypeMismatch,
+            format!("opspec-cpu does not promote {} with {}", a.dtype(), b.dtype()),
+        ));
+    }
+    match a.dtype() {
+        DType::C64 => binary_typed::<Complex<f32>>(op, a, b),
+        DType::C128 => binary_typed::<Complex<f64>>(op, a, b),
+        other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
+    }
+}
+
+fn binary_typed<T: Part>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+    let lined = named::line_up_operands(a, b)?;
+    let (xs, ys) = lined.values::<T>()?;
+    let pairs = xs.into_iter().zip(ys).map(|(x, y)| (x.widen(), y.widen()));
+    let out = match op {
+        BinaryOp::Equal | BinaryOp::NotEqual => {
+            let eq: Vec<bool> =
+                pairs.map(|(x, y)| (x.re == y.re && x.im == y.im) == (op == BinaryOp::Equal)).collect();
+            Tensor::from_slice(&eq, &lined.shape)?
+        }
+        _ => {
+            let f = match op {
+                BinaryOp::Add => |x: C, y: C| Complex::new(x.re + y.re, x.im + y.im),
+                BinaryOp::Subtract => |x: C, y: C| Complex::new(x.re - y.re, x.im - y.im),
+                BinaryOp::Multiply => multiply,
+                BinaryOp::Divide => divide,
+                _ => {
+                    return Err(AdapterError::unsupported(format!(
+                        "{op} is not implemented for {}",
+                        T::DTYPE
+                    )));
+                }
+            };
+            let values: Vec<T> = pairs.map(|(x, y)| T::narrow(f(x, y))).collect();
+            Tensor::from_slice(&values, &lined.shape)?
+        }
+    };
+    lined.finish(out)
+}
+
+/// `op(x)` for a complex tensor.
+pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+    match x.dtype() {
+        DType::C64 => unary_typed::<Complex<f32>, f32>(op, x),
+        DType::C128 => unary_typed::<Complex<f64>, f64>(op, x),
+        other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
+    }
+}
+
+fn unary_typed<T: Part, R: Element + FromF64>(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+    let values: Vec<C> = x.to_vec::<T>()?.into_iter().map(Part::widen).collect();
+    let predicate = |f: fn(C) -> bool| -> Result<Tensor, AdapterError> {
+        Tensor::from_slice(&values.iter().map(|&z| f(z)).collect::<Vec<_>>(), x.shape())
+    };
+    let complex = |f: &dyn Fn(C) -> C| -> Result<Tensor, AdapterError> {
+        Tensor::from_slice(&values.iter().map(|&z| T::narrow(f(z))).collect::<Vec<_>>(), x.shape())
+    };
+    match op {
+        UnaryOp::Isfinite => predicate(|z| z.re.is_finite() && z.im.is_finite()),
+        UnaryOp::Isinf => predicate(|z| z.re.is_infinite() || z.im.is_infinite()),
+        UnaryOp::Isnan => predicate(|z| z.re.is_nan() || z.im.is_nan()),
+        UnaryOp::Abs => {
+            let out: Vec<R> = values.iter().map(|&z| R::from_f64(abs::<T>(z))).collect();
+            Tensor::from_slice(&out, x.shape())
+        }
+        UnaryOp::Negative => complex(&|z| Complex::new(-z.re, -z.im)),
+        UnaryOp::Positive => complex(&|z| z),
+        UnaryOp::Square => complex(&|z| multiply(z, z)),
+        UnaryOp::Sign => complex(&|z| {
+            if z.re == 0.0 && z.im == 0.0 {
+                Complex::new(0.0, 0.0)
+            } else if z.re.is_nan() || z.im.is_nan() {
+                Complex::new(f64::NAN, f64::NAN)
+            } else {
+                // Scaled first, so that |z| neither overflows nor loses a subnormal's bits.
+                let k = magnitude(z);
+                let z = Complex::new(scale(z.re, -k), scale(z.im, -k));
+                divide(z, Complex::new(abs::<T>(z), 0.0))
+            }
+        }),
+        _ => Err(AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE))),
+    }
+}
+
+/// A real result type rounded from f64 (once).
+trait FromF64: Copy {
+    fn from_f64(v: f64) -> Self;
+}
+
+impl FromF64 for f32 {
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+}
+
+impl FromF64 for f64 {
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
+/// `|z|`: `+infinity` if a part is infinite (even with a NaN), else NaN if a part is NaN.
+fn abs<T: Part>(z: C) -> f64 {
+    if z.re.is_infinite() || z.im.is_infinite() {
+        f64::INFINITY
+    } else if z.re.is_nan() || z.im.is_nan() {
+        f64::NAN
+    } else {
+        T::finite_abs(z)
+    }
+}
+
+/// 1 with the sign of `v` if `v` is infinite, else 0 with its sign (C99 G.5.1's "box").
+fn boxed(v: f64) -> f64 {
+    (if v.is_infinite() { 1.0f64 } else { 0.0 }).copysign(v)
+}
+
+/// `v`, or 0 with its sign if `v` is NaN.
+fn unnan(v: f64) -> f64 {
+    if v.is_nan() { 0.0f64.copysign(v) } else { v }
+}
+
+/// The textbook product, with C99 Annex G's recovery of infinities.
+fn multiply(x: C, y: C) -> C {
+    let (mut a, mut b, mut c, mut d) = (x.re, x.im, y.re, y.im);
+    let (ac, bd, ad, bc) = (a * c, b * d, a * d, b * c);
+    let z = Complex::new(ac - bd, ad + bc);
+    if !(z.re.is_nan() && z.im.is_nan()) {
+        return z;
+    }
+    let mut recalc = false;
+    if a.is_infinite() || b.is_infinite() {
+        (a, b, c, d) = (boxed(a), boxed(b), unnan(c), unnan(d));
+        recalc = true;
+    }
+    if c.is_infinite() || d.is_infinite() {
+        (a, b, c, d) = (unnan(a), unnan(b), boxed(c), boxed(d));
+        recalc = true;
+    }
+    if !recalc && [ac, bd, ad, bc].iter().any(|v| v.is_infinite()) {
+        (a, b, c, d) = (unnan(a), unnan(b), unnan(c), unnan(d));
+        recalc = true;
+    }
+    if recalc { Complex::new(f64::INFINITY * (a * c - b * d), f64::INFINITY * (a * d + b * c)) } else { z }
+}
+
+/// The binary exponent of a finite nonzero `v` (`floor(log2 |v|)`), subnormals included.
+fn exponent(v: f64) -> i32 {
+    let bits = v.to_bits() & !(1u64 << 63);
+    let biased = (bits >> 52) as i32;
+    if biased == 0 { -1074 + (63 - bits.leading_zeros() as i32) } else { biased - 1023 }
+}
+
+/// `v × 2^n`, exact unless the result overflows or is subnormal.
+fn scale(v: f64, n: i32) -> f64 {
+    // 2^n in at most three exact steps of at most 2^1000 each.
+    let mut v = v;
+    let mut n = n;
+    while n != 0 {
+        let step = n.clamp(-1000, 1000);
+        v *= f64::from_bits(((1023 + step) as u64) << 52);
+        n -= step;
+    }
+    v
+}
+
+/// The exponent of `z`'s larger part where that part is finite and nonzero, else 0: the
+/// power of two that scales `z`'s larger part into `[1, 2)` exactly.
+fn magnitude(z: C) -> i32 {
+    let m = z.re.abs().max(z.im.abs());
+    if m.is_finite() && m != 0.0 { exponent(m) } else { 0 }
+}
+
+/// The textbook quotient with both operands scaled by powers of two to a larger part in
+/// `[1, 2)` (so that no product or `c² + d²` overflows or underflows; the scale comes back in
+/// one multiplication), with C99 Annex G's recovery of infinities and zeros.
+fn divide(x: C, y: C) -> C {
+    let (kx, ky) = (magnitude(x), magnitude(y));
+    let (mut a, mut b) = (scale(x.re, -kx), scale(x.im, -kx));
+    let (mut c, mut d) = (scale(y.re, -ky), scale(y.im, -ky));
+    let m = y.re.abs().max(y.im.abs());
+    let denom = c * c + d * d;
+    let shift = kx - ky;
+    let z = Complex::new(scale((a * c + b * d) / denom, shift), scale((b * c - a * d) / denom, shift));
+    if !(z.re.is_nan() && z.im.is_nan()) {
+        return z;
+    }
+    if denom == 0.0 && (!a.is_nan() || !b.is_nan()) {
+        let inf = f64::INFINITY.copysign(c);
+        Complex::new(inf * a, inf * b)
+    } else if (a.is_infinite() || b.is_infinite()) && c.is_finite() && d.is_finite() {
+        (a, b) = (boxed(a), boxed(b));
+        Complex::new(f64::INFINITY * (a * c + b * d), f64::INFINITY * (b * c - a * d))
+    } else if m.is_infinite() && a.is_finite() && b.is_finite() {
+        (c, d) = (boxed(c), boxed(d));
+        Complex::new(0.0 * (a * c + b * d), 0.0 * (b * c - a * d))
+    } else {
+        z
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(re: f64, im: f64) -> C {
+        Complex::new(re, im)
+    }
+
+    fn same(x: C, y: C) -> bool {
+        let eq = |p: f64, q: f64| p.to_bits() == q.to_bits() || p.is_nan() && q.is_nan();
+        eq(x.re, y.re) && eq(x.im, y.im)
+    }
+
+    #[test]
+    fn textbook_values() {
+        assert!(same(multiply(c(1.0, 2.0), c(3.0, 4.0)), c(-5.0, 10.0)));
+        assert!(same(divide(c(-5.0, 10.0), c(3.0, 4.0)), c(1.0, 2.0)));
+        // The scaling keeps c² + d² finite: (1e300 + 1e300j) / (1e300 + 1e300j) = 1.
+        assert!(same(divide(c(1e300, 1e300), c(1e300, 1e300)), c(1.0, 0.0)));
+        assert!(same(divide(c(1e-310, 0.0), c(1e-310, 0.0)), c(1.0, 0.0)));
+        assert!(same(divide(c(f64::MAX, f64::MAX), c(f64::MAX, 0.0)), c(1.0, 1.0)));
+        assert!(same(divide(c(1e-323, 0.0), c(1e-323, 1e-323)), c(0.5, -0.5)));
+    }
+
+    #[test]
+    fn annex_g_recoveries() {
+        let nan = f64::NAN;
+        let inf = f64::INFINITY;
+        assert!(same(multiply(c(nan, nan), c(nan, nan)), c(nan, nan)));
+        // (inf + NaN j)(1 + 0j) is an infinity in the one-infinity model.
+        assert!(multiply(c(inf, nan), c(1.0, 0.0)).re.is_infinite());
+        assert!(same(divide(c(1.0, 1.0), c(0.0, 0.0)), c(inf, inf)));
+        assert!(same(divide(c(1.0, 1.0), c(inf, 0.0)), c(0.0, 0.0)));
+        assert!(divide(c(inf, 0.0), c(1.0, 1.0)).re.is_infinite());
+        assert!(same(divide(c(nan, nan), c(nan, nan)), c(nan, nan)));
+    }
+
+    #[test]
+    fn exponents_and_scaling() {
+        assert_eq!(exponent(1.0), 0);
+        assert_eq!(exponent(3.0), 1);
+        assert_eq!(exponent(f64::MIN_POSITIVE), -1022);
+        assert_eq!(exponent(f64::from_bits(1)), -1074);
+        assert_eq!(scale(1.0, -1074), f64::from_bits(1));
+        assert_eq!(scale(f64::from_bits(1), 2000), 2f64.powi(926));
+    }
+
+    #[test]
+    fn tensors_of_both_dtypes() {
+        let a = Tensor::from_slice(&[Complex::new(1.0f32, 2.0)], &[1]).unwrap();
+        let b = Tensor::from_slice(&[Complex::new(3.0f32, 4.0)], &[1]).unwrap();
+        let p = binary(BinaryOp::Multiply, &a, &b).unwrap();
+        assert_eq!(p.to_vec::<Complex<f32>>().unwrap(), [Complex::new(-5.0, 10.0)]);
+        let eq = binary(BinaryOp::Equal, &a, &a).unwrap();
+        assert_eq!(eq.to_vec::<bool>().unwrap(), [true]);
+        let z = Tensor::from_slice(&[Complex::new(3.0f64, -4.0), Complex::new(-0.0, 0.0)], &[2]).unwrap();
+        assert_eq!(unary(UnaryOp::Abs, &z).unwrap().to_vec::<f64>().unwrap(), [5.0, 0.0]);
+        let s = unary(UnaryOp::Sign, &z).unwrap().to_vec::<Complex<f64>>().unwrap();
+        assert_eq!(s[0], Complex::new(0.6, -0.8));
+        assert_eq!(unary(UnaryOp::Isnan, &z).unwrap().to_vec::<bool>().unwrap(), [false, false]);
+        assert!(unary(UnaryOp::Exp, &z).is_err());
+        assert!(binary(BinaryOp::Add, &a, &z).is_err());
+    }
+}

@@ -1,0 +1,127 @@
+//! Complex operands: each component drawn from the value classes the rows name (±0, ±inf,
+//! NaN, finite, nonzero, positive, ...), with the real generators of [`classes`](super::classes).
+//!
+//! An operand's components are `a, b` (and `c, d` for a second operand); an input is the four
+//! components' bits of the parts' format (`c` and `d` unused by one-operand functions).
+
+use proptest::prelude::*;
+
+use super::Generator;
+use super::classes::class_strategy;
+use crate::format::Format;
+use crate::spec::complex::ComplexCondition;
+use crate::spec::matching::in_class;
+
+/// The components `a, b, c, d` of one input, as bits.
+pub type Components = [u64; 4];
+
+/// Whether `x` meets `condition` (the first `2 * arity` components).
+pub fn meets(f: Format, condition: &ComplexCondition, arity: usize, x: &Components) -> bool {
+    let parts = &x[..2 * arity];
+    let each =
+        parts.iter().enumerate().all(|(k, &v)| condition.component(k).iter().all(|c| in_class(f, v, c)));
+    each && condition.either.as_ref().is_none_or(|c| parts.iter().any(|&v| in_class(f, v, c)))
+}
+
+/// `n` inputs meeting `condition` and none of `unless`, drawn with `rng`; an error when the
+/// conditions leave (almost) nothing to draw.
+pub fn row_inputs(
+    f: Format,
+    condition: &ComplexCondition,
+    unless: &[&ComplexCondition],
+    arity: usize,
+    n: usize,
+    rng: &mut Generator,
+) -> Result<Vec<Components>, String> {
+    let strategies: Vec<BoxedStrategy<u64>> =
+        (0..2 * arity).map(|k| class_strategy(f, condition.component(k))).collect();
+    let mut out = Vec::with_capacity(n);
+    let mut tries = 0;
+    while out.len() < n {
+        tries += 1;
+        if tries > 200 * n.max(1) {
+            return Err(format!(
+                "only {} of {n} inputs meet the row's conditions after {tries} draws",
+                out.len()
+            ));
+        }
+        let mut x = [0u64; 4];
+        for (k, s) in strategies.iter().enumerate() {
+            x[k] = rng.draw(s)?;
+        }
+        if let Some(class) = &condition.either {
+            // Put the `either` class on one component, chosen at random.
+            let k = (rng.bits() % (2 * arity) as u64) as usize;
+            let mut classes = condition.component(k).to_vec();
+            classes.push(class.clone());
+            x[k] = rng.draw(&class_strategy(f, &classes))?;
+        }
+        if meets(f, condition, arity, &x) && !unless.iter().any(|u| meets(f, u, arity, &x)) {
+            out.push(x);
+        }
+    }
+    Ok(out)
+}
+
+/// `n` inputs of finite components of moderate magnitude (`2^-20` to `2^21`, or a zero of
+/// either sign one time in eight), where textbook formulas neither overflow nor underflow:
+/// the inputs of the checks against the oracle.
+pub fn moderate_inputs(f: Format, arity: usize, n: usize, rng: &mut Generator) -> Vec<Components> {
+    (0..n)
+        .map(|_| {
+            let mut x = [0u64; 4];
+            for part in x.iter_mut().take(2 * arity) {
+                let r = rng.bits();
+                let negative = r & 1 == 1;
+                *part = if (r >> 1).is_multiple_of(8) {
+                    f.compose(negative, 0, 0)
+                } else {
+                    let exponent = ((r >> 4) % 41) as i32 - 20;
+                    f.compose(negative, (f.bias() + exponent) as u64, (r >> 12) & f.frac_mask())
+                };
+            }
+            x
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::schema::{Class, Classes};
+
+    #[test]
+    fn row_inputs_meet_their_conditions() {
+        let f = Format::F32;
+        let condition = ComplexCondition {
+            a: Classes(vec![Class::PosInfinity]),
+            b: Classes(vec![Class::PositiveFinite]),
+            ..ComplexCondition::default()
+        };
+        let mut rng = Generator::new(1, "complex");
+        for x in row_inputs(f, &condition, &[], 1, 50, &mut rng).unwrap() {
+            assert_eq!(x[0], f.pos_inf());
+            assert!(f.is_finite(x[1]) && !f.is_sign_negative(x[1]) && !f.is_zero(x[1]));
+        }
+        let either = ComplexCondition { either: Some(Class::Nan), ..ComplexCondition::default() };
+        let zeros = ComplexCondition { a: Classes(vec![Class::Zero]), ..ComplexCondition::default() };
+        for x in row_inputs(f, &either, &[&zeros], 2, 50, &mut rng).unwrap() {
+            assert!(x.iter().any(|&v| f.is_nan(v)) && !f.is_zero(x[0]));
+        }
+        let never =
+            ComplexCondition { a: Classes(vec![Class::Nan, Class::Zero]), ..ComplexCondition::default() };
+        assert!(row_inputs(f, &never, &[], 1, 5, &mut rng).is_err());
+    }
+
+    #[test]
+    fn moderate_inputs_are_finite_and_moderate() {
+        let f = Format::F64;
+        let mut rng = Generator::new(2, "moderate");
+        for x in moderate_inputs(f, 2, 200, &mut rng) {
+            for &v in &x {
+                let m = f.to_f64(v).abs();
+                assert!(m == 0.0 || (2f64.powi(-20)..2f64.powi(21)).contains(&m), "{m}");
+            }
+        }
+    }
+}

@@ -1,0 +1,428 @@
+//! Complex tables (`specs/complex`): planning their checks and running them.
+//!
+//! Per table and complex dtype: one check per row (inputs drawn from the row's component
+//! classes, the result judged part by part), `random` where the table has an `accuracy`
+//! (finite operands of moderate magnitude against [`oracle::complex`](crate::oracle::complex)),
+//! and one check per stated property (a delegation such as `asin(x) = -1j * asinh(x*1j)`,
+//! judged on the adapter's own results). Complex rows have no table self-checks: the oracle
+//! covers finite operands only, and the rows state special values.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Support, Tensor, UnaryOp};
+
+use super::call::apply_guarded;
+use super::check::{Check, CheckId, ComplexCases, ComplexTarget, RunOptions, Target};
+use super::record::{Failure, Recorder, Repro, citation};
+use super::result::{CheckResult, Status};
+use crate::check::step_distance;
+use crate::expect::constant;
+use crate::format::Format;
+use crate::generate::Generator;
+use crate::generate::complex::{Components, moderate_inputs, row_inputs};
+use crate::oracle::complex::{Reference, binary as reference_binary, cis_signs, unary as reference_unary};
+use crate::spec::complex::{ComplexAccuracy, ComplexOp, ComplexResult, Delegation, LoadedComplex, Part};
+use crate::spec::{Catalog, LoadedSuite};
+
+/// The checks of `suite`'s complex tables against `adapter`.
+pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let (per_row, _) = RunOptions::default().per_row_and_seed(Some(&suite.suite));
+    for &t in &suite.complex {
+        let table = &catalog.complex[t];
+        let spec = &table.loaded.table;
+        for &dtype in &table.dtypes {
+            let mut cases: Vec<(String, ComplexCases, usize)> = spec
+                .rows
+                .iter()
+                .enumerate()
+                .map(|(r, row)| (row.id.value.clone(), ComplexCases::Row(r), per_row))
+                .collect();
+            if spec.accuracy.is_some() {
+                cases.push(("random".into(), ComplexCases::Random, suite.suite.random_cases));
+            }
+            cases.extend(
+                spec.properties
+                    .iter()
+                    .enumerate()
+                    .map(|(p, prop)| (prop.id.value.clone(), ComplexCases::Property(p), per_row)),
+            );
+            for (case, cases, planned) in cases {
+                checks.push(Check {
+                    id: CheckId::adapter(&suite.suite.name, adapter, &spec.op, dtype.name(), &case),
+                    needs: Some((op_kind(table.op), dtype)),
+                    target: Target::Complex(ComplexTarget { table: t, dtype, cases }),
+                    planned: Some(planned),
+                });
+            }
+        }
+    }
+    checks
+}
+
+fn op_kind(op: ComplexOp) -> OpKind {
+    match op {
+        ComplexOp::Unary(u) => OpKind::Unary(u),
+        ComplexOp::Binary(b) => OpKind::Binary(b),
+    }
+}
+
+/// Runs a complex check against `adapter`.
+pub fn run(
+    catalog: &Catalog,
+    check: &Check,
+    target: &ComplexTarget,
+    adapter: &Arc<dyn Adapter>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let table = &catalog.complex[target.table];
+    let spec = &table.loaded.table;
+    let suite = &check.adapter_suite(catalog)?.suite;
+    let (per_row, seed) = options.per_row_and_seed(Some(suite));
+    let f = target.dtype.component().and_then(Format::of).ok_or("a complex check needs a complex dtype")?;
+    let mut rng = Generator::new(seed, &check.id.to_string());
+    let arity = table.op.arity();
+    let run = Run { table, adapter, options, dtype: target.dtype, f };
+    match target.cases {
+        ComplexCases::Row(r) => {
+            let row = &spec.rows[r];
+            let text = format!("bullet {}", row.bullet);
+            result.citation = Some(citation(
+                &table.loaded.key,
+                &row.id,
+                &table.loaded.path,
+                &source_title(table, &row.source),
+                &text,
+                row.text.clone(),
+            ));
+            let unless: Vec<_> = spec
+                .rows
+                .iter()
+                .filter(|other| row.unless.contains(&other.id.value))
+                .map(|other| &other.when)
+                .collect();
+            let inputs = row_inputs(f, &row.when, &unless, arity, per_row, &mut rng)?;
+            let mut rec = Recorder::new(result, options);
+            run.judge(&inputs, &row.result, &mut rec)?;
+            rec.finish("inputs");
+        }
+        ComplexCases::Random => {
+            // Inputs without a reference (a zero divisor, `sign(0)`) are a row's, not these:
+            // they are drawn again, so that the check makes the planned number.
+            let comparison = matches!(table.op, ComplexOp::Binary(BinaryOp::Equal | BinaryOp::NotEqual));
+            let n = suite.random_cases;
+            let mut inputs = Vec::with_capacity(n);
+            while inputs.len() < n {
+                let mut batch = moderate_inputs(f, arity, (n - inputs.len()).max(64), &mut rng);
+                batch.retain(|x| comparison || run.reference(x).is_some());
+                if batch.is_empty() {
+                    return Err(format!("{} has no reference on finite operands", spec.op));
+                }
+                inputs.extend(batch);
+            }
+            inputs.truncate(n);
+            let mut rec = Recorder::new(result, options);
+            run.judge(&inputs, &ComplexResult::Reference, &mut rec)?;
+            rec.finish("inputs");
+        }
+        ComplexCases::Property(p) => {
+            let property = &spec.properties[p];
+            let inputs = special_inputs(f, per_row, &mut rng);
+            let mut rec = Recorder::new(result, options);
+            if let Some(reason) = run.property(&property.rule, &inputs, &mut rec)? {
+                rec.result.status = Status::Skip;
+                return Err(format!("skipped: {reason}"));
+            }
+            rec.finish("inputs");
+        }
+    }
+    Ok(())
+}
+
+fn source_title(table: &LoadedComplex, source: &str) -> String {
+    let sources = &table.loaded.table.sources;
+    sources.iter().find(|s| s.id == source).map_or_else(|| source.to_string(), |s| s.title.clone())
+}
+
+/// Inputs whose parts are special values or small integers: the inputs of the properties.
+fn special_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
+    let one = f.one();
+    let values = [
+        f.pos_zero(),
+        f.neg_zero(),
+        f.pos_inf(),
+        f.neg_inf(),
+        f.quiet_nan(),
+        one,
+        f.neg(one),
+        one + (1 << f.frac_bits), // 2
+    ];
+    (0..n)
+        .map(|_| {
+            let mut x = [0u64; 4];
+            for part in &mut x {
+                *part = values[(rng.bits() % values.len() as u64) as usize];
+            }
+            x
+        })
+        .collect()
+}
+
+/// How a delegate's result (the parts' bits) maps back to the function's.
+type MapBack = fn(Format, [u64; 2]) -> [u64; 2];
+
+/// What one complex check calls and judges with.
+struct Run<'a> {
+    table: &'a LoadedComplex,
+    adapter: &'a Arc<dyn Adapter>,
+    options: &'a RunOptions,
+    dtype: DType,
+    f: Format,
+}
+
+/// A result's values: per element, its parts' bits (one for a real result), or a boolean.
+enum Values {
+    Parts(Vec<Vec<u64>>),
+    Booleans(Vec<bool>),
+}
+
+impl Run<'_> {
+    /// Calls `op` on the inputs' operands (one or two complex tensors of `inputs.len()`
+    /// elements) and reads the result.
+    fn call(&self, op: OpKind, inputs: &[Components]) -> Result<Values, String> {
+        let arity = match op {
+            OpKind::Unary(_) => 1,
+            _ => 2,
+        };
+        let n = inputs.len();
+        let operands = (0..arity)
+            .map(|k| {
+                let pairs: Vec<[u64; 2]> = inputs.iter().map(|x| [x[2 * k], x[2 * k + 1]]).collect();
+                Tensor::from_pairs(self.dtype, &[n], &pairs).map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let out = apply_guarded(self.adapter, op, operands, self.dtype, self.options.timeout)?
+            .map_err(|e| format!("the adapter's {op} failed: {e}"))?;
+        if out.shape() != [n] {
+            return Err(format!("{op} of {n} elements gave shape {:?}", out.shape()));
+        }
+        let part = self.dtype.component().unwrap_or(self.dtype);
+        match out.dtype() {
+            DType::Bool => Ok(Values::Booleans(out.to_vec::<bool>().map_err(|e| e.to_string())?)),
+            d if d == self.dtype => Ok(Values::Parts(
+                out.to_pairs().map_err(|e| e.to_string())?.into_iter().map(Vec::from).collect(),
+            )),
+            d if d == part => Ok(Values::Parts(out.to_bits().into_iter().map(|b| vec![b]).collect())),
+            d => Err(format!("{op} of {} gave {d}", self.dtype)),
+        }
+    }
+
+    /// Calls the table's operation on `inputs` and judges every result by `expected`.
+    fn judge(
+        &self,
+        inputs: &[Components],
+        expected: &ComplexResult,
+        rec: &mut Recorder,
+    ) -> Result<(), String> {
+        let op = op_kind(self.table.op);
+        let values = self.call(op, inputs)?;
+        rec.checked(inputs.len());
+        let accuracy = self.table.loaded.table.accuracy;
+        let mut worst: Option<f64> = None;
+        for (i, x) in inputs.iter().enumerate() {
+            let (ok, want) = match (&values, expected) {
+                (Values::Booleans(b), ComplexResult::Boolean(v)) => (b[i] == *v, v.to_string()),
+                (Values::Booleans(b), ComplexResult::Reference) => {
+                    let v = self.compared(x)?;
+                    (b[i] == v, v.to_string())
+                }
+                (Values::Parts(p), ComplexResult::Complex(parts)) if p[i].len() == 2 => {
+                    let ok = parts.iter().zip(&p[i]).all(|(part, &v)| self.part_ok(part, v, x));
+                    (ok, format!("{:?} + {:?} j", parts[0], parts[1]))
+                }
+                (Values::Parts(p), ComplexResult::Real(part)) if p[i].len() == 1 => {
+                    (self.part_ok(part, p[i][0], x), format!("{part:?}"))
+                }
+                (Values::Parts(p), ComplexResult::Reference) => {
+                    let reference = self.reference(x).ok_or("no reference for this input")?;
+                    match accuracy.ok_or("the table has no accuracy")? {
+                        ComplexAccuracy::CorrectlyRounded => (
+                            reference.is_correctly_rounded(self.f, &p[i]),
+                            format!(
+                                "{} (correctly rounded)",
+                                self.describe_parts(&reference.rounded(self.f))
+                            ),
+                        ),
+                        ComplexAccuracy::NormwiseUlps(bound) => {
+                            let error = reference.normwise_error(self.f, &p[i]);
+                            if error.is_finite() {
+                                worst = Some(worst.map_or(error, |w: f64| w.max(error)));
+                            }
+                            (
+                                error <= bound,
+                                format!(
+                                    "{} within {bound} ULPs of the larger part (the error is {error:.3})",
+                                    self.describe_parts(&reference.rounded(self.f))
+                                ),
+                            )
+                        }
+                    }
+                }
+                (_, ComplexResult::Unspecified) => (true, String::new()),
+                _ => return Err(format!("the result's kind does not fit the row's `{expected:?}`")),
+            };
+            if !ok {
+                let actual = match &values {
+                    Values::Booleans(b) => b[i].to_string(),
+                    Values::Parts(p) => self.describe_parts(&p[i]),
+                };
+                rec.fail(1, || Failure {
+                    inputs: self.describe_input(x),
+                    expected: want,
+                    actual,
+                    steps: None,
+                    actual_bits: None,
+                    repro: Repro::Check,
+                });
+            }
+        }
+        rec.result.max_ulp_error = worst;
+        Ok(())
+    }
+
+    /// The oracle's result on a finite input.
+    fn reference(&self, x: &Components) -> Option<Reference> {
+        match self.table.op {
+            ComplexOp::Binary(b) => reference_binary(b, self.f, [x[0], x[1]], [x[2], x[3]]),
+            ComplexOp::Unary(u) => reference_unary(u, self.f, [x[0], x[1]]),
+        }
+    }
+
+    /// `equal` or `not_equal` of non-NaN components, compared as exact values.
+    fn compared(&self, x: &Components) -> Result<bool, String> {
+        let v = |k: usize| self.f.to_f64(x[k]);
+        let equal = v(0) == v(2) && v(1) == v(3);
+        match self.table.op {
+            ComplexOp::Binary(BinaryOp::Equal) => Ok(equal),
+            ComplexOp::Binary(BinaryOp::NotEqual) => Ok(!equal),
+            _ => Err("a boolean reference is only defined for equal and not_equal".into()),
+        }
+    }
+
+    /// Whether the bits `v` are what `part` states, for input `x`.
+    fn part_ok(&self, part: &Part, v: u64, x: &Components) -> bool {
+        let f = self.f;
+        let signs = |k: usize| cis_signs(f, x[k]);
+        let signed_inf = |o: Ordering| if o == Ordering::Less { f.neg_inf() } else { f.pos_inf() };
+        let signed_zero = |o: Ordering| if o == Ordering::Less { f.neg_zero() } else { f.pos_zero() };
+        match part {
+            Part::Nan => f.is_nan(v),
+            Part::PosZero => v == f.pos_zero(),
+            Part::NegZero => v == f.neg_zero(),
+            Part::Zero => f.is_zero(v),
+            Part::PosInfinity => v == f.pos_inf(),
+            Part::NegInfinity => v == f.neg_inf(),
+            Part::Infinity => f.is_infinite(v),
+            Part::Value(c) => f.from_f64_exact(*c) == Some(v),
+            Part::Approx(c) => !f.is_nan(v) && step_distance(f, constant(f, *c), v) <= 1,
+            Part::AbsOf(k) if f.is_nan(x[k.index()]) => f.is_nan(v),
+            Part::AbsOf(k) => v == f.abs(x[k.index()]),
+            Part::InfinityTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_inf(cos)),
+            Part::InfinityTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_inf(sin)),
+            Part::ZeroTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_zero(cos)),
+            Part::ZeroTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_zero(sin)),
+            Part::Any => true,
+            Part::AnyOf(parts) => parts.iter().any(|p| self.part_ok(p, v, x)),
+        }
+    }
+
+    fn describe_parts(&self, parts: &[u64]) -> String {
+        match parts {
+            [re, im] => format!("{} + ({}) j", self.f.describe(*re), self.f.describe(*im)),
+            [v] => self.f.describe(*v),
+            _ => String::new(),
+        }
+    }
+
+    fn describe_input(&self, x: &Components) -> Vec<String> {
+        let names = ["a", "b", "c", "d"];
+        (0..2 * self.table.op.arity()).map(|k| format!("{} = {}", names[k], self.f.describe(x[k]))).collect()
+    }
+
+    /// Checks a delegation on `inputs`; `Some(reason)` where the adapter lacks the operation
+    /// it delegates to.
+    fn property(
+        &self,
+        rule: &Delegation,
+        inputs: &[Components],
+        rec: &mut Recorder,
+    ) -> Result<Option<String>, String> {
+        let ComplexOp::Unary(op) = self.table.op else {
+            return Err("properties are defined for unary functions".into());
+        };
+        let f = self.f;
+        // Each transformed input and how the delegate's result maps back.
+        let (other, transformed, back): (OpKind, Vec<Components>, MapBack) = match rule {
+            Delegation::MinusITimesOfITimes(name) | Delegation::OfITimes(name) => {
+                let u: UnaryOp = name.parse()?;
+                // x*1j = -b + aj, exactly.
+                let rotated = inputs.iter().map(|x| [f.neg(x[1]), x[0], 0, 0]).collect();
+                let back: MapBack = if matches!(rule, Delegation::OfITimes(_)) {
+                    |_, w| w
+                } else {
+                    // -1j * (p + qj) = q - pj, exactly.
+                    |f, w| [w[1], f.neg(w[0])]
+                };
+                (OpKind::Unary(u), rotated, back)
+            }
+            Delegation::SelfProduct => {
+                let squared = inputs.iter().map(|x| [x[0], x[1], x[0], x[1]]).collect();
+                (OpKind::Binary(BinaryOp::Multiply), squared, |_, w| w)
+            }
+            Delegation::Conjugate => {
+                let conjugated = inputs.iter().map(|x| [x[0], f.neg(x[1]), 0, 0]).collect();
+                (OpKind::Unary(op), conjugated, |f, w| [w[0], f.neg(w[1])])
+            }
+        };
+        if let Support::Unsupported(reason) = self.adapter.supports(other, self.dtype) {
+            return Ok(Some(format!("{other}: {reason}")));
+        }
+        let (Values::Parts(direct), Values::Parts(delegated)) =
+            (self.call(OpKind::Unary(op), inputs)?, self.call(other, &transformed)?)
+        else {
+            return Err("the property compares complex results".into());
+        };
+        rec.checked(inputs.len());
+        for (i, x) in inputs.iter().enumerate() {
+            let (got, want) = match rule {
+                // conj(op(x)) against op(conj(x)).
+                Delegation::Conjugate => {
+                    (back(f, [direct[i][0], direct[i][1]]), [delegated[i][0], delegated[i][1]])
+                }
+                _ => ([direct[i][0], direct[i][1]], back(f, [delegated[i][0], delegated[i][1]])),
+            };
+            let same = |p: u64, q: u64| {
+                p == q
+                    || f.is_nan(p) && f.is_nan(q)
+                    || f.is_finite(p)
+                        && f.is_finite(q)
+                        && !f.is_zero(p)
+                        && !f.is_zero(q)
+                        && step_distance(f, p, q) <= 2
+            };
+            if !(same(got[0], want[0]) && same(got[1], want[1])) {
+                rec.fail(1, || Failure {
+                    inputs: self.describe_input(x),
+                    expected: format!("{} (by the delegation)", self.describe_parts(&want)),
+                    actual: self.describe_parts(&got),
+                    steps: None,
+                    actual_bits: None,
+                    repro: Repro::Check,
+                });
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,334 @@
+//! Complex tables (`specs/complex/*.yaml`): the serde schema, loading and validation.
+//!
+//! A complex table encodes the complex section of one element-wise function of a document:
+//! its rows (one per bullet, conditions on the operands' **components**, `a = real(x1)`,
+//! `b = imag(x1)`, `c = real(x2)`, `d = imag(x2)`, and the result's components), its stated
+//! **delegations** (`asin(x)` "as if" `-1j * asinh(x*1j)`, checked as properties on the
+//! adapter's own results) and, for the operations opspec has an oracle for, how finite
+//! results are judged (`accuracy`).
+
+use std::path::Path;
+
+use opspec_adapter::{BinaryOp, DType, UnaryOp};
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::Loaded;
+use super::load::{LoadError, is_valid_id, parse_yaml};
+use super::schema::{Classes, NamedConstant};
+use super::source::{NotCovered, Source};
+use crate::spec::schema::Class;
+
+/// The complex section of one element-wise function.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComplexTable {
+    /// The function (`add`, `exp`), as the adapter API names it.
+    pub op: String,
+    /// Complex dtypes the table applies to (`c64`, `c128`).
+    pub dtypes: Vec<String>,
+    /// The documents the rows cite, by short id.
+    pub sources: Vec<Source>,
+    /// Statements of the sources that are not encoded, so the gap is visible.
+    #[serde(default)]
+    pub not_covered: Vec<NotCovered>,
+    /// How results on finite operands are judged against the oracle, where opspec has one
+    /// for the function; without it the table has no `random` check.
+    #[serde(default)]
+    pub accuracy: Option<ComplexAccuracy>,
+    #[serde(default)]
+    pub rows: Vec<ComplexRow>,
+    #[serde(default)]
+    pub properties: Vec<ComplexProperty>,
+}
+
+/// How a result on finite operands is judged.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComplexAccuracy {
+    /// Each component is the exact component's value rounded once to nearest even.
+    CorrectlyRounded,
+    /// The error of each component is at most this many ULPs of the larger component of the
+    /// exact result (a normwise bound: see docs/ACCURACY.md).
+    NormwiseUlps(f64),
+}
+
+/// One bullet of a complex section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComplexRow {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// Bullet number within the function's complex section (1-based).
+    pub bullet: u32,
+    /// The bullet's text, as the source states it.
+    pub text: String,
+    /// When the row applies.
+    pub when: ComplexCondition,
+    /// Rows (by id) whose inputs this row's generator leaves out: "in the remaining cases".
+    #[serde(default)]
+    pub unless: Vec<String>,
+    /// What the result must be.
+    pub result: ComplexResult,
+}
+
+/// Conditions on the operands' components; every listed one must hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComplexCondition {
+    /// `real(x1)` (`real(x)` of a one-operand function).
+    #[serde(default)]
+    pub a: Classes,
+    /// `imag(x1)`.
+    #[serde(default)]
+    pub b: Classes,
+    /// `real(x2)`.
+    #[serde(default)]
+    pub c: Classes,
+    /// `imag(x2)`.
+    #[serde(default)]
+    pub d: Classes,
+    /// At least one component is in this class ("if a, b, c, or d is NaN").
+    #[serde(default)]
+    pub either: Option<Class>,
+}
+
+impl ComplexCondition {
+    /// The classes of component `k` (0 = a, 1 = b, 2 = c, 3 = d).
+    pub fn component(&self, k: usize) -> &[Class] {
+        match k {
+            0 => &self.a.0,
+            1 => &self.b.0,
+            2 => &self.c.0,
+            _ => &self.d.0,
+        }
+    }
+}
+
+/// A component of the operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Component {
+    A,
+    B,
+    C,
+    D,
+}
+
+impl Component {
+    /// Its index among `a, b, c, d`.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What one real value of a result must be.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// Any NaN.
+    Nan,
+    PosZero,
+    NegZero,
+    /// A zero of either sign ("the sign ... is unspecified", or "0" without a sign).
+    Zero,
+    PosInfinity,
+    NegInfinity,
+    /// An infinity of either sign.
+    Infinity,
+    /// This value exactly (it must be representable).
+    Value(f64),
+    /// The named constant, correctly rounded or one step from it.
+    Approx(NamedConstant),
+    /// `abs` of the component, bit for bit (any NaN where the component is NaN).
+    AbsOf(Component),
+    /// `+infinity * cos(v)`: an infinity with the sign of `cos(v)` (`+infinity * cis(v)`).
+    InfinityTimesCos(Component),
+    /// `+infinity * sin(v)`.
+    InfinityTimesSin(Component),
+    /// `+0 * cos(v)`: a zero with the sign of `cos(v)`.
+    ZeroTimesCos(Component),
+    /// `+0 * sin(v)`: a zero with the sign of `sin(v)`.
+    ZeroTimesSin(Component),
+    /// Any value (a component the row says nothing about).
+    Any,
+    /// Any of the listed parts ("`NaN ± πj/2`").
+    AnyOf(Vec<Part>),
+}
+
+/// What a row's result must be.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComplexResult {
+    /// A complex result: `[real part, imaginary part]`.
+    Complex(Box<[Part; 2]>),
+    /// A real result (`abs`).
+    Real(Part),
+    /// A boolean result (`equal`, the predicates).
+    Boolean(bool),
+    /// The oracle's result, judged by the table's `accuracy`.
+    Reference,
+    /// Whatever the adapter returns ("the result is implementation dependent"): the check
+    /// demands only a result of the right dtype and shape.
+    Unspecified,
+}
+
+/// A stated property of the function's complex results.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComplexProperty {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    pub source: String,
+    /// The statement, quoted.
+    pub text: String,
+    pub rule: Delegation,
+}
+
+/// How a function's complex special cases follow another's.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delegation {
+    /// `op(x) = -1j * other(x*1j)`.
+    MinusITimesOfITimes(String),
+    /// `op(x) = other(x*1j)`.
+    OfITimes(String),
+    /// `op(x) = multiply(x, x)`.
+    SelfProduct,
+    /// `op(conj(x)) = conj(op(x))`.
+    Conjugate,
+}
+
+/// The operation a complex table specifies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComplexOp {
+    Unary(UnaryOp),
+    Binary(BinaryOp),
+}
+
+impl ComplexOp {
+    /// The number of complex operands.
+    pub fn arity(self) -> usize {
+        match self {
+            ComplexOp::Unary(_) => 1,
+            ComplexOp::Binary(_) => 2,
+        }
+    }
+}
+
+/// A complex table with where it came from and its parsed operation and dtypes.
+#[derive(Debug)]
+pub struct LoadedComplex {
+    pub loaded: Loaded<ComplexTable>,
+    pub op: ComplexOp,
+    pub dtypes: Vec<DType>,
+}
+
+/// Parses and validates the complex table at `path`.
+pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError> {
+    let table: ComplexTable = parse_yaml(path, text)?;
+    let field = |name: &str, message: String| LoadError::in_field(path, name, message);
+    let op = if let Ok(u) = table.op.parse::<UnaryOp>() {
+        ComplexOp::Unary(u)
+    } else if let Ok(b) = table.op.parse::<BinaryOp>() {
+        ComplexOp::Binary(b)
+    } else {
+        return Err(field("op", format!("`{}` is not an element-wise operation", table.op)));
+    };
+    let mut dtypes = Vec::new();
+    for (i, d) in table.dtypes.iter().enumerate() {
+        let dtype = d.parse::<DType>().map_err(|e| field(&format!("dtypes[{i}]"), e))?;
+        if !dtype.is_complex() || dtypes.contains(&dtype) {
+            return Err(field(
+                &format!("dtypes[{i}]"),
+                format!("`{d}` is not a new complex dtype (c64, c128)"),
+            ));
+        }
+        dtypes.push(dtype);
+    }
+    if dtypes.is_empty() {
+        return Err(field("dtypes", "list at least one complex dtype".into()));
+    }
+    let sources: Vec<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
+    let mut ids: Vec<&str> = Vec::new();
+    for (i, row) in table.rows.iter().enumerate() {
+        let here = |f: &str| format!("rows[{i}].{f}");
+        let id = row.id.value.as_str();
+        if !is_valid_id(id) || ids.contains(&id) || id == "random" {
+            return Err(field(
+                &here("id"),
+                format!("`{id}` is not a new permanent id (lowercase, digits, `-`)"),
+            ));
+        }
+        ids.push(id);
+        if !sources.contains(&row.source.as_str()) {
+            return Err(field(
+                &here("source"),
+                format!("`{}` is not one of the table's sources", row.source),
+            ));
+        }
+        let bullets = table.sources.iter().find(|s| s.id == row.source).and_then(|s| s.bullets);
+        if row.bullet == 0 || bullets.is_some_and(|n| row.bullet > n) {
+            return Err(field(&here("bullet"), format!("bullet {} is not in the section", row.bullet)));
+        }
+        if op.arity() == 1 && (!row.when.c.0.is_empty() || !row.when.d.0.is_empty()) {
+            return Err(field(&here("when"), "a one-operand function has components a and b only".into()));
+        }
+        for other in &row.unless {
+            if !table.rows.iter().any(|r| &r.id.value == other) || other == id {
+                return Err(field(&here("unless"), format!("`{other}` is not another row of the table")));
+            }
+        }
+        if row.result == ComplexResult::Reference && table.accuracy.is_none() {
+            return Err(field(&here("result"), "`reference` needs the table's `accuracy`".into()));
+        }
+        check_parts(&row.result, op.arity()).map_err(|m| field(&here("result"), m))?;
+    }
+    for (i, p) in table.properties.iter().enumerate() {
+        let id = p.id.value.as_str();
+        if !is_valid_id(id) || ids.contains(&id) {
+            return Err(field(&format!("properties[{i}].id"), format!("`{id}` is not a new permanent id")));
+        }
+        ids.push(id);
+        if let Delegation::MinusITimesOfITimes(other) | Delegation::OfITimes(other) = &p.rule
+            && other.parse::<UnaryOp>().is_err()
+        {
+            return Err(field(
+                &format!("properties[{i}].rule"),
+                format!("`{other}` is not a unary operation"),
+            ));
+        }
+    }
+    let key = super::key_of(path);
+    Ok(LoadedComplex { loaded: Loaded { path: path.to_path_buf(), key, table }, op, dtypes })
+}
+
+/// A result's parts name components the operation has.
+fn check_parts(result: &ComplexResult, arity: usize) -> Result<(), String> {
+    let parts: &[Part] = match result {
+        ComplexResult::Complex(parts) => &parts[..],
+        ComplexResult::Real(part) => std::slice::from_ref(part),
+        _ => &[],
+    };
+    let mut flat: Vec<&Part> = Vec::new();
+    for part in parts {
+        match part {
+            Part::AnyOf(options) => flat.extend(options),
+            _ => flat.push(part),
+        }
+    }
+    for part in flat {
+        if let Part::AbsOf(c)
+        | Part::InfinityTimesCos(c)
+        | Part::InfinityTimesSin(c)
+        | Part::ZeroTimesCos(c)
+        | Part::ZeroTimesSin(c) = part
+            && c.index() >= 2 * arity
+        {
+            return Err(format!("{c:?} is not a component of a {arity}-operand function"));
+        }
+    }
+    Ok(())
+}
