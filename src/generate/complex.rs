@@ -4,10 +4,8 @@
 //! An operand's components are `a, b` (and `c, d` for a second operand); an input is the four
 //! components' bits of the parts' format (`c` and `d` unused by one-operand functions).
 
-use proptest::prelude::*;
-
 use super::Generator;
-use super::classes::class_strategy;
+use super::classes::{ValueSampler, class_sampler};
 use crate::format::Format;
 use crate::spec::complex::ComplexCondition;
 use crate::spec::matching::in_class;
@@ -33,8 +31,8 @@ pub fn row_inputs(
     n: usize,
     rng: &mut Generator,
 ) -> Result<Vec<Components>, String> {
-    let strategies: Vec<BoxedStrategy<u64>> =
-        (0..2 * arity).map(|k| class_strategy(f, condition.component(k))).collect();
+    let samplers: Vec<ValueSampler> =
+        (0..2 * arity).map(|k| class_sampler(f, condition.component(k))).collect();
     let mut out = Vec::with_capacity(n);
     let mut tries = 0;
     while out.len() < n {
@@ -46,15 +44,15 @@ pub fn row_inputs(
             ));
         }
         let mut x = [0u64; 4];
-        for (k, s) in strategies.iter().enumerate() {
-            x[k] = rng.draw(s)?;
+        for (k, s) in samplers.iter().enumerate() {
+            x[k] = s.draw(rng)?;
         }
         if let Some(class) = &condition.either {
             // Put the `either` class on one component, chosen at random.
             let k = (rng.bits() % (2 * arity) as u64) as usize;
             let mut classes = condition.component(k).to_vec();
             classes.push(class.clone());
-            x[k] = rng.draw(&class_strategy(f, &classes))?;
+            x[k] = class_sampler(f, &classes).draw(rng)?;
         }
         if meets(f, condition, arity, &x) && !unless.iter().any(|u| meets(f, u, arity, &x)) {
             out.push(x);

@@ -578,7 +578,8 @@ fn constant(outcome: &Outcome) -> bool {
         | Outcome::PosInfinity
         | Outcome::NegInfinity
         | Outcome::Value(_)
-        | Outcome::Approx(_) => true,
+        | Outcome::Approx(_)
+        | Outcome::Unspecified => true,
         Outcome::NanWithSign(rule) | Outcome::Sign(rule) | Outcome::SignedInfinity(rule) => {
             *rule != SignRule::ProductOfSigns
         }
