@@ -7,9 +7,9 @@
 //! one step of the platform's `f64::powf`/`f64::atan2` (both within about 0.5 ULP on glibc, so
 //! a kernel within 1 ULP is never further), and results that are exact powers must come out
 //! exact; `tests/pow_atan2_f64.rs` in the root crate measures the f64 error against the MPFR
-//! oracle. The sweeps run through `fast::binary_into` (the vector kernel where the CPU has AVX2
-//! + FMA) and also compare every element with the scalar functions bit for bit. The layout
-//! test compares dense, broadcast and strided (scalar path) adapter calls.
+//! oracle. The sweeps run through `fast::binary_into` (the vector kernel where the CPU has
+//! AVX2 and FMA) and also compare every element with the scalar functions bit for bit. The
+//! layout test compares dense, broadcast and strided (scalar path) adapter calls.
 
 use opspec_adapter::{Adapter, BinaryOp, DType, Element, Tensor};
 use opspec_cpu::CpuAdapter;
