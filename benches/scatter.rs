@@ -3,9 +3,10 @@
 //!
 //! Measured in one run, on the same data: opspec-cpu's kernel (in place, in a 1-thread rayon
 //! pool and on rayon's global pool), the adapter call (tensors in and out, global pool), a
-//! plain single-threaded loop, and, when a `python3` with them is available, NumPy's
-//! `np.add.at` and PyTorch's `index_add_`. Each time is the best of several repetitions; the
-//! output array is reset (untimed) before each.
+//! plain single-threaded loop (run in the same 1-thread pool as the kernel, so that both work
+//! on the pool's thread, with the output reset by the main thread), and, when a `python3`
+//! with them is available, NumPy's `np.add.at` and PyTorch's `index_add_`. Each time is the
+//! best of several repetitions; the output array is reset (untimed) before each.
 //!
 //! `cargo bench --bench scatter` (environment: `OPSPEC_BENCH_REPS`, default 31;
 //! `OPSPEC_BENCH_PYTHON`, default `python3`; `RAYON_NUM_THREADS` sizes the global pool).
@@ -188,13 +189,13 @@ fn main() {
         let input_tensor = Tensor::from_slice(&init, &[SLOTS]).unwrap();
         let names = [
             "opspec-cpu kernel, in place (1 thread)".to_string(),
-            "plain loop (1 thread)".to_string(),
+            "plain loop (1 thread, the kernel's pool)".to_string(),
             format!("opspec-cpu kernel, in place ({threads} threads)"),
             format!("opspec-cpu adapter call, tensors in/out ({threads} thr.)"),
         ];
         let mut methods: Vec<Method> = vec![
             Box::new(|o: &mut [f32]| pools[0].install(|| kernel(o))),
-            Box::new(|o: &mut [f32]| plain_loop(o, indices, updates)),
+            Box::new(|o: &mut [f32]| pools[0].install(|| plain_loop(o, indices, updates))),
             Box::new(kernel),
             Box::new(|_: &mut [f32]| {
                 let t =

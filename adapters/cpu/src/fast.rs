@@ -1,6 +1,7 @@
 //! Fast kernels for add, subtract, multiply, divide, maximum and minimum in f16, bf16, f32 and
 //! f64, and for add, subtract, multiply, maximum and minimum in the eight integer dtypes; f32
-//! pow and atan2 take the same layouts and threads with [`transcendental`]'s kernel, and
+//! pow and atan2 take the same layouts and threads with [`transcendental`]'s kernel (f64:
+//! [`transcendental64`]'s), and
 //! [`fused`] has the fused operations.
 //!
 //! The output is viewed as rows of `row_len` elements; each operand is dense (one element per
@@ -27,6 +28,7 @@ mod lane;
 mod level;
 mod side;
 pub mod transcendental;
+pub mod transcendental64;
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
@@ -78,7 +80,8 @@ pub enum Operand<'a> {
     Scalar(&'a [u8]),
 }
 
-/// True for the operations that f32 takes through [`transcendental`]'s kernel.
+/// True for the operations that f32 and f64 take through [`transcendental`]'s and
+/// [`transcendental64`]'s kernels.
 fn is_transcendental(op: BinaryOp) -> bool {
     matches!(op, BinaryOp::Pow | BinaryOp::Atan2)
 }
@@ -88,7 +91,7 @@ pub fn supports(op: BinaryOp, dtype: DType) -> bool {
     use BinaryOp::*;
     match dtype {
         DType::Bool => false,
-        DType::F32 if is_transcendental(op) => true,
+        DType::F32 | DType::F64 if is_transcendental(op) => true,
         _ if dtype.is_float() => matches!(op, Add | Subtract | Multiply | Divide | Maximum | Minimum),
         _ => matches!(op, Add | Subtract | Multiply | Maximum | Minimum),
     }
@@ -144,12 +147,13 @@ pub fn binary_into(
     let y = y_tiled.as_deref().map_or(y, Operand::Row);
     let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
-    let transcendental = dtype == DType::F32 && is_transcendental(op);
+    let transcendental = matches!(dtype, DType::F32 | DType::F64) && is_transcendental(op);
     let (run, kernel) = match dtype {
         DType::F16 => kernels::<f16>(),
         DType::BF16 => kernels::<bf16>(),
         DType::F32 if transcendental => (run_range::<f32> as RunRange, transcendental_segment as Segment),
         DType::F32 => kernels::<f32>(),
+        DType::F64 if transcendental => (run_range::<f64> as RunRange, transcendental64_segment as Segment),
         DType::F64 => kernels::<f64>(),
         DType::I8 => kernels::<i8>(),
         DType::I16 => kernels::<i16>(),
@@ -225,6 +229,11 @@ fn kernels<T: Lane>() -> (RunRange, Segment) {
 /// f32 pow and atan2: [`transcendental`]'s kernel (no streaming stores).
 fn transcendental_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
     transcendental::binary_f32(op, x, y, out)
+}
+
+/// f64 pow and atan2: [`transcendental64`]'s kernel (no streaming stores).
+fn transcendental64_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
+    transcendental64::binary_f64(op, x, y, out)
 }
 
 /// Bytes of output per work item (a multiple of every element size).

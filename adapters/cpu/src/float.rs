@@ -225,7 +225,7 @@ macro_rules! native_float {
     };
 }
 native_float!(f32, 32, crate::fast::transcendental::pow_f32, crate::fast::transcendental::atan2_f32);
-native_float!(f64, 64, f64::powf, f64::atan2);
+native_float!(f64, 64, crate::fast::transcendental64::pow_f64, crate::fast::transcendental64::atan2_f64);
 
 /// f16 and bf16: bit operations on their own bits, everything else in f32 and rounded once
 /// (downward for floor division, to nearest otherwise).

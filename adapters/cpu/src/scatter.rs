@@ -11,7 +11,9 @@
 //! vectors repeat the same destination (runs of duplicates), it keeps the running sum in a
 //! register instead of going through memory for every update (the same additions in the same
 //! order, so the same bits), which removes the store-to-load dependency chain that makes a
-//! plain loop slow on such inputs.
+//! plain loop slow on such inputs. Elsewhere it applies the updates one by one in index order
+//! and prefetches (into L2) the destination of the update `SCATTERED_AHEAD` places ahead, so
+//! that the cache misses of scattered destinations overlap instead of stalling the loop.
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tensor};
@@ -22,6 +24,12 @@ const BLOCK: usize = 1024;
 
 /// How many index vectors ahead the run kernel prefetches destinations.
 const PREFETCH_AHEAD: usize = 32;
+
+/// How many updates ahead the one-by-one kernels prefetch destinations into L2. On the
+/// machine of docs/PERFORMANCE.md (uniform indices into 4 MiB of f32), prefetching into L2
+/// 64 or 128 ahead gained 1.6–1.8× over a plain loop, into L1 32 ahead 1.2–1.4×: the L2 keeps
+/// more misses in flight.
+const SCATTERED_AHEAD: usize = 128;
 
 /// Below this many update elements a call stays on one thread.
 const PARALLEL_MIN: usize = 1 << 16;
@@ -322,53 +330,87 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     // kernel (one sample alone is fooled by a few per cent of the blocks of sorted indices,
     // whose runs are too short to gain). Either kernel gives the same bits; the choice only
     // matters for speed, and sampling rarely keeps its cost small next to the scatter itself.
-    let (mut runs, mut last_had_runs) = (false, false);
+    // A sample in ascending order (sorted indices) turns the prefetches off until the next
+    // sample: the processor's own prefetcher follows such addresses.
+    let (mut runs, mut last_had_runs, mut ascending) = (false, false, false);
     // A thread that owns part of the output skips the other threads' updates; that test is
     // unpredictable for scattered indices, so such parts first gather their own updates into a
     // small buffer without branching, then apply them.
     let whole = lo == 0 && part.len() >= extent;
     let mut owned: Vec<(usize, T)> = Vec::new();
-    for (b, (block, values)) in indices.chunks(BLOCK).zip(updates.chunks(BLOCK)).enumerate() {
+    for (b, start) in (0..indices.len()).step_by(BLOCK).enumerate() {
+        let end = (start + BLOCK).min(indices.len());
+        let (block, values) = (&indices[start..end], &updates[start..end]);
         match (runs, whole) {
             (true, _) => run_block::<T, I, CLIP>(part, lo, block, values, extent),
-            (false, true) => plain_block::<T, I, CLIP>(part, block, values, extent),
+            (false, true) => {
+                // The coordinates SCATTERED_AHEAD places after each of the block's (none to
+                // prefetch in ascending stretches).
+                let ahead = if ascending {
+                    &[]
+                } else {
+                    &indices[(start + SCATTERED_AHEAD).min(end)..(end + SCATTERED_AHEAD).min(indices.len())]
+                };
+                plain_block::<T, I, CLIP>(part, block, values, extent, ahead)
+            }
             (false, false) => owned_block::<T, I, CLIP>(part, lo, block, values, extent, &mut owned),
         }
         if b % 4 == 3 {
-            let has_runs = mostly_runs(block);
+            let (has_runs, in_order) = sample(block);
             runs = has_runs && last_had_runs;
             last_had_runs = has_runs;
+            ascending = in_order;
         }
     }
 }
 
-/// Whether at least 106 of 128 sampled neighbouring pairs of `block` repeat a coordinate:
-/// runs averaging more than about six, where the register kernel wins (on shorter runs its
-/// mispredicted branches cost more than the memory round trips it saves).
+/// Of 128 sampled neighbouring pairs of `block`: whether at least 106 repeat a coordinate
+/// (runs averaging more than about six, where the register kernel wins: on shorter runs its
+/// mispredicted branches cost more than the memory round trips it saves), and whether every
+/// pair is in ascending order. A block too short to sample is neither.
 #[inline]
-fn mostly_runs<I: Coordinate>(block: &[I]) -> bool {
+fn sample<I: Coordinate>(block: &[I]) -> (bool, bool) {
     // The last sampled pair starts at 127·stride <= block.len() - 2.
     let stride = block.len().saturating_sub(1) / 128;
-    stride > 0 && (0..128).filter(|k| block[k * stride].get() == block[k * stride + 1].get()).count() >= 106
+    if stride == 0 {
+        return (false, false);
+    }
+    let (mut equal, mut ascending) = (0, 0);
+    for k in 0..128 {
+        let (a, b) = (block[k * stride].get(), block[k * stride + 1].get());
+        equal += usize::from(a == b);
+        ascending += usize::from(a <= b);
+    }
+    (equal >= 106, ascending == 128)
 }
 
-/// One update at a time, through memory, unrolled by four: a short loop body lets the
-/// processor keep more of the random read-modify-writes in flight. `part` is the whole output.
+/// One update at a time, through memory, in index order; before update `i`, a prefetch into
+/// L2 of the destination of `ahead[i]` (the coordinate `SCATTERED_AHEAD` places later, while
+/// there is one). The updates past `ahead` (all of them in ascending stretches) run unrolled by
+/// four: a short loop body lets the processor keep more read-modify-writes in flight. `part` is
+/// the whole output.
 #[inline(never)]
 fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     part: &mut [T],
     block: &[I],
     values: &[T],
     extent: usize,
+    ahead: &[I],
 ) {
     let len = part.len();
+    let base = part.as_ptr();
     let mut add = |c: I, v: T| {
         let d = local::<I, CLIP>(c, 0, extent);
         if d < len {
             part[d] = part[d].accumulate(v);
         }
     };
-    let (coords, vals) = (block.chunks_exact(4), values.chunks_exact(4));
+    let far = ahead.len().min(block.len());
+    for ((&c, &v), &a) in block.iter().zip(values).zip(ahead) {
+        prefetch::<L2, T>(base.wrapping_add(local::<I, CLIP>(a, 0, extent)));
+        add(c, v);
+    }
+    let (coords, vals) = (block[far..].chunks_exact(4), values[far..].chunks_exact(4));
     let (coord_tail, value_tail) = (coords.remainder(), vals.remainder());
     for (c, v) in coords.zip(vals) {
         add(c[0], v[0]);
@@ -382,7 +424,8 @@ fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
 }
 
 /// The updates of `block` that land in `part` (destinations `lo..`), gathered without
-/// branches into `owned`, then applied in order.
+/// branches into `owned`, then applied in order with destinations prefetched into L2
+/// `SCATTERED_AHEAD` updates ahead.
 #[inline(never)]
 fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     part: &mut [T],
@@ -402,7 +445,11 @@ fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
         owned[kept] = (d, v);
         kept += usize::from(d < len);
     }
-    for &(d, v) in &owned[..kept] {
+    let owned = &owned[..kept];
+    for (i, &(d, v)) in owned.iter().enumerate() {
+        if let Some(&(a, _)) = owned.get(i + SCATTERED_AHEAD) {
+            prefetch::<L2, T>(part.as_ptr().wrapping_add(a));
+        }
         part[d] = part[d].accumulate(v);
     }
 }
@@ -425,7 +472,7 @@ fn run_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
         // Each run ends in a mispredicted branch, which also discards the loads in flight;
         // fetching the destination of a run further ahead keeps the memory system busy.
         if let Some(&ahead) = block.get(i + PREFETCH_AHEAD) {
-            prefetch(part.as_ptr().wrapping_add(local::<I, CLIP>(ahead, lo, extent)));
+            prefetch::<L1, T>(part.as_ptr().wrapping_add(local::<I, CLIP>(ahead, lo, extent)));
         }
         let d = local::<I, CLIP>(c, lo, extent);
         if d == current {
@@ -445,14 +492,22 @@ fn run_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     }
 }
 
-/// A hint to fetch the cache line at `p`; the address may lie outside any allocation (a
+/// [`prefetch`] into every cache level (`prefetcht0`).
+const L1: i32 = 3;
+/// [`prefetch`] into L2 and below (`prefetcht1`).
+const L2: i32 = 2;
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(L1 == std::arch::x86_64::_MM_HINT_T0 && L2 == std::arch::x86_64::_MM_HINT_T1);
+
+/// A hint to fetch the cache line at `p` into the cache level `LEVEL` ([`L1`] or [`L2`], the
+/// values of `_MM_HINT_T0` and `_MM_HINT_T1`); the address may lie outside any allocation (a
 /// prefetch never faults), which is why it is computed with `wrapping_add`.
 #[inline(always)]
-fn prefetch<T>(p: *const T) {
+fn prefetch<const LEVEL: i32, T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` only hints the cache; it reads nothing and never faults.
+    // SAFETY: `prefetcht0`/`prefetcht1` only hint the cache; they read nothing and never fault.
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+        std::arch::x86_64::_mm_prefetch::<LEVEL>(p.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;

@@ -1,15 +1,20 @@
-//! f32 `pow` and `atan2` (`opspec_cpu::fast::transcendental`): accuracy against an independent
-//! reference, and the same bits from every layout.
+//! f32 and f64 `pow` and `atan2` (`opspec_cpu::fast::transcendental`, `transcendental64`):
+//! accuracy against an independent reference, and the same bits from every layout.
 //!
-//! The reference is f64 `powf`/`atan2` of the widened operands (the platform's libm, accurate
-//! to about an f64 ULP, 2^-29 of an f32 ULP), unrounded: the error is measured in f32 ULPs at
-//! the reference value. The sweeps run through `fast::binary_into` (the vector kernel where
-//! the CPU has AVX2 + FMA) and also compare every element with the scalar functions bit for
-//! bit. The layout test compares dense, broadcast and strided (scalar path) adapter calls.
+//! f32: the reference is f64 `powf`/`atan2` of the widened operands (the platform's libm,
+//! accurate to about an f64 ULP, 2^-29 of an f32 ULP), unrounded: the error is measured in f32
+//! ULPs at the reference value. f64 has no wider native reference: its results must lie within
+//! one step of the platform's `f64::powf`/`f64::atan2` (both within about 0.5 ULP on glibc, so
+//! a kernel within 1 ULP is never further), and results that are exact powers must come out
+//! exact; `tests/pow_atan2_f64.rs` in the root crate measures the f64 error against the MPFR
+//! oracle. The sweeps run through `fast::binary_into` (the vector kernel where the CPU has
+//! AVX2 and FMA) and also compare every element with the scalar functions bit for bit. The
+//! layout test compares dense, broadcast and strided (scalar path) adapter calls.
 
-use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
+use opspec_adapter::{Adapter, BinaryOp, DType, Element, Tensor};
 use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::transcendental::{atan2_f32, pow_f32};
+use opspec_cpu::fast::transcendental64::{atan2_f64, pow_f64};
 use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, binary_into};
 
 /// The error allowed, in f32 ULPs (the array-api suite allows 2).
@@ -208,36 +213,80 @@ fn error_measure_catches_a_wrong_result() {
     assert_eq!(ulp_error(f32::INFINITY, 1e300), 0.0);
 }
 
+/// A float type of the layout test: its special values, its scalar functions, bit equality.
+trait Case: Element + std::fmt::LowerExp {
+    const SPECIALS: [f64; 12] =
+        [0.0, -0.0, 1.0, -1.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1e-30, 5e-324, -3.0, 0.5, 2.5];
+    fn from_f64(v: f64) -> Self;
+    fn from_bits_of(r: &mut Rng) -> Self;
+    /// The smallest positive normal and subnormal values.
+    fn tiny() -> [Self; 2];
+    fn same(a: Self, b: Self) -> bool;
+    fn pow(x: Self, y: Self) -> Self;
+    fn atan2(y: Self, x: Self) -> Self;
+}
+
+impl Case for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn from_bits_of(r: &mut Rng) -> Self {
+        any_bits(r)
+    }
+    fn tiny() -> [Self; 2] {
+        [f32::MIN_POSITIVE, f32::from_bits(1)]
+    }
+    fn same(a: Self, b: Self) -> bool {
+        same(a, b)
+    }
+    fn pow(x: Self, y: Self) -> Self {
+        pow_f32(x, y)
+    }
+    fn atan2(y: Self, x: Self) -> Self {
+        atan2_f32(y, x)
+    }
+}
+
+impl Case for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn from_bits_of(r: &mut Rng) -> Self {
+        f64::from_bits((r.next() as u64) << 32 | r.next() as u64)
+    }
+    fn tiny() -> [Self; 2] {
+        [f64::MIN_POSITIVE, f64::from_bits(1)]
+    }
+    fn same(a: Self, b: Self) -> bool {
+        a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan()
+    }
+    fn pow(x: Self, y: Self) -> Self {
+        pow_f64(x, y)
+    }
+    fn atan2(y: Self, x: Self) -> Self {
+        atan2_f64(y, x)
+    }
+}
+
 /// Operands for the layout test: special values first (so short inputs meet them), then a mix
 /// of values on the common path and random bits.
-fn values(n: usize, seed: u64) -> Vec<f32> {
-    let specials = [
-        0.0f32,
-        -0.0,
-        1.0,
-        -1.0,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::NAN,
-        f32::MIN_POSITIVE,
-        f32::from_bits(1),
-        -3.0,
-        0.5,
-        2.5,
-    ];
+fn values<T: Case>(n: usize, seed: u64) -> Vec<T> {
     let mut r = Rng(seed);
     (0..n)
         .map(|i| match (i + seed as usize) % 5 {
-            0 => specials[(r.next() % specials.len() as u32) as usize],
-            1 => any_bits(&mut r),
-            _ => r.range(-4.0, 40.0) as f32,
+            0 => {
+                let k = r.next() as usize % (T::SPECIALS.len() + 2);
+                T::SPECIALS.get(k).map_or_else(|| T::tiny()[k - T::SPECIALS.len()], |&v| T::from_f64(v))
+            }
+            1 => T::from_bits_of(&mut r),
+            _ => T::from_f64(r.range(-4.0, 40.0)),
         })
         .collect()
 }
 
-/// A dense f32 tensor of `v` with `shape`, starting `offset` elements into its buffer.
-fn dense(v: &[f32], shape: &[usize], offset: usize) -> Tensor {
-    let mut padded = vec![7.0f32; offset];
+/// A dense tensor of `v` with `shape`, starting `offset` elements into its buffer.
+fn dense<T: Case>(v: &[T], shape: &[usize], offset: usize) -> Tensor {
+    let mut padded = vec![T::from_f64(7.0); offset];
     padded.extend_from_slice(v);
     let buffer = Tensor::from_slice(&padded, &[padded.len()]).unwrap();
     let mut strides = vec![0isize; shape.len()];
@@ -250,16 +299,16 @@ fn dense(v: &[f32], shape: &[usize], offset: usize) -> Tensor {
 }
 
 /// A 1-D view of `v` with every other element of its buffer (the adapter's scalar path).
-fn strided(v: &[f32]) -> Tensor {
-    let spread: Vec<f32> = v.iter().flat_map(|&x| [x, 5.0]).collect();
+fn strided<T: Case>(v: &[T]) -> Tensor {
+    let spread: Vec<T> = v.iter().flat_map(|&x| [x, T::from_f64(5.0)]).collect();
     Tensor::from_slice(&spread, &[spread.len()]).unwrap().view(&[v.len()], &[2], 0).unwrap()
 }
 
 /// `[m, n]` output; `x_shape`/`y_shape` are each `[m, n]`, `[n]`, `[m, 1]` or `[]`.
-fn check_layout(m: usize, n: usize, x_shape: &[usize], y_shape: &[usize], offset: usize) {
+fn check_layout<T: Case>(m: usize, n: usize, x_shape: &[usize], y_shape: &[usize], offset: usize) {
     let count = |s: &[usize]| s.iter().product::<usize>();
-    let (xv, yv) = (values(count(x_shape), 3 + n as u64), values(count(y_shape), 11 + m as u64));
-    let at = |v: &[f32], s: &[usize], i: usize, j: usize| match s.len() {
+    let (xv, yv) = (values::<T>(count(x_shape), 3 + n as u64), values::<T>(count(y_shape), 11 + m as u64));
+    let at = |v: &[T], s: &[usize], i: usize, j: usize| match s.len() {
         0 => v[0],
         1 => v[j],
         _ if s[1] == 1 => v[i],
@@ -273,16 +322,16 @@ fn check_layout(m: usize, n: usize, x_shape: &[usize], y_shape: &[usize], offset
         }
     }
     let (x, y) = (dense(&xv, x_shape, offset), dense(&yv, y_shape, offset));
-    for (op, f) in [(BinaryOp::Pow, pow_f32 as fn(f32, f32) -> f32), (BinaryOp::Atan2, atan2_f32)] {
-        let what = format!("{op} [{m}, {n}] {x_shape:?} {y_shape:?} offset {offset}");
-        let fast = CpuAdapter.binary(op, &x, &y).unwrap().to_vec::<f32>().unwrap();
-        let slow = CpuAdapter.binary(op, &strided(&xs), &strided(&ys)).unwrap().to_vec::<f32>().unwrap();
+    for (op, f) in [(BinaryOp::Pow, T::pow as fn(T, T) -> T), (BinaryOp::Atan2, T::atan2)] {
+        let what = format!("{op} {} [{m}, {n}] {x_shape:?} {y_shape:?} offset {offset}", T::DTYPE);
+        let fast = CpuAdapter.binary(op, &x, &y).unwrap().to_vec::<T>().unwrap();
+        let slow = CpuAdapter.binary(op, &strided(&xs), &strided(&ys)).unwrap().to_vec::<T>().unwrap();
         assert_eq!((fast.len(), slow.len()), (m * n, m * n), "{what}");
         for k in 0..m * n {
             let (a, b) = (xs[k], ys[k]);
             let s = f(a, b);
             assert!(
-                same(fast[k], s) && same(slow[k], s),
+                T::same(fast[k], s) && T::same(slow[k], s),
                 "{what}: {op}({a:e}, {b:e}) element {k}: dense {:e}, strided {:e}, scalar {s:e}",
                 fast[k],
                 slow[k]
@@ -291,20 +340,170 @@ fn check_layout(m: usize, n: usize, x_shape: &[usize], y_shape: &[usize], offset
     }
 }
 
-#[test]
-fn dense_broadcast_and_strided_calls_give_the_same_bits() {
+fn check_layouts<T: Case>() {
     let threshold = PARALLEL_THRESHOLD / 4;
-    for n in [0, 1, 2, 7, 8, 9, 15, 16, 17, 1000, 4099, threshold + 9, 3 * threshold + 5] {
+    for n in [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 1000, 4099, threshold + 9, 3 * threshold + 5] {
         for offset in [0, 1, 3] {
-            check_layout(1, n, &[1, n], &[1, n], offset);
+            check_layout::<T>(1, n, &[1, n], &[1, n], offset);
         }
     }
     for (m, n) in [(3, 5), (4, 8), (5, 17), (64, 1024)] {
-        check_layout(m, n, &[m, n], &[n], 1);
-        check_layout(m, n, &[n], &[m, n], 0);
-        check_layout(m, n, &[m, n], &[m, 1], 2);
-        check_layout(m, n, &[m, 1], &[m, n], 0);
-        check_layout(m, n, &[m, n], &[], 1);
-        check_layout(m, n, &[], &[m, n], 0);
+        check_layout::<T>(m, n, &[m, n], &[n], 1);
+        check_layout::<T>(m, n, &[n], &[m, n], 0);
+        check_layout::<T>(m, n, &[m, n], &[m, 1], 2);
+        check_layout::<T>(m, n, &[m, 1], &[m, n], 0);
+        check_layout::<T>(m, n, &[m, n], &[], 1);
+        check_layout::<T>(m, n, &[], &[m, n], 0);
+    }
+}
+
+#[test]
+fn dense_broadcast_and_strided_calls_give_the_same_bits() {
+    check_layouts::<f32>();
+}
+
+#[test]
+fn f64_dense_broadcast_and_strided_calls_give_the_same_bits() {
+    check_layouts::<f64>();
+}
+
+/// Steps between two f64 of the same sign (NaN meets NaN): 0 for equal, 1 for neighbours.
+fn steps(a: f64, b: f64) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() { 0 } else { u64::MAX };
+    }
+    let key = |v: f64| {
+        if v.is_sign_negative() { -((v.to_bits() & !(1 << 63)) as i128) } else { v.to_bits() as i128 }
+    };
+    key(a).abs_diff(key(b)) as u64
+}
+
+/// Runs `op` densely through the f64 kernel: every result is the scalar twin's bit for bit and
+/// within one step of the platform's function; returns how many differ from it.
+fn sweep_f64(
+    op: BinaryOp,
+    xs: &[f64],
+    ys: &[f64],
+    twin: fn(f64, f64) -> f64,
+    platform: fn(f64, f64) -> f64,
+) -> usize {
+    let bytes = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (xb, yb) = (bytes(xs), bytes(ys));
+    let mut out = vec![0u8; xb.len()];
+    assert!(binary_into(op, DType::F64, Operand::Dense(&xb), Operand::Dense(&yb), xs.len(), &mut out));
+    let mut differ = 0;
+    for (i, chunk) in out.chunks_exact(8).enumerate() {
+        let (x, y, g) = (xs[i], ys[i], f64::from_le_bytes(chunk.try_into().unwrap()));
+        let s = twin(x, y);
+        assert!(
+            f64::same(g, s),
+            "{op}({x:e}, {y:e}): kernel {g:e} ({:#x}), scalar {s:e} ({:#x})",
+            g.to_bits(),
+            s.to_bits()
+        );
+        let p = platform(x, y);
+        assert!(steps(g, p) <= 1, "{op}({x:e}, {y:e}) = {g:e}, the platform's {p:e}");
+        differ += usize::from(steps(g, p) != 0);
+    }
+    println!("{op} f64: {} inputs, {differ} one step from the platform's function, none further", xs.len());
+    differ
+}
+
+#[test]
+fn f64_pow_within_a_step_of_libm_on_many_inputs() {
+    let mut r = Rng(0x5eed_0064);
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for i in 0..600_000u32 {
+        let (x, y) = match i % 6 {
+            // x^y over the whole f64 range and past it.
+            0 | 1 => {
+                let x = 2f64.powf(r.range(-1022.0, 1023.0));
+                (x, r.range(-1080.0, 1080.0) / x.log2())
+            }
+            // x near 1 and √2 with |y ln x| up to the overflow threshold.
+            2 => {
+                let x = if r.next() & 1 == 0 { 1.0 } else { std::f64::consts::SQRT_2 } + r.range(-1e-3, 1e-3);
+                (x, r.range(-709.0, 709.0) / x.ln())
+            }
+            3 => (r.range(0.0, 100.0), r.range(-10.0, 10.0)),
+            4 => (f64::from_bits_of(&mut r), ((r.next() % 64) as f64 - 32.0) / 2.0),
+            _ => (f64::from_bits_of(&mut r), f64::from_bits_of(&mut r)),
+        };
+        xs.push(x);
+        ys.push(y);
+    }
+    sweep_f64(BinaryOp::Pow, &xs, &ys, pow_f64, f64::powf);
+}
+
+#[test]
+fn f64_atan2_within_a_step_of_libm_on_many_inputs() {
+    let mut r = Rng(0x5eed_0065);
+    let (mut ys, mut xs) = (Vec::new(), Vec::new());
+    for i in 0..600_000u32 {
+        let (y, x) = match i % 4 {
+            0 => (f64::from_bits_of(&mut r), f64::from_bits_of(&mut r)),
+            1 => (r.range(-10.0, 10.0), r.range(-10.0, 10.0)),
+            2 => {
+                let (a, m) = (r.range(-4.0, 4.0), 2f64.powf(r.range(-1000.0, 1000.0)));
+                (m * a.sin(), m * a.cos())
+            }
+            _ => {
+                let k = [1.0, 0.414_213_562_373_095_03, 2.414_213_562_373_095][(r.next() % 3) as usize];
+                let x = r.range(-2.0, 2.0);
+                (x * k * (1.0 + r.range(-1e-9, 1e-9)), x)
+            }
+        };
+        ys.push(y);
+        xs.push(x);
+    }
+    sweep_f64(BinaryOp::Atan2, &ys, &xs, atan2_f64, f64::atan2);
+}
+
+#[test]
+fn f64_exact_results_are_exact() {
+    let (mut xs, mut ys, mut want) = (Vec::new(), Vec::new(), Vec::new());
+    let mut push = |x: f64, y: f64, w: f64| {
+        xs.push(x);
+        ys.push(y);
+        want.push(w);
+    };
+    for k in -1022..1024 {
+        push(2.0, k as f64, 2f64.powi(k));
+        push(0.5, k as f64, 2f64.powi(-k));
+    }
+    for (base, top) in [(3.0f64, 33), (5.0, 22), (7.0, 18), (10.0, 22), (1.5, 30)] {
+        for j in 0..=top {
+            // base^j is exact for these j (at most 53 significant bits), and so is the product.
+            push(base, j as f64, (0..j).fold(1.0, |acc, _| acc * base));
+        }
+    }
+    for v in [4.0f64, 9.0, 0.25, 1e10, 6.25] {
+        push(v, 0.5, v.sqrt());
+    }
+    for v in [0.1f64, 1e300, 3.7e-300, 123.456] {
+        push(v, 1.0, v);
+        push(v, 0.0, 1.0);
+    }
+    let bytes = |v: &[f64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let mut out = vec![0u8; xs.len() * 8];
+    assert!(binary_into(
+        BinaryOp::Pow,
+        DType::F64,
+        Operand::Dense(&bytes(&xs)),
+        Operand::Dense(&bytes(&ys)),
+        xs.len(),
+        &mut out
+    ));
+    for (i, chunk) in out.chunks_exact(8).enumerate() {
+        let g = f64::from_le_bytes(chunk.try_into().unwrap());
+        assert_eq!(g, want[i], "pow({:e}, {:e})", xs[i], ys[i]);
+        assert_eq!(g.to_bits(), pow_f64(xs[i], ys[i]).to_bits());
+    }
+    // atan2 of equal magnitudes is ±π/4 correctly rounded; of ±0 and ±inf, the table's values.
+    for v in [1e-300, 0.3, 1.0, 7.5, 1e300] {
+        assert_eq!(atan2_f64(v, v), std::f64::consts::FRAC_PI_4);
+        assert_eq!(atan2_f64(-v, v), -std::f64::consts::FRAC_PI_4);
+        assert_eq!(atan2_f64(v, f64::INFINITY).to_bits(), 0.0f64.to_bits());
+        assert_eq!(atan2_f64(0.0, -v), std::f64::consts::PI);
     }
 }
