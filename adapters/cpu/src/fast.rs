@@ -10,7 +10,7 @@
 //! either slice-op-slice or slice-op-scalar. Each segment runs through AVX-512 (F/BW/VL) or
 //! AVX/AVX2, the widest the CPU has (detected at run time, see [`simd`]), and a portable loop
 //! for the tail and on other CPUs. Outputs of
-//! [`PARALLEL_THRESHOLD`] bytes or more (f32 pow and atan2: from
+//! [`PARALLEL_THRESHOLD`] bytes or more (f32 and f64 pow and atan2: from
 //! [`TRANSCENDENTAL_PARALLEL_THRESHOLD`]) are split across rayon's threads, and outputs of
 //! [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores.
 //!
@@ -45,7 +45,7 @@ use side::{Side, skip};
 /// giving up the gain measured at 64 MiB.
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
 
-/// [`PARALLEL_THRESHOLD`] for f32 pow and atan2, split in pieces of half as many bytes. They
+/// [`PARALLEL_THRESHOLD`] for f32 and f64 pow and atan2, split in pieces of half as many bytes. They
 /// cost about 20 times an add per element, so 8192 elements are some 25 µs of work against a
 /// few µs for a split (an estimate, not tuned: the machine of docs/PERFORMANCE.md was too
 /// loaded to time the split reliably).
