@@ -109,7 +109,14 @@ fn a_build_that_segfaults_on_multiply_fails_those_checks_and_the_run_finishes() 
     let crashed =
         multiply.iter().map(message).filter(|m| m.contains("SIGSEGV") && !m.contains("not run")).count();
     assert!(crashed >= 3 && crashed < multiply.len(), "{crashed} crashed: {all}");
-    assert!(all.contains("not run: the worker failed the last 3 calls of multiply f32 in a row"), "{all}");
+    // Three strikes stop the calls; calls already under way on other threads may add to them.
+    let strikes = all
+        .split("not run: the worker failed the last ")
+        .skip(1)
+        .map(|rest| rest.split(' ').next().unwrap().parse::<usize>().unwrap())
+        .collect::<Vec<_>>();
+    assert!(!strikes.is_empty() && strikes.iter().all(|&n| n >= 3), "{strikes:?}: {all}");
+    assert!(all.contains(" calls of multiply f32 in a row"), "{all}");
 }
 
 #[test]
