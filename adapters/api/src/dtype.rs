@@ -87,6 +87,21 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
+    /// True for the eight integer types (not `bool`).
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            DType::I8
+                | DType::I16
+                | DType::I32
+                | DType::I64
+                | DType::U8
+                | DType::U16
+                | DType::U32
+                | DType::U64
+        )
+    }
+
     /// True for the complex types (`c64`, `c128`).
     pub fn is_complex(self) -> bool {
         matches!(self, DType::C64 | DType::C128)
@@ -249,5 +264,8 @@ mod tests {
         assert_eq!(DType::C64.component(), Some(DType::F32));
         assert_eq!(DType::F64.complex_of(), Some(DType::C128));
         assert!(DType::C128.is_complex() && !DType::C128.is_float());
+        let integers: Vec<DType> = DType::ALL.into_iter().filter(|d| d.is_integer()).collect();
+        assert_eq!(integers.len(), 8);
+        assert!(integers.iter().all(|d| !d.is_float() && !d.is_complex() && *d != DType::Bool));
     }
 }

@@ -67,7 +67,7 @@ impl Adapter for NdarrayAdapter {
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         match op {
             OpKind::Binary(b) if dtype.is_float() && FLOAT_OPS.contains(&b) => Support::Supported,
-            OpKind::Binary(b) if !dtype.is_float() && dtype != DType::Bool && INTEGER_OPS.contains(&b) => {
+            OpKind::Binary(b) if dtype.is_integer() && INTEGER_OPS.contains(&b) => {
                 Support::Supported
             }
             _ => Support::Unsupported(format!("this adapter does not write {op} for {dtype} arrays")),
