@@ -33,6 +33,17 @@ pub fn row_inputs(
 ) -> Result<Vec<Components>, String> {
     let samplers: Vec<ValueSampler> =
         (0..2 * arity).map(|k| class_sampler(f, condition.component(k))).collect();
+    // Per component, its classes and the `either` class: built once, like `samplers`.
+    let either: Vec<ValueSampler> = match &condition.either {
+        Some(class) => (0..2 * arity)
+            .map(|k| {
+                let mut classes = condition.component(k).to_vec();
+                classes.push(class.clone());
+                class_sampler(f, &classes)
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let mut out = Vec::with_capacity(n);
     let mut tries = 0;
     while out.len() < n {
@@ -47,12 +58,10 @@ pub fn row_inputs(
         for (k, s) in samplers.iter().enumerate() {
             x[k] = s.draw(rng)?;
         }
-        if let Some(class) = &condition.either {
+        if !either.is_empty() {
             // Put the `either` class on one component, chosen at random.
             let k = (rng.bits() % (2 * arity) as u64) as usize;
-            let mut classes = condition.component(k).to_vec();
-            classes.push(class.clone());
-            x[k] = class_sampler(f, &classes).draw(rng)?;
+            x[k] = either[k].draw(rng)?;
         }
         if meets(f, condition, arity, &x) && !unless.iter().any(|u| meets(f, u, arity, &x)) {
             out.push(x);
