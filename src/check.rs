@@ -28,6 +28,7 @@ pub enum Expect {
 
 impl Expect {
     /// Whether `actual` meets the expectation under the NaN policy.
+    #[inline]
     pub fn accepts(&self, d: Domain, actual: u64, nan: NanPolicy) -> bool {
         let Domain::Float(f) = d else {
             return match self {

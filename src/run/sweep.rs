@@ -283,8 +283,14 @@ fn operand(domain: &[u8], first: u64, n: usize, slot: usize, dtype: DType) -> Re
         if slot == 0 {
             out.copy_from_slice(&domain[at.low * size..(at.low + run) * size]);
         } else {
-            let x = &domain[at.high * size..(at.high + 1) * size];
-            out.chunks_exact_mut(size).for_each(|e| e.copy_from_slice(x));
+            // One copy of the value, then doubling copies of what is written.
+            out[..size].copy_from_slice(&domain[at.high * size..(at.high + 1) * size]);
+            let mut filled = size;
+            while filled < out.len() {
+                let more = filled.min(out.len() - filled);
+                out.copy_within(..more, filled);
+                filled += more;
+            }
         }
         done += run;
         at = Digits { low: 0, high: at.high + 1 };
@@ -330,7 +336,9 @@ struct Judge<'a> {
     ctx: Context<'a>,
     nan: NanPolicy,
     format: Format,
-    relations: Vec<Relation>,
+    /// Which of the three relation pairs the rows name, as a mask of [`Judge::key`]'s
+    /// relation bits.
+    relations: usize,
     /// The values each operand ranges over ([`Sweep::domain`]).
     domain: Vec<u64>,
     /// Per value of `domain`: the index into `masks` of its class membership, its exact f64
@@ -356,7 +364,7 @@ impl<'a> Judge<'a> {
     ) -> Result<Judge<'a>, String> {
         let f = ctx.format;
         let mut classes: Vec<Class> = Vec::new();
-        let mut relations = Vec::new();
+        let mut relations = 0;
         for row in &table.table.rows {
             let when = &row.when;
             let named = when.x1.0.iter().chain(&when.x2.0).chain(&when.either).chain(&when.both);
@@ -365,11 +373,7 @@ impl<'a> Judge<'a> {
                     classes.push(c.clone());
                 }
             }
-            if let Some(r) = when.relation
-                && !relations.contains(&r)
-            {
-                relations.push(r);
-            }
+            relations |= when.relation.map_or(0, relation_bit);
         }
         if classes.len() > 32 {
             return Err(format!(
@@ -393,7 +397,7 @@ impl<'a> Judge<'a> {
         let nan_of =
             domain.iter().map(|&x| if f.is_nan(x) { 2 | u8::from(x & quiet == 0) } else { 0 }).collect();
         let value_of = domain.iter().map(|&x| native::to_f64(f, x)).collect();
-        let keys = (masks.len() * masks.len()) << (relations.len() + 2);
+        let keys = (masks.len() * masks.len()) << (RELATION_BITS + 2);
         Ok(Judge {
             table: &table.table,
             nan,
@@ -418,27 +422,21 @@ impl<'a> Judge<'a> {
     }
 
     /// The key of the case at positions `p1`, `p2` of the domain: both memberships, the
-    /// relations that hold (bit `k`: the `k`th relation), and the NaN bits of both operands.
+    /// relation pairs that hold (of those the rows name: bit 0 negation, bit 1 numerical
+    /// equality, bit 2 the same sign bit; a pair's other relation holds where its bit is
+    /// clear), and the NaN bits of both operands.
     #[inline]
     fn key(&self, p1: usize, p2: usize) -> usize {
         let (x1, x2, v1, v2) = (self.domain[p1], self.domain[p2], self.value_of[p1], self.value_of[p2]);
         let f = self.format;
-        let mut holding = 0;
-        for (k, &r) in self.relations.iter().enumerate() {
-            // `matching::related`, on the decoded values.
-            let holds = match r {
-                Relation::Negation => x2 == f.neg(x1),
-                Relation::NotNegation => x2 != f.neg(x1),
-                Relation::Equal => v1 == v2,
-                Relation::NotEqual => v1 != v2,
-                Relation::SameSign => (x1 ^ x2) & f.sign_mask() == 0,
-                Relation::DifferentSign => (x1 ^ x2) & f.sign_mask() != 0,
-            };
-            holding |= usize::from(holds) << k;
-        }
+        // `matching::related`, on the decoded values, without a branch.
+        let holding = (usize::from(x2 == f.neg(x1))
+            | usize::from(v1 == v2) << 1
+            | usize::from((x1 ^ x2) & f.sign_mask() == 0) << 2)
+            & self.relations;
         let combination = usize::from(self.mask_of[p1]) * self.masks.len() + usize::from(self.mask_of[p2]);
         let nans = usize::from(self.nan_of[p1] | self.nan_of[p2]);
-        (((combination << self.relations.len()) | holding) << 2) | nans
+        (((combination << RELATION_BITS) | holding) << 2) | nans
     }
 
     /// Judges the cases `range`, whose results the adapter returned in `returned`, in
@@ -521,7 +519,15 @@ impl<'a> Judge<'a> {
                 Err(_) => Verdict::General,
             }
         } else if self.fast.is_some() && !with_nan {
-            if others.is_empty() { Verdict::Reference } else { Verdict::Mixed { rounded, others } }
+            let (fixed, per_case): (Vec<usize>, Vec<usize>) =
+                others.iter().partition(|&&r| constant(&self.table.rows[r].result));
+            let fixed =
+                fixed.iter().map(|&r| self.ctx.row_expectation(r, &case)).collect::<Result<Vec<_>, _>>();
+            match fixed {
+                _ if others.is_empty() => Verdict::Reference,
+                Ok(fixed) => Verdict::Mixed { rounded, fixed, per_case },
+                Err(_) => Verdict::General,
+            }
         } else {
             Verdict::General
         };
@@ -535,10 +541,11 @@ impl<'a> Judge<'a> {
         Ok(match &governed.verdict {
             Verdict::Reference => self.is_reference(p1, p2, actual),
             Verdict::Constant(expect) => expect.accepts(output, actual, self.nan),
-            Verdict::Mixed { rounded, others } => {
+            Verdict::Mixed { rounded, fixed, per_case } => {
                 let case = [self.domain[p1], self.domain[p2]];
-                let mut accepted = !rounded || self.is_reference(p1, p2, actual);
-                for &r in others {
+                let mut accepted = (!rounded || self.is_reference(p1, p2, actual))
+                    && fixed.iter().all(|expect| expect.accepts(output, actual, self.nan));
+                for &r in per_case {
                     accepted &= self.ctx.row_expectation(r, &case)?.accepts(output, actual, self.nan);
                 }
                 accepted
@@ -552,7 +559,7 @@ impl<'a> Judge<'a> {
 
     /// Whether `actual` is the native reference's result for the case at `p1`, `p2` (any NaN,
     /// a quiet one where the suite asks, for a NaN result).
-    #[inline]
+    #[inline(always)]
     fn is_reference(&self, p1: usize, p2: usize, actual: u64) -> bool {
         let Some(op) = self.fast else { return false };
         let f = self.format;
@@ -564,6 +571,18 @@ impl<'a> Judge<'a> {
             }
             _ => actual == reference,
         }
+    }
+}
+
+/// The key bits of the relation pairs ([`Judge::key`]).
+const RELATION_BITS: usize = 3;
+
+/// The key bit of `relation`'s pair.
+fn relation_bit(relation: Relation) -> usize {
+    match relation {
+        Relation::Negation | Relation::NotNegation => 1,
+        Relation::Equal | Relation::NotEqual => 2,
+        Relation::SameSign | Relation::DifferentSign => 4,
     }
 }
 
@@ -607,8 +626,9 @@ enum Verdict {
     Reference,
     /// This expectation: every governing row asks the same of every input.
     Constant(Expect),
-    /// The native reference's result where `rounded`, and every row of `others`, case by case.
-    Mixed { rounded: bool, others: Vec<usize> },
+    /// The native reference's result where `rounded`, the expectations `fixed` of the rows
+    /// that ask the same of every input (built once), and every row of `per_case`, case by case.
+    Mixed { rounded: bool, fixed: Vec<Expect>, per_case: Vec<usize> },
     /// The expectation under the governing rows, case by case.
     General,
 }
