@@ -41,13 +41,15 @@ pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
     checks
 }
 
-/// Every expectations entry must name at least one planned check of its adapter: an entry
-/// that matches none (a renamed or removed check) is a load error at its line.
+/// Every expectations entry must name at least one planned check of its adapter (with the
+/// large layout checks and the sweeps): an entry that matches none (a renamed or removed
+/// check) is a load error at its line.
 pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
     for (_, file) in &catalog.expectations.files {
         let adapter = std::slice::from_ref(&file.adapter);
         let mut planned = adapter_checks(catalog, adapter);
         planned.extend(large_layout_checks(catalog, adapter));
+        planned.extend(super::sweep::sweep_checks(catalog, adapter));
         // A check also answers to the ids its row had before a rename.
         let owned: Vec<String> = planned
             .iter()

@@ -475,12 +475,22 @@ impl<'a> Judge<'a> {
         let n = self.domain.len();
         let mut position = Digits::new(first, n as u64);
         let mut j = at.start;
+        // Neighbouring cases mostly share a key: the last one's is kept at hand.
+        let mut last: Option<(usize, &Governed)> = None;
         while j < at.end {
             let (low, p2) = (position.low, position.high);
             let run = (n - low).min(at.end - j);
             for (p1, j) in (low..low + run).zip(j..) {
                 let actual = element(bytes, j, size);
-                let governed = self.governed[self.key(p1, p2)].get_or_init(|| self.governed_for(p1, p2));
+                let key = self.key(p1, p2);
+                let governed = match last {
+                    Some((k, governed)) if k == key => governed,
+                    _ => {
+                        let governed = self.governed[key].get_or_init(|| self.governed_for(p1, p2));
+                        last = Some((key, governed));
+                        governed
+                    }
+                };
                 if self.accepts(governed, p1, p2, actual)? {
                     continue;
                 }
@@ -537,11 +547,11 @@ impl<'a> Judge<'a> {
     /// Whether `actual` is accepted for the case at `p1`, `p2`, which `governed` governs.
     #[inline]
     fn accepts(&self, governed: &Governed, p1: usize, p2: usize, actual: u64) -> Result<bool, String> {
-        let output = self.ctx.output;
         Ok(match &governed.verdict {
             Verdict::Reference => self.is_reference(p1, p2, actual),
-            Verdict::Constant(expect) => expect.accepts(output, actual, self.nan),
+            Verdict::Constant(expect) => expect.accepts(self.ctx.output, actual, self.nan),
             Verdict::Mixed { rounded, fixed, per_case } => {
+                let output = self.ctx.output;
                 let case = [self.domain[p1], self.domain[p2]];
                 let mut accepted = (!rounded || self.is_reference(p1, p2, actual))
                     && fixed.iter().all(|expect| expect.accepts(output, actual, self.nan));
@@ -552,7 +562,7 @@ impl<'a> Judge<'a> {
             }
             Verdict::General => {
                 let case = [self.domain[p1], self.domain[p2]];
-                self.ctx.expectation_under(&governed.rows, &case)?.accepts(output, actual, self.nan)
+                self.ctx.expectation_under(&governed.rows, &case)?.accepts(self.ctx.output, actual, self.nan)
             }
         })
     }
