@@ -107,14 +107,13 @@ impl<'a> Context<'a> {
     }
 
     fn governed_by(&self, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
-        if rows.is_empty() {
-            return self.default_expectation(inputs);
+        match rows {
+            [] => self.default_expectation(inputs),
+            [row] => self.outcome(&self.table.rows[*row].result, inputs),
+            _ => Ok(Expect::AllOf(
+                rows.iter().map(|&i| self.outcome(&self.table.rows[i].result, inputs)).collect::<Result<_, _>>()?,
+            )),
         }
-        let mut all = rows
-            .iter()
-            .map(|&i| self.outcome(&self.table.rows[i].result, inputs))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(if all.len() == 1 { all.remove(0) } else { Expect::AllOf(all) })
     }
 
     fn default_expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
