@@ -15,6 +15,10 @@ that `accuracy`: the adapter checks and the table self-checks of those operation
 runs the default `BINARY run` once per round. It prints the median of the inputs/s that the
 CLI reports (`N inputs in S s (R inputs/s)`, the checks' time without loading the catalog),
 and each binary's median over the first binary's.
+
+With `--same-as BINARY` each class keeps only the operations BINARY lists (`BINARY list`) and
+the real dtypes, so an older binary without some tables or the complex dtypes is compared on
+its own operations.
 """
 
 import argparse
@@ -26,6 +30,7 @@ import subprocess
 import tempfile
 
 CLASSES = ["exact", "correctly_rounded", "approximate"]
+REAL_DTYPES = ["f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"]
 LINE = re.compile(r"; (\d+) inputs in ([0-9.]+) s \((\d+) inputs/s\)")
 
 
@@ -52,10 +57,18 @@ def run(binary, args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--same-as", metavar="BINARY", help="only the operations BINARY lists, real dtypes")
     parser.add_argument("binaries", nargs="+")
     options = parser.parse_args()
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    sets = [(name, ["--filter", "*:{" + ",".join(ops) + "}:*:*"]) for name, ops in ops_by_class(root).items()]
+    classes = ops_by_class(root)
+    dtypes = "*"
+    if options.same_as:
+        listed = subprocess.run([options.same_as, "list"], capture_output=True, text=True, check=True).stdout
+        known = {line.split(":")[2] for line in listed.split() if line.count(":") >= 3}
+        classes = {name: sorted(set(ops) & known) for name, ops in classes.items()}
+        dtypes = "{" + ",".join(REAL_DTYPES) + "}"
+    sets = [(name, ["--filter", "*:{" + ",".join(ops) + "}:" + dtypes + ":*"]) for name, ops in classes.items()]
     sets.append(("default run", []))
     times = {(name, b): [] for name, _ in sets for b in options.binaries}
     inputs = {}
