@@ -111,7 +111,9 @@ impl<'a> Context<'a> {
             [] => self.default_expectation(inputs),
             [row] => self.outcome(&self.table.rows[*row].result, inputs),
             _ => Ok(Expect::AllOf(
-                rows.iter().map(|&i| self.outcome(&self.table.rows[i].result, inputs)).collect::<Result<_, _>>()?,
+                rows.iter()
+                    .map(|&i| self.outcome(&self.table.rows[i].result, inputs))
+                    .collect::<Result<_, _>>()?,
             )),
         }
     }

@@ -853,6 +853,39 @@ mod tests {
         }
     }
 
+    /// A batch judged the way a sweep judges it (in order, the last key kept at hand) fails
+    /// exactly the cases whose result the expectations reject: multiply's f16 cases with
+    /// `x2` the largest finite value, +infinity and a NaN, every 97th result corrupted.
+    #[test]
+    fn a_batch_fails_exactly_the_cases_the_expectations_reject() {
+        let catalog = Catalog::builtin().unwrap();
+        let suite = catalog.suite("array-api").unwrap();
+        let f = Format::F16;
+        let table = catalog.tables.iter().find(|t| t.table.op == "multiply").unwrap();
+        let judge =
+            Judge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan, &sweep_of(f))
+                .unwrap();
+        let cases = 0x7bff_u64 << 16..0x7c02 << 16;
+        let (mut bytes, mut rejected) = (Vec::new(), 0);
+        for i in cases.clone() {
+            let case = [i & 0xffff, i >> 16];
+            let mut actual = crate::oracle::ops::reference(table.op, f, &case).unwrap();
+            if i % 97 == 0 {
+                actual ^= 1;
+            }
+            let expected = judge.ctx.expectation(&case).unwrap();
+            rejected += u64::from(!expected.accepts(judge.ctx.output, actual, suite.suite.nan));
+            bytes.extend_from_slice(&(actual as u16).to_le_bytes());
+        }
+        let n = (cases.end - cases.start) as usize;
+        let returned = Tensor::from_bytes(DType::F16, &[n], bytes).unwrap();
+        let tally = judge.batch(cases, &returned, 5).unwrap();
+        assert!(rejected > 1000, "{rejected}");
+        assert_eq!((tally.cases, tally.failed), (n as u64, rejected));
+        // A failing case counts once under each governing row (or under `(no row)`).
+        assert!(tally.by_row.values().sum::<u64>() >= rejected);
+    }
+
     #[test]
     fn counts_are_grouped() {
         assert_eq!(group(4_294_967_296), "4,294,967,296");
