@@ -362,7 +362,8 @@ fn commands<'v>(list: &'v Value, has: &str) -> Vec<&'v str> {
 
 /// The merged run of a documented example must be the unsharded run of its selection.
 /// The part of the f16 maximum sweep against numr that the sweep test runs: its first four
-/// chunks (2^27 pairs), in each of which numr's NaN deviation fails.
+/// chunks (2^27 pairs), in each of which numr's NaN deviation fails (listed in
+/// `expectations/numr.yaml`, so the sweep is a known deviation).
 const SWEEP: [&str; 7] =
     ["--exhaustive", "--chunks", "0..4", "--adapter", "numr", "--filter", "array-api:numr:maximum:f16:*"];
 
@@ -386,13 +387,14 @@ fn a_sweeps_chunks_are_shard_units_and_merge_into_the_unsharded_sweep() {
         children.push(start(&[&["run", "--shard", &shard], &SWEEP[..], &["--out", &out]].concat(), &dir));
     }
     let ran = all(children);
-    assert_eq!(ran[0].code, 1, "numr's maximum fails on NaNs: {}", ran[0].text);
+    assert_eq!(ran[0].code, 0, "numr's maximum fails on NaNs, a known deviation: {}", ran[0].text);
     let full = read(&dir.join("full/results.jsonl"));
     let id = "array-api:numr:maximum:f16:exhaustive";
     assert_eq!((full.results.len(), full.results[0].id.to_string()), (1, id.to_string()));
     let r = &full.results[0];
     assert_eq!((r.inputs, r.chunks.len()), (1 << 27, 4), "{}", r.message);
     assert!(r.failed_inputs > 0 && r.failed_by_row.contains_key("nan-either"), "{:?}", r.failed_by_row);
+    assert_eq!(r.status.name(), "known_deviation");
     assert!(r.message.starts_with("134,217,728 of 4,294,967,296 pairs checked"), "{}", r.message);
 
     // Each chunk is one unit, in exactly one shard.
@@ -416,7 +418,7 @@ fn a_sweeps_chunks_are_shard_units_and_merge_into_the_unsharded_sweep() {
     assert!(with_chunks.len() >= 2, "the test needs the chunks spread over two shards or more");
 
     let merged = merge(&shards.iter().collect::<Vec<_>>(), &dir.join("merged"));
-    assert_eq!(merged.code, 1, "{}", merged.text);
+    assert_eq!(merged.code, 0, "{}", merged.text);
     let joined = read(&dir.join("merged/results.jsonl"));
     assert!(joined.complete);
     assert_eq!(sweep_summary(&joined), sweep_summary(&full));

@@ -162,9 +162,14 @@ fn sweep(
         );
         return Ok(missing);
     }
-    // The template: the first record that did not pass, else the first.
-    let template =
-        records.iter().find(|r| r.status != Status::Pass).or(records.first()).ok_or("no record")?;
+    // The template: the first record that did not pass, else the first. A listed sweep's shard
+    // whose chunks all passed says "listed, but passed"; the other shards' failures decide.
+    let passed_though_listed = |r: &&CheckResult| r.deviation.is_some() && r.failed_inputs == 0;
+    let template = records
+        .iter()
+        .find(|r| r.status != Status::Pass && !passed_though_listed(r))
+        .or(records.first())
+        .ok_or("no record")?;
     let mut merged = (*template).clone();
     // Shards of one plan list as many failures per check as the CLI's runs do.
     let cap = RunOptions::default().max_listed_failures;
@@ -189,7 +194,12 @@ fn sweep(
     merged.inputs = usize::try_from(cases).unwrap_or(usize::MAX);
     merged.failed_inputs = usize::try_from(failed).unwrap_or(usize::MAX);
     merged.seconds = records.iter().map(|r| r.seconds).sum();
-    if matches!(merged.status, Status::Pass | Status::Fail) && merged.deviation.is_none() {
+    let plain = match merged.status {
+        Status::Pass | Status::KnownDeviation => true,
+        Status::Fail => merged.deviation.is_none(),
+        _ => false,
+    };
+    if plain {
         merged.message = sweep_message(&id.dtype, cases, failed, &by_row);
     }
     merged.failed_by_row = by_row;
