@@ -528,13 +528,12 @@ impl<'a> Judge<'a> {
                 Ok(expect) => Verdict::Constant(expect),
                 Err(_) => Verdict::General,
             }
+        } else if self.fast.is_some() && !with_nan && others.is_empty() {
+            Verdict::Reference
         } else if self.fast.is_some() && !with_nan {
             let (fixed, per_case): (Vec<usize>, Vec<usize>) =
                 others.iter().partition(|&&r| constant(&self.table.rows[r].result));
-            let fixed =
-                fixed.iter().map(|&r| self.ctx.row_expectation(r, &case)).collect::<Result<Vec<_>, _>>();
-            match fixed {
-                _ if others.is_empty() => Verdict::Reference,
+            match fixed.iter().map(|&r| self.ctx.row_expectation(r, &case)).collect() {
                 Ok(fixed) => Verdict::Mixed { rounded, fixed, per_case },
                 Err(_) => Verdict::General,
             }
