@@ -13,6 +13,15 @@ pub struct IntFormat {
 }
 
 impl IntFormat {
+    /// Bool's values, 0 and 1, as a one-bit unsigned type.
+    pub const BOOL: IntFormat = IntFormat { bits: 1, signed: false };
+
+    /// The integers `dtype` holds: an integer dtype's type, [`IntFormat::BOOL`] for bool,
+    /// `None` for the float and complex dtypes.
+    pub fn holding(dtype: DType) -> Option<IntFormat> {
+        if dtype == DType::Bool { Some(IntFormat::BOOL) } else { IntFormat::of(dtype) }
+    }
+
     /// The integer type of `dtype`, or `None` for floats and bool.
     pub fn of(dtype: DType) -> Option<IntFormat> {
         let (bits, signed) = match dtype {

@@ -1,8 +1,9 @@
 //! The oracle's operation registry (`src/oracle/ops.rs`) and the tables agree, both ways:
 //! a table is `approximate` exactly when its operation has a high-precision value, has
-//! `output: bool` exactly when its operation is a comparison, and lists integer dtypes exactly
-//! when its operation has an exact integer result; every registry entry has a table; and every
-//! operation the CPU adapter runs on integers has an exact integer reference.
+//! `output: bool` exactly when its operation is a comparison, lists integer or bool dtypes
+//! exactly when its operation has an exact integer result and float dtypes exactly when it has
+//! a float reference; every registry entry has a table; and every operation the CPU adapter
+//! runs on integers has an exact integer reference.
 
 use opspec::oracle::ops::{OPS, lookup};
 use opspec::spec::schema::{Accuracy, Output};
@@ -50,10 +51,17 @@ fn bool_tables_are_the_comparisons() {
 }
 
 #[test]
-fn tables_with_integer_dtypes_are_the_ops_with_an_integer_result() {
-    let integer = |d: &String| d.parse::<DType>().is_ok_and(|d| !d.is_float() && d != DType::Bool);
+fn tables_with_integer_or_bool_dtypes_are_the_ops_with_an_integer_result() {
+    let integer = |d: &String| d.parse::<DType>().is_ok_and(|d| d.is_integer() || d == DType::Bool);
     let wrong = disagreements(|t| t.table.dtypes.iter().any(integer), |t| entry(t).integer.is_some());
-    assert!(wrong.is_empty(), "integer dtypes vs an exact integer result: {wrong:#?}");
+    assert!(wrong.is_empty(), "integer or bool dtypes vs an exact integer result: {wrong:#?}");
+}
+
+#[test]
+fn tables_with_float_dtypes_are_the_ops_with_a_float_reference() {
+    let float = |d: &String| d.parse::<DType>().is_ok_and(|d| d.is_float());
+    let wrong = disagreements(|t| t.table.dtypes.iter().any(float), |t| entry(t).reference.is_some());
+    assert!(wrong.is_empty(), "float dtypes vs a float reference: {wrong:#?}");
 }
 
 #[test]
@@ -68,6 +76,10 @@ fn every_registry_entry_has_a_table() {
 fn the_cpu_adapters_integer_ops_have_an_exact_integer_result() {
     for op in opspec_cpu::INTEGER_OPS {
         let def = lookup(OpKind::Binary(op)).unwrap_or_else(|| panic!("the oracle has no entry for {op}"));
+        assert!(def.integer.is_some(), "opspec-cpu runs {op} on integers, the oracle has no integer result");
+    }
+    for op in opspec_cpu::INTEGER_UNARY_OPS {
+        let def = lookup(OpKind::Unary(op)).unwrap_or_else(|| panic!("the oracle has no entry for {op}"));
         assert!(def.integer.is_some(), "opspec-cpu runs {op} on integers, the oracle has no integer result");
     }
 }

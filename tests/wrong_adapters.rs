@@ -610,3 +610,51 @@ fn round_ties_away_from_zero() {
     }
     assert_only(&failed, &["half-to-even", "edges", "random"]);
 }
+
+/// The CPU adapter, except that integer `floor_divide` and `remainder` with a zero divisor
+/// panic (`panics`) or return an error.
+struct DividesByZero {
+    panics: bool,
+}
+
+impl Adapter for DividesByZero {
+    fn name(&self) -> &str {
+        if self.panics { "panics-on-zero" } else { "refuses-zero" }
+    }
+
+    deliberately_wrong!();
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let divides = matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder) && !a.dtype().is_float();
+        if divides && b.to_bits().contains(&0) {
+            assert!(!self.panics, "attempt to divide by zero");
+            return Err(AdapterError::new(opspec_adapter::ErrorKind::Other, "ZeroDivisionError"));
+        }
+        CpuAdapter.binary(op, a, b)
+    }
+}
+
+#[test]
+fn integer_division_by_zero_may_fail_but_not_panic() {
+    let catalog = Catalog::builtin().unwrap();
+    let outcomes = |adapter: DividesByZero| {
+        let name = adapter.name().to_string();
+        let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+            .into_iter()
+            .filter(|c| {
+                let integer = c.id.dtype.parse::<DType>().is_ok_and(DType::is_integer);
+                ["floor_divide", "remainder"].contains(&c.id.op.as_str()) && integer
+            })
+            .collect();
+        let adapter: Arc<dyn Adapter> = Arc::new(adapter);
+        let results = run_all(&catalog, &checks, &[(name, adapter)], &RunOptions::default(), 0);
+        let failed: BTreeSet<String> =
+            results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.case.clone()).collect();
+        (results.len(), failed)
+    };
+    let (n, failed) = outcomes(DividesByZero { panics: true });
+    assert!(n >= 2 * 8 * 4, "edges, random, by-zero and layouts of two ops in eight dtypes: {n}");
+    assert_eq!(failed, BTreeSet::from(["by-zero".to_string()]), "only the divisions by zero fail");
+    let (_, failed) = outcomes(DividesByZero { panics: false });
+    assert!(failed.is_empty(), "an error for x / 0 is what the array API allows: {failed:?}");
+}

@@ -1,10 +1,13 @@
 //! The exact reference for integer operands: the mathematical result in unbounded integers,
 //! before any contract decides what an overflow or a division by zero gives. The operations
 //! that are one line of `rug` (add, the comparisons, ...) are written in the registry,
-//! [`ops`](super::ops); the ones with cases of their own are here.
+//! [`ops`](super::ops); the ones with cases of their own are here. Bool operands are the
+//! integers 0 and 1 (a one-bit unsigned [`IntFormat`]).
 
 use rug::Integer;
 use rug::ops::Pow;
+
+use crate::value::IntFormat;
 
 /// The exact outcome of an integer operation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +23,39 @@ pub enum Exact {
     DivisionByZero,
     /// A negative exponent (`pow` of integers leaves it unspecified).
     NegativeExponent,
+    /// Operands outside the function's domain (a negative shift count: the array API requires
+    /// `x2 >= 0`), for which no result is defined.
+    OutsideDomain,
+}
+
+/// `!x` in the bits of `int`: every bit flipped (for bool, logical not).
+pub fn invert(int: IntFormat, x: i128) -> Exact {
+    Exact::Value(int.value(int.wrap(!x)).into())
+}
+
+/// `x << s` in the bits of `int`: the array API's "appending `s` zeros to the right of `x`",
+/// the bits shifted past the width lost (so 0 once `s` reaches the width).
+pub fn left_shift(int: IntFormat, x: i128, s: i128) -> Exact {
+    match shift_count(int, s) {
+        None => Exact::OutsideDomain,
+        Some(s) if s == int.bits => Exact::Value(Integer::new()),
+        Some(s) => Exact::Value(int.value(int.wrap(x << s)).into()),
+    }
+}
+
+/// `x >> s`, arithmetic: the array API's "equivalent to floor division by a power of two"
+/// (so -1 or 0 once `s` reaches the width).
+pub fn right_shift(int: IntFormat, x: i128, s: i128) -> Exact {
+    match shift_count(int, s) {
+        None => Exact::OutsideDomain,
+        Some(s) => Exact::Value((x >> s).into()),
+    }
+}
+
+/// A shift count capped at the width (every larger count shifts every bit out); `None` for a
+/// negative one.
+fn shift_count(int: IntFormat, s: i128) -> Option<u32> {
+    (s >= 0).then(|| u32::try_from(s).map_or(int.bits, |s| s.min(int.bits)))
 }
 
 /// Python's `a // b`: the floor of the quotient.
@@ -88,5 +124,34 @@ mod tests {
             Integer::from(-3).pow_mod(&Integer::from(1001), &(Integer::from(1) << 128u32)).unwrap();
         assert_eq!(residue, expected);
         assert_eq!(pow(2, -1), Exact::NegativeExponent);
+    }
+
+    const I8: IntFormat = IntFormat { bits: 8, signed: true };
+    const U8: IntFormat = IntFormat { bits: 8, signed: false };
+
+    #[test]
+    fn inversion_stays_in_the_width() {
+        assert_eq!(value(invert(I8, 5)), -6);
+        assert_eq!(value(invert(I8, -128)), 127);
+        assert_eq!(value(invert(U8, 5)), 250);
+        assert_eq!(value(invert(IntFormat::BOOL, 1)), 0);
+        assert_eq!(value(invert(IntFormat::BOOL, 0)), 1);
+    }
+
+    #[test]
+    fn shifts_lose_bits_past_the_width() {
+        assert_eq!(value(left_shift(I8, 3, 2)), 12);
+        assert_eq!(value(left_shift(I8, 1, 7)), -128, "into the sign bit");
+        assert_eq!(value(left_shift(I8, 3, 8)), 0);
+        assert_eq!(value(left_shift(U8, 255, 1)), 254);
+        assert_eq!(value(right_shift(I8, -7, 1)), -4, "floor(-7 / 2)");
+        assert_eq!(value(right_shift(I8, -7, 100)), -1);
+        assert_eq!(value(right_shift(U8, 200, 3)), 25);
+        assert_eq!(value(right_shift(U8, 200, 8)), 0);
+        let i64 = IntFormat { bits: 64, signed: true };
+        assert_eq!(value(right_shift(i64, -5, i64::MAX.into())), -1, "a count past u32");
+        assert_eq!(value(left_shift(i64, -5, i64::MAX.into())), 0);
+        assert_eq!(left_shift(I8, 1, -1), Exact::OutsideDomain);
+        assert_eq!(right_shift(I8, 1, -1), Exact::OutsideDomain);
     }
 }

@@ -11,10 +11,15 @@ use rug::{Float, Integer};
 use super::integer::{self, Exact};
 use super::{arith, clip, exact, functions, unary};
 use crate::format::Format;
+use crate::value::IntFormat;
 
 /// An approximate operation's value on float operands of a format with guard bits beyond its
 /// precision; `None` where the operation has none for those operands.
 pub type HighPrecision = fn(Format, &[u64]) -> Option<Float>;
+
+/// The exact result of an operation on the integer operands (their values) of a dtype
+/// holding integers of type [`IntFormat`] (bool: 0 and 1).
+pub type IntegerResult = fn(IntFormat, &[i128]) -> Exact;
 
 /// What the oracle computes for one operation.
 #[derive(Clone, Copy, Debug)]
@@ -22,10 +27,11 @@ pub struct OpDef {
     /// The operation: an `OpKind::Unary`, `OpKind::Binary` or `OpKind::Ternary`.
     pub op: OpKind,
     /// The result for float operands of a format, as bits of that format (`0` or `1` for a
-    /// comparison): correctly rounded, or exact where it is representable.
-    pub reference: fn(Format, &[u64]) -> u64,
-    /// The exact result for integer operands, where the operation is defined on integers.
-    pub integer: Option<fn(i128, i128) -> Exact>,
+    /// comparison): correctly rounded, or exact where it is representable; `None` for an
+    /// operation defined on integers and bools only.
+    pub reference: Option<fn(Format, &[u64]) -> u64>,
+    /// The exact result for integer or bool operands, where the operation is defined on them.
+    pub integer: Option<IntegerResult>,
     /// For an approximate operation, its value with guard bits beyond the format's precision,
     /// against which fractional ULP errors are measured.
     pub high_precision: Option<HighPrecision>,
@@ -34,10 +40,15 @@ pub struct OpDef {
 impl OpDef {
     /// An entry with only a float reference.
     const fn new(op: OpKind, reference: fn(Format, &[u64]) -> u64) -> OpDef {
-        OpDef { op, reference, integer: None, high_precision: None }
+        OpDef { op, reference: Some(reference), integer: None, high_precision: None }
     }
 
-    const fn with_integer(self, integer: fn(i128, i128) -> Exact) -> OpDef {
+    /// An entry with only an integer result (the bitwise and logical operations).
+    const fn integers_only(op: OpKind, integer: IntegerResult) -> OpDef {
+        OpDef { op, reference: None, integer: Some(integer), high_precision: None }
+    }
+
+    const fn with_integer(self, integer: IntegerResult) -> OpDef {
         OpDef { integer: Some(integer), ..self }
     }
 
@@ -58,13 +69,27 @@ macro_rules! binary {
 }
 
 /// The entry of unary operation `$op`: [`unary::reference`], and [`unary::high_precision`]
-/// for the approximate ones (`approximate`).
+/// for the approximate ones (`approximate`); with `integer: $g`, also the exact result
+/// `$g(x)` on integers.
 macro_rules! unary {
     ($op:ident) => {
         OpDef::new(OpKind::Unary(UnaryOp::$op), |f, x| unary::reference(UnaryOp::$op, f, x[0]))
     };
     ($op:ident, approximate) => {
         unary!($op).with_high_precision(|f, x| unary::high_precision(UnaryOp::$op, f, x[0]))
+    };
+    ($op:ident, integer: $g:expr) => {
+        unary!($op).with_integer(|_, x| ($g)(x[0]))
+    };
+}
+
+/// The entry of an operation on integers and bools only, whose result is `$g(int, x)`.
+macro_rules! integers_only {
+    (unary $op:ident, $g:expr) => {
+        OpDef::integers_only(OpKind::Unary(UnaryOp::$op), $g)
+    };
+    (binary $op:ident, $g:expr) => {
+        OpDef::integers_only(OpKind::Binary(BinaryOp::$op), $g)
     };
 }
 
@@ -82,57 +107,62 @@ macro_rules! comparison {
         OpDef::new(OpKind::Binary(BinaryOp::$op), |f, x| {
             u64::from(matches!(exact::compare(f, x[0], x[1]), $true_for))
         })
-        .with_integer(|a, b| Exact::Bool(matches!(Some(a.cmp(&b)), $true_for)))
+        .with_integer(|_, x| Exact::Bool(matches!(Some(x[0].cmp(&x[1])), $true_for)))
     };
+}
+
+/// An integer value as an exact result.
+fn value(v: impl Into<Integer>) -> Exact {
+    Exact::Value(v.into())
 }
 
 /// Every operation the oracle computes (all of [`UnaryOp::ALL`], [`BinaryOp::ALL`] and
 /// [`TernaryOp::ALL`]).
 pub static OPS: &[OpDef] = &[
-    unary!(Abs),
+    unary!(Abs, integer: |x: i128| value(x.abs())),
     unary!(Acos, approximate),
     unary!(Acosh, approximate),
     unary!(Asin, approximate),
     unary!(Asinh, approximate),
     unary!(Atan, approximate),
     unary!(Atanh, approximate),
-    unary!(Ceil),
+    unary!(Ceil, integer: value),
     unary!(Cos, approximate),
     unary!(Cosh, approximate),
     unary!(Exp, approximate),
     unary!(Expm1, approximate),
-    unary!(Floor),
-    unary!(Isfinite),
-    unary!(Isinf),
-    unary!(Isnan),
+    unary!(Floor, integer: value),
+    unary!(Isfinite, integer: |_| Exact::Bool(true)),
+    unary!(Isinf, integer: |_| Exact::Bool(false)),
+    unary!(Isnan, integer: |_| Exact::Bool(false)),
     unary!(Log, approximate),
     unary!(Log1p, approximate),
     unary!(Log2, approximate),
     unary!(Log10, approximate),
-    unary!(Negative),
-    unary!(Positive),
+    unary!(Negative, integer: |x: i128| value(-x)),
+    unary!(Positive, integer: value),
     unary!(Reciprocal),
-    unary!(Round),
-    unary!(Sign),
+    unary!(Round, integer: value),
+    unary!(Sign, integer: |x: i128| value(x.signum())),
     unary!(Signbit),
     unary!(Sin, approximate),
     unary!(Sinh, approximate),
     unary!(Sqrt),
-    unary!(Square),
+    unary!(Square, integer: |x: i128| value(Integer::from(x) * x)),
     unary!(Tan, approximate),
     unary!(Tanh, approximate),
-    unary!(Trunc),
-    binary!(Add, arith::add).with_integer(|a, b| Exact::Value(Integer::from(a) + b)),
-    binary!(Subtract, arith::subtract).with_integer(|a, b| Exact::Value(Integer::from(a) - b)),
-    binary!(Multiply, arith::multiply).with_integer(|a, b| Exact::Value(Integer::from(a) * b)),
+    unary!(Trunc, integer: value),
+    binary!(Add, arith::add).with_integer(|_, x| value(Integer::from(x[0]) + x[1])),
+    binary!(Subtract, arith::subtract).with_integer(|_, x| value(Integer::from(x[0]) - x[1])),
+    binary!(Multiply, arith::multiply).with_integer(|_, x| value(Integer::from(x[0]) * x[1])),
     binary!(Divide, arith::divide),
-    binary!(Pow, functions::pow, functions::pow_value).with_integer(integer::pow),
-    binary!(Maximum, exact::maximum).with_integer(|a, b| Exact::Value(a.max(b).into())),
-    binary!(Minimum, exact::minimum).with_integer(|a, b| Exact::Value(a.min(b).into())),
+    binary!(Pow, functions::pow, functions::pow_value).with_integer(|_, x| integer::pow(x[0], x[1])),
+    binary!(Maximum, exact::maximum).with_integer(|_, x| value(x[0].max(x[1]))),
+    binary!(Minimum, exact::minimum).with_integer(|_, x| value(x[0].min(x[1]))),
     binary!(Atan2, functions::atan2, functions::atan2_value),
     binary!(Copysign, exact::copysign),
-    binary!(FloorDivide, exact::floor_divide).with_integer(integer::floor_divide),
-    binary!(Remainder, exact::remainder).with_integer(integer::remainder),
+    binary!(FloorDivide, exact::floor_divide).with_integer(|_, x| integer::floor_divide(x[0], x[1])),
+    binary!(Remainder, exact::remainder).with_integer(|_, x| integer::remainder(x[0], x[1])),
     binary!(Hypot, functions::hypot, functions::hypot_value),
     binary!(Logaddexp, functions::logaddexp, functions::logaddexp_value),
     binary!(Nextafter, exact::nextafter),
@@ -145,6 +175,16 @@ pub static OPS: &[OpDef] = &[
     ternary!(FusedMulAdd, arith::fused_mul_add),
     ternary!(FusedAddMul, arith::fused_add_mul),
     ternary!(Clip, clip::clip),
+    integers_only!(unary BitwiseInvert, |int, x| integer::invert(int, x[0])),
+    integers_only!(binary BitwiseAnd, |_, x| value(x[0] & x[1])),
+    integers_only!(binary BitwiseOr, |_, x| value(x[0] | x[1])),
+    integers_only!(binary BitwiseXor, |_, x| value(x[0] ^ x[1])),
+    integers_only!(binary BitwiseLeftShift, |int, x| integer::left_shift(int, x[0], x[1])),
+    integers_only!(binary BitwiseRightShift, |int, x| integer::right_shift(int, x[0], x[1])),
+    integers_only!(unary LogicalNot, |_, x| Exact::Bool(x[0] == 0)),
+    integers_only!(binary LogicalAnd, |_, x| Exact::Bool(x[0] != 0 && x[1] != 0)),
+    integers_only!(binary LogicalOr, |_, x| Exact::Bool(x[0] != 0 || x[1] != 0)),
+    integers_only!(binary LogicalXor, |_, x| Exact::Bool((x[0] != 0) != (x[1] != 0))),
 ];
 
 /// The entry that computes `op`. Writing into a destination (`BinaryInto`) computes the
@@ -159,12 +199,13 @@ pub fn lookup(op: OpKind) -> Option<&'static OpDef> {
 
 /// The float reference of `op` on `inputs` in format `f`; `None` for an operation without one.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Option<u64> {
-    lookup(op).map(|def| (def.reference)(f, inputs))
+    lookup(op)?.reference.map(|r| r(f, inputs))
 }
 
-/// The exact result of `op(a, b)` on integers; `None` where it is not defined on integers.
-pub fn exact_integer(op: OpKind, a: i128, b: i128) -> Option<Exact> {
-    lookup(op)?.integer.map(|g| g(a, b))
+/// The exact result of `op` on integer or bool operands (their values, held by `int`); `None`
+/// where it is not defined on them.
+pub fn exact_integer(op: OpKind, int: IntFormat, operands: &[i128]) -> Option<Exact> {
+    lookup(op)?.integer.map(|g| g(int, operands))
 }
 
 /// The high-precision value of `op` on `inputs` in format `f`; `None` unless `op` is
@@ -178,6 +219,7 @@ mod tests {
     use super::*;
 
     const F32: Format = Format::F32;
+    const I64: IntFormat = IntFormat { bits: 64, signed: true };
 
     fn binary(op: BinaryOp) -> OpKind {
         OpKind::Binary(op)
@@ -196,7 +238,10 @@ mod tests {
     fn into_computes_the_binary_operation() {
         let (one, two) = (F32.one(), 0x4000_0000);
         assert_eq!(reference(OpKind::BinaryInto(BinaryOp::Add), F32, &[one, one]), Some(two));
-        assert_eq!(exact_integer(OpKind::BinaryInto(BinaryOp::Add), 2, 3), Some(Exact::Value(5.into())));
+        assert_eq!(
+            exact_integer(OpKind::BinaryInto(BinaryOp::Add), I64, &[2, 3]),
+            Some(Exact::Value(5.into()))
+        );
         assert!(lookup(OpKind::ScatterAdd).is_none());
         assert!(lookup(OpKind::BinaryScalar(BinaryOp::Add)).is_none());
     }
@@ -215,7 +260,7 @@ mod tests {
         let fam = OpKind::Ternary(TernaryOp::FusedAddMul);
         assert_eq!(reference(fma, F32, &[two, three, one]), Some(bits(7.0)));
         assert_eq!(reference(fam, F32, &[two, three, one]), Some(bits(5.0)));
-        let value = |op, a, b| exact_integer(binary(op), a, b);
+        let value = |op, a, b| exact_integer(binary(op), I64, &[a, b]);
         assert_eq!(value(BinaryOp::Subtract, 2, 3), Some(Exact::Value((-1).into())));
         assert_eq!(
             value(BinaryOp::Multiply, i64::MAX.into(), 2),
@@ -244,7 +289,7 @@ mod tests {
                 let context = format!("{op}({a}, {b})");
                 let bits = reference(binary(op), F32, &[float(a), float(b)]);
                 assert_eq!(bits, Some(u64::from(expected)), "{context}");
-                assert_eq!(exact_integer(binary(op), a, b), Some(Exact::Bool(expected)), "{context}");
+                assert_eq!(exact_integer(binary(op), I64, &[a, b]), Some(Exact::Bool(expected)), "{context}");
             }
         }
         // A NaN is unordered: only not_equal holds.

@@ -42,7 +42,7 @@ pub struct Batch {
 
 impl Batch {
     /// Calls the adapter once on the whole batch.
-    pub fn call(&self, adapter: &Arc<dyn Adapter>, options: &RunOptions) -> Result<Vec<u64>, String> {
+    pub fn call(&self, adapter: &Arc<dyn Adapter>, options: &RunOptions) -> Result<Vec<u64>, CallError> {
         call_batch(adapter, self.op, self.dtype, self.reading.output_dtype(self.dtype), &self.cases, options)
     }
 
@@ -66,7 +66,7 @@ pub fn call_batch(
     output_dtype: DType,
     cases: &Cases,
     options: &RunOptions,
-) -> Result<Vec<u64>, String> {
+) -> Result<Vec<u64>, CallError> {
     let arity = cases.first().map_or(0, Vec::len);
     let n = cases.len();
     let operands = (0..arity)
@@ -76,14 +76,39 @@ pub fn call_batch(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let returned = apply_guarded(adapter, op, operands, output_dtype, options.timeout)?
-        .map_err(|e| format!("the adapter returned an error: {e}"))?;
+        .map_err(|e| CallError::Refused(format!("the adapter returned an error: {e}")))?;
     if returned.dtype() != output_dtype {
-        return Err(format!("the adapter returned dtype {}, expected {output_dtype}", returned.dtype()));
+        return Err(
+            format!("the adapter returned dtype {}, expected {output_dtype}", returned.dtype()).into()
+        );
     }
     if returned.shape() != [n] {
-        return Err(format!("the adapter returned shape {:?}, expected [{n}]", returned.shape()));
+        return Err(format!("the adapter returned shape {:?}, expected [{n}]", returned.shape()).into());
     }
     Ok(returned.to_bits())
+}
+
+/// Why a batch call gave no results.
+#[derive(Debug)]
+pub enum CallError {
+    /// The adapter returned an error.
+    Refused(String),
+    /// Anything else: a panic, a crash, a hang, a result of the wrong dtype or shape.
+    Failed(String),
+}
+
+impl From<String> for CallError {
+    fn from(reason: String) -> CallError {
+        CallError::Failed(reason)
+    }
+}
+
+impl From<CallError> for String {
+    fn from(e: CallError) -> String {
+        match e {
+            CallError::Refused(reason) | CallError::Failed(reason) => reason,
+        }
+    }
 }
 
 /// Distance in representable steps of `actual` from the centre of `expected`, where both are

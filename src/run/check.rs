@@ -363,10 +363,13 @@ pub struct SweepTarget {
 /// Which integer inputs an integer check runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntegerCases {
-    /// Every pair of the dtype's edge values.
+    /// Every combination of the dtype's edge values, one per operand.
     Edges,
     /// Seeded random pairs.
     Random,
+    /// Every edge value divided by zero (`floor_divide`, `remainder`): the suite's
+    /// `division_by_zero` rule, in a check of its own.
+    ByZero,
 }
 
 /// An element-wise table in an integer dtype.

@@ -22,11 +22,13 @@ use crate::format::Format;
 use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
 };
+use crate::oracle::integer::Exact;
 use crate::oracle::native::Reference;
+use crate::oracle::ops::exact_integer;
 use crate::oracle::{high_precision, ulp_error};
 use crate::spec::schema::{Accuracy, Property};
-use crate::spec::suite::NanPolicy;
 use crate::spec::suite::Suite;
+use crate::spec::suite::{DivisionByZero, NanPolicy};
 use crate::spec::{Catalog, LoadedSuite, LoadedTable};
 use crate::value::{Domain, IntFormat};
 
@@ -56,7 +58,11 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                     (rule.name().to_string(), Target::ShapeRule(ShapeRuleTarget { table: t, dtype, rule }))
                 }));
             } else {
-                for (name, cases) in [("edges", IntegerCases::Edges), ("random", IntegerCases::Random)] {
+                let by_zero = divides(table, dtype) && judges_division_by_zero(&suite.suite);
+                let sets = [("edges", IntegerCases::Edges), ("random", IntegerCases::Random)];
+                for (name, cases) in
+                    sets.into_iter().chain(by_zero.then_some(("by-zero", IntegerCases::ByZero)))
+                {
                     targets
                         .push((name.to_string(), Target::Integer(IntegerTarget { table: t, dtype, cases })));
                 }
@@ -132,8 +138,11 @@ fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Optio
             Property::UnderflowOnlyFromSubnormals => per_row,
         },
         Target::Integer(t) => match t.cases {
-            IntegerCases::Edges => int_edge_values(IntFormat::of(t.dtype)?).len().pow(2),
+            IntegerCases::Edges => {
+                int_edge_values(IntFormat::holding(t.dtype)?).len().pow(table.table.operands.len() as u32)
+            }
             IntegerCases::Random => suite?.random_cases,
+            IntegerCases::ByZero => int_edge_values(IntFormat::holding(t.dtype)?).len(),
         },
         Target::ShapeRule(t) => shape_rules::scenarios(table, t.rule),
         _ => return None,
@@ -154,6 +163,17 @@ fn edge_input_count(f: Format, arity: usize) -> usize {
 }
 
 /// Whether `table` is checked in `dtype`: the table lists it.
+/// True when `table`'s operation divides integers of `dtype` (`x / 0` has no value).
+fn divides(table: &LoadedTable, dtype: DType) -> bool {
+    IntFormat::holding(dtype)
+        .is_some_and(|int| exact_integer(table.op, int, &[1, 0]).is_some_and(|e| e == Exact::DivisionByZero))
+}
+
+/// True when `suite` has integer divisions by zero judged (its rule is not `avoid`).
+fn judges_division_by_zero(suite: &Suite) -> bool {
+    suite.integers.is_some_and(|c| c.division_by_zero != DivisionByZero::Avoid)
+}
+
 fn applies(table: &LoadedTable, dtype: DType) -> bool {
     table.table.dtypes.iter().any(|d| d == dtype.name())
 }

@@ -1,12 +1,12 @@
-//! Element-wise tables in integer dtypes: edge and random operands, the exact result from
-//! [`oracle::integer`](crate::oracle::integer), and the suite's contract for what the
+//! Element-wise tables in integer and bool dtypes: edge and random operands, the exact result
+//! from [`oracle::integer`](crate::oracle::integer), and the suite's contract for what the
 //! mathematics leaves open (overflow, division by zero, negative exponents).
 
 use std::sync::Arc;
 
 use opspec_adapter::Adapter;
 
-use super::batch::{Batch, Reading};
+use super::batch::{Batch, CallError, Reading};
 use super::check::{Check, IntegerCases, IntegerTarget, RunOptions};
 use super::record::Recorder;
 use super::result::CheckResult;
@@ -15,7 +15,7 @@ use crate::generate::{Cases, Generator, int_edge_values, int_values};
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::spec::schema::Output;
-use crate::spec::suite::{IntegerContract, NanPolicy, Overflow, Unspecified};
+use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Unspecified};
 use crate::spec::{Catalog, LoadedTable};
 use crate::value::{Domain, IntFormat};
 
@@ -33,7 +33,15 @@ pub fn run(
     result: &mut CheckResult,
 ) -> Result<(), String> {
     let ints = IntegerBatch::prepare(catalog, check, target)?;
-    let actual = ints.batch.call(adapter, options)?;
+    let actual = match ints.batch.call(adapter, options) {
+        Err(CallError::Refused(reason)) if ints.contract.division_by_zero == DivisionByZero::AnyOrError => {
+            // Only a `by-zero` batch holds divisions by zero, and nothing else.
+            result.inputs = ints.batch.cases.len();
+            result.message = format!("the contract allows an error here; {reason}");
+            return Ok(());
+        }
+        outcome => outcome?,
+    };
     ints.batch.compare(&actual, &mut Recorder::new(result, options), &|_| None);
     Ok(())
 }
@@ -44,6 +52,7 @@ pub struct IntegerBatch<'a> {
     table: &'a LoadedTable,
     contract: IntegerContract,
     int: IntFormat,
+    cases: IntegerCases,
 }
 
 impl<'a> IntegerBatch<'a> {
@@ -57,9 +66,10 @@ impl<'a> IntegerBatch<'a> {
         let table = &catalog.tables[target.table];
         let suite = &check.adapter_suite(catalog)?.suite;
         let contract = suite.integers.ok_or("the suite sets no integer contract")?;
-        let int = IntFormat::of(target.dtype).ok_or("not an integer dtype")?;
+        let int = IntFormat::holding(target.dtype).ok_or("not an integer or bool dtype")?;
+        let input = Domain::of(target.dtype);
         let output = match table.table.output {
-            Output::Same => Domain::Int(int),
+            Output::Same => input,
             Output::Bool => Domain::Bool,
         };
         let mut ints = IntegerBatch {
@@ -68,27 +78,31 @@ impl<'a> IntegerBatch<'a> {
                 dtype: target.dtype,
                 cases: Cases::new(),
                 expected: Vec::new(),
-                reading: Reading { input: Domain::Int(int), output, nan: NanPolicy::Any },
+                reading: Reading { input, output, nan: NanPolicy::Any },
             },
             table,
             contract,
             int,
+            cases: target.cases,
         };
+        let arity = table.table.operands.len();
         match target.cases {
             IntegerCases::Edges => {
-                let edges = int_edge_values(int);
-                for &a in &edges {
-                    for &b in &edges {
-                        ints.keep(vec![a, b])?;
-                    }
+                for case in edge_combinations(&int_edge_values(int), arity) {
+                    ints.keep(case)?;
+                }
+            }
+            IntegerCases::ByZero => {
+                for x in int_edge_values(int) {
+                    ints.keep(vec![x, 0])?;
                 }
             }
             IntegerCases::Random => {
                 let mut generator = Generator::new(suite.seed, &check.id.to_string());
                 let values = int_values(int);
                 for _ in 0..suite.random_cases * DRAWS_PER_CASE {
-                    let (a, b) = (values.draw(&mut generator), values.draw(&mut generator));
-                    if ints.keep(vec![a, b])? == suite.random_cases {
+                    let case = (0..arity).map(|_| values.draw(&mut generator)).collect();
+                    if ints.keep(case)? == suite.random_cases {
                         break;
                     }
                 }
@@ -97,11 +111,16 @@ impl<'a> IntegerBatch<'a> {
         Ok(ints)
     }
 
-    /// What the contract requires for `case`; `None` where it leaves the case out.
+    /// What the contract requires for `case`; `None` where it leaves the case out, and for a
+    /// division by zero outside a `by-zero` check (which holds nothing else).
     pub fn expectation(&self, case: &[u64]) -> Result<Option<Expect>, String> {
         let int = self.int;
-        let exact = exact_integer(self.table.op, int.value(case[0]), int.value(case[1]))
-            .ok_or("the operation is not defined on integers")?;
+        let operands: Vec<i128> = case.iter().map(|&x| int.value(x)).collect();
+        let exact =
+            exact_integer(self.table.op, int, &operands).ok_or("the operation is not defined on integers")?;
+        if (exact == Exact::DivisionByZero) != (self.cases == IntegerCases::ByZero) {
+            return Ok(None);
+        }
         expectation(self.contract, int, exact)
     }
 
@@ -115,12 +134,25 @@ impl<'a> IntegerBatch<'a> {
     }
 }
 
+/// Every combination of `values`, one per operand, the first operand varying slowest.
+fn edge_combinations(values: &[u64], arity: usize) -> Vec<Vec<u64>> {
+    (0..arity).fold(vec![Vec::new()], |cases, _| {
+        cases.iter().flat_map(|case| values.iter().map(move |&v| [case.as_slice(), &[v]].concat())).collect()
+    })
+}
+
 /// What the contract requires of an exact outcome; `None` where it leaves the case out.
 fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Result<Option<Expect>, String> {
     let unspecified = |rule: Unspecified| match rule {
         Unspecified::Zero => Some(Expect::Bits(0)),
         Unspecified::Any => Some(Expect::AnyValue),
         Unspecified::Avoid => None,
+    };
+    let by_zero = match contract.division_by_zero {
+        DivisionByZero::Zero => Some(Expect::Bits(0)),
+        // An error is judged by the check (`run`), a value here.
+        DivisionByZero::Any | DivisionByZero::AnyOrError => Some(Expect::AnyValue),
+        DivisionByZero::Avoid => None,
     };
     Ok(match exact {
         Exact::Bool(b) => Some(Expect::Bits(u64::from(b))),
@@ -134,8 +166,9 @@ fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Resul
         Exact::Huge { negative, residue } => {
             overflowed(contract.overflow, int, negative, || int.wrap(residue.to_u128_wrapping() as i128))
         }
-        Exact::DivisionByZero => unspecified(contract.division_by_zero),
+        Exact::DivisionByZero => by_zero,
         Exact::NegativeExponent => unspecified(contract.negative_exponent),
+        Exact::OutsideDomain => None,
     })
 }
 
@@ -161,7 +194,7 @@ mod tests {
     const I8: IntFormat = IntFormat { bits: 8, signed: true };
     const CONTRACT: IntegerContract = IntegerContract {
         overflow: Overflow::Wrap,
-        division_by_zero: Unspecified::Zero,
+        division_by_zero: DivisionByZero::Zero,
         negative_exponent: Unspecified::Avoid,
     };
 
@@ -179,5 +212,12 @@ mod tests {
         assert_eq!(expectation(CONTRACT, I8, Exact::NegativeExponent).unwrap(), None);
         let huge = Exact::Huge { negative: false, residue: Integer::from(0x1_0000_0181u64) };
         assert_eq!(expectation(CONTRACT, I8, huge).unwrap(), Some(Expect::Bits(0x81)));
+        assert_eq!(expectation(CONTRACT, I8, Exact::OutsideDomain).unwrap(), None);
+    }
+
+    #[test]
+    fn edges_combine_per_operand() {
+        assert_eq!(edge_combinations(&[0, 1], 1), [[0], [1]]);
+        assert_eq!(edge_combinations(&[0, 1], 2), [[0, 0], [0, 1], [1, 0], [1, 1]]);
     }
 }

@@ -103,7 +103,7 @@ impl<'a> PropertyRun<'a> {
         let (f, op, dtype) = (self.format, self.table.op, self.dtype);
         let results = |cases: &Cases| -> Result<Vec<u64>, String> {
             match adapter {
-                Some(a) => call_batch(a, op, dtype, dtype, cases, options),
+                Some(a) => Ok(call_batch(a, op, dtype, dtype, cases, options)?),
                 None => cases.iter().map(|c| reference(op, f, c)).collect(),
             }
         };

@@ -105,7 +105,7 @@ pub struct IntegerContract {
     /// A result outside the dtype's range.
     pub overflow: Overflow,
     /// `floor_divide` or `remainder` by zero.
-    pub division_by_zero: Unspecified,
+    pub division_by_zero: DivisionByZero,
     /// `pow` with a negative exponent.
     pub negative_exponent: Unspecified,
 }
@@ -132,6 +132,23 @@ pub enum Unspecified {
     Zero,
     /// Any value (but the call must not fail).
     Any,
+    /// Unspecified: such inputs are not generated.
+    Avoid,
+}
+
+/// What an integer division by zero (`floor_divide`, `remainder`) must give. Such inputs are
+/// judged in a check of their own (`by-zero`), never in a batch with other inputs, so that an
+/// error the contract allows fails nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DivisionByZero {
+    /// Zero.
+    Zero,
+    /// Any value (but the call must not fail).
+    Any,
+    /// Any value, or an error returned by the adapter: the array API's "unspecified and thus
+    /// implementation-defined". A panic, a crash or a hang still fails.
+    AnyOrError,
     /// Unspecified: such inputs are not generated.
     Avoid,
 }

@@ -85,6 +85,16 @@ operations! {
         GreaterEqual = "greater_equal" (comparison),
         Less = "less" (comparison),
         LessEqual = "less_equal" (comparison),
+        BitwiseAnd = "bitwise_and",
+        BitwiseOr = "bitwise_or",
+        BitwiseXor = "bitwise_xor",
+        /// `x1` shifted left by `x2` bits (zeros in at the right); `x2 >= 0`.
+        BitwiseLeftShift = "bitwise_left_shift",
+        /// `x1` shifted right by `x2` bits, arithmetically (the sign copied in); `x2 >= 0`.
+        BitwiseRightShift = "bitwise_right_shift",
+        LogicalAnd = "logical_and",
+        LogicalOr = "logical_or",
+        LogicalXor = "logical_xor",
     }
 }
 
@@ -100,6 +110,7 @@ operations! {
         Asinh = "asinh",
         Atan = "atan",
         Atanh = "atanh",
+        BitwiseInvert = "bitwise_invert",
         Ceil = "ceil",
         Cos = "cos",
         Cosh = "cosh",
@@ -113,6 +124,7 @@ operations! {
         Log1p = "log1p",
         Log2 = "log2",
         Log10 = "log10",
+        LogicalNot = "logical_not",
         Negative = "negative",
         Positive = "positive",
         Reciprocal = "reciprocal",

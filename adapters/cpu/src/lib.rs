@@ -62,8 +62,15 @@ impl Adapter for CpuAdapter {
             return complex::supports(op, dtype);
         }
         match op {
-            OpKind::Unary(_) if dtype.is_float() => Support::Supported,
-            OpKind::Binary(_) | OpKind::BinaryScalar(_) if dtype.is_float() => Support::Supported,
+            OpKind::Unary(u) if dtype.is_float() && !INTEGER_ONLY_UNARY.contains(&u) => Support::Supported,
+            OpKind::Unary(u) if dtype.is_integer() && INTEGER_UNARY_OPS.contains(&u) => Support::Supported,
+            OpKind::Unary(u) if dtype == DType::Bool && INTEGER_ONLY_UNARY.contains(&u) => Support::Supported,
+            OpKind::Binary(b) if dtype == DType::Bool && integer::bool_binary(b, false, false).is_some() => {
+                Support::Supported
+            }
+            OpKind::Binary(b) | OpKind::BinaryScalar(b) if dtype.is_float() && !INTEGER_ONLY.contains(&b) => {
+                Support::Supported
+            }
             OpKind::Binary(b) | OpKind::BinaryScalar(b)
                 if dtype != DType::Bool && (INTEGER_OPS.contains(&b) || b == BinaryOp::Divide) =>
             {
@@ -81,7 +88,7 @@ impl Adapter for CpuAdapter {
         if x.dtype().is_complex() {
             return complex::unary(op, x);
         }
-        unary::unary(op, x)
+        if x.dtype().is_float() { unary::unary(op, x) } else { integer::unary(op, x) }
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
@@ -110,6 +117,7 @@ impl Adapter for CpuAdapter {
             DType::U16 => binary_int::<u16>(op, a, b),
             DType::U32 => binary_int::<u32>(op, a, b),
             DType::U64 => binary_int::<u64>(op, a, b),
+            DType::Bool => map_pairs(op, a, b, |x: bool, y| integer::bool_binary(op, x, y)),
             other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
         }
     }
@@ -265,7 +273,7 @@ impl ShapeChecker for CpuAdapter {
 
 /// The operations implemented exactly for integer dtypes (integer `divide` is true division,
 /// computed in `f32`, and is not among them).
-pub const INTEGER_OPS: [BinaryOp; 14] = [
+pub const INTEGER_OPS: [BinaryOp; 19] = [
     BinaryOp::Add,
     BinaryOp::Subtract,
     BinaryOp::Multiply,
@@ -280,6 +288,44 @@ pub const INTEGER_OPS: [BinaryOp; 14] = [
     BinaryOp::GreaterEqual,
     BinaryOp::Less,
     BinaryOp::LessEqual,
+    BinaryOp::BitwiseAnd,
+    BinaryOp::BitwiseOr,
+    BinaryOp::BitwiseXor,
+    BinaryOp::BitwiseLeftShift,
+    BinaryOp::BitwiseRightShift,
+];
+
+/// The binary operations defined on integers and bools only, never on floats.
+const INTEGER_ONLY: [BinaryOp; 8] = [
+    BinaryOp::BitwiseAnd,
+    BinaryOp::BitwiseOr,
+    BinaryOp::BitwiseXor,
+    BinaryOp::BitwiseLeftShift,
+    BinaryOp::BitwiseRightShift,
+    BinaryOp::LogicalAnd,
+    BinaryOp::LogicalOr,
+    BinaryOp::LogicalXor,
+];
+
+/// The unary operations defined on integers and bools only, never on floats (bool takes exactly
+/// these).
+const INTEGER_ONLY_UNARY: [UnaryOp; 2] = [UnaryOp::BitwiseInvert, UnaryOp::LogicalNot];
+
+/// The unary operations implemented exactly for integer dtypes.
+pub const INTEGER_UNARY_OPS: [UnaryOp; 13] = [
+    UnaryOp::Abs,
+    UnaryOp::BitwiseInvert,
+    UnaryOp::Ceil,
+    UnaryOp::Floor,
+    UnaryOp::Isfinite,
+    UnaryOp::Isinf,
+    UnaryOp::Isnan,
+    UnaryOp::Negative,
+    UnaryOp::Positive,
+    UnaryOp::Round,
+    UnaryOp::Sign,
+    UnaryOp::Square,
+    UnaryOp::Trunc,
 ];
 
 /// The error of an operation that has no complex kernel.

@@ -16,14 +16,17 @@ API_DTYPES = {
     "c64": "complex64", "c128": "complex128",
 }
 UNARY = (
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cos", "cosh", "exp", "expm1",
-    "floor", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10", "negative", "positive",
-    "reciprocal", "round", "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "cos", "cosh",
+    "exp", "expm1", "floor", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10",
+    "logical_not", "negative", "positive", "reciprocal", "round", "sign", "signbit", "sin", "sinh",
+    "sqrt", "square", "tan", "tanh", "trunc",
 )
 BINARY = (
     "add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "atan2", "copysign",
     "floor_divide", "remainder", "hypot", "logaddexp", "nextafter",
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+    "logical_and", "logical_or", "logical_xor",
 )
 TERNARY = ("fused_mul_add", "fused_add_mul")
 # Three-operand array API functions, called as the library's function of that name with the
@@ -229,7 +232,7 @@ class Torch(Backend):
     has_out = True
     views = {**{t: "view" for t in TRAITS}, "negative": "copy"}
     renamed = {"equal": "eq", "not_equal": "ne", "greater": "gt", "greater_equal": "ge",
-               "less": "lt", "less_equal": "le"}
+               "less": "lt", "less_equal": "le", "bitwise_invert": "bitwise_not"}
     OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
                  "divide": "__truediv__", "pow": "__pow__", "floor_divide": "__floordiv__",
                  "remainder": "__mod__", "equal": "__eq__", "not_equal": "__ne__",
@@ -288,7 +291,8 @@ class Mlx(Backend):
     ``x.at[idx].add(updates)``."""
 
     renamed = {"pow": "power", "atan2": "arctan2", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
-               "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh"}
+               "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh",
+               "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
     # mx.as_strided's handling of each trait is not documented: the hello does not say.
     views = {}
 
