@@ -3,7 +3,7 @@
 //! fused_add_mul and add_into, in f16, bf16, f32, f64 and the eight integer dtypes; and through
 //! its `UnaryOps` trait, the 30 methods that are array API functions (`neg` as `negative`,
 //! `recip` as `reciprocal`, `round_ties_even` as `round`, whose ties go to even as the
-//! standard's do; numr's `round` rounds them away from zero), in the float dtypes. numr has no
+//! standard's do; numr's `round` rounds them away from zero), in the float and integer dtypes. numr has no
 //! `isfinite`, `signbit` or `positive`. Results cross as numr returns them: its `isnan` and
 //! `isinf` return U8 tensors (documented in `UnaryOps`), not bool.
 //!
@@ -110,7 +110,7 @@ impl Adapter for NumrAdapter {
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         let known = numr_dtype(dtype).is_ok();
         match op {
-            OpKind::Unary(u) if dtype.is_float() && unary_method(u).is_some() => Support::Supported,
+            OpKind::Unary(u) if known && dtype != DType::Bool && unary_method(u).is_some() => Support::Supported,
             OpKind::Unary(_) => Support::Unsupported(format!("numr's UnaryOps has no {op} for {dtype}")),
             OpKind::Binary(b) if known && BINARY.contains(&b) => Support::Supported,
             OpKind::Ternary(TernaryOp::FusedMulAdd | TernaryOp::FusedAddMul) if known => Support::Supported,
