@@ -1,24 +1,27 @@
 //! Double-double arithmetic (an unevaluated sum of two f64, about 106 bits) for the one
 //! kernel that needs more than f64: logaddexp, whose usual formula
-//! `hi + log1p(exp(lo - hi))` loses every correct digit next to a zero result.
+//! `hi + log1p(exp(lo - hi))` loses every correct digit next to a zero result. The complex
+//! logarithms use its exact sum and product too.
 
 /// `hi + lo` with `|lo| <= ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug)]
-struct Dd {
-    hi: f64,
-    lo: f64,
+pub(crate) struct Dd {
+    pub(crate) hi: f64,
+    pub(crate) lo: f64,
 }
 
 /// ln 2 as a double-double.
 const LN2: Dd = Dd { hi: std::f64::consts::LN_2, lo: 2.319_046_813_846_299_6e-17 };
 
-fn two_sum(a: f64, b: f64) -> Dd {
+/// `a + b` exactly, as the rounded sum and its error (Knuth).
+pub(crate) fn two_sum(a: f64, b: f64) -> Dd {
     let s = a + b;
     let bb = s - a;
     Dd { hi: s, lo: (a - (s - bb)) + (b - bb) }
 }
 
-fn two_prod(a: f64, b: f64) -> Dd {
+/// `a × b` exactly, as the rounded product and its error (by fma).
+pub(crate) fn two_prod(a: f64, b: f64) -> Dd {
     let p = a * b;
     Dd { hi: p, lo: a.mul_add(b, -p) }
 }
