@@ -1,9 +1,11 @@
 //! Complex operations in `c64` and `c128`, one element at a time.
 //!
 //! Implemented: `add`, `subtract`, `multiply`, `divide`, `equal`, `not_equal` (both operands of
-//! one complex dtype), and `abs`, `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`
-//! and `square`. The other unary functions are reported unsupported for complex dtypes: they
-//! are not built yet.
+//! one complex dtype), and `abs`, `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`,
+//! `square` and `reciprocal`, and the elementary functions `exp`, `expm1`, `log`, `log1p`,
+//! `log2`, `log10`, `sqrt`, `sin`, `cos`, `tan`, `sinh`, `cosh`, `tanh`, `asin`, `acos`,
+//! `atan`, `asinh`, `acosh` and `atanh` (in [`math`]). The rounding functions are not defined
+//! for complex operands and are reported unsupported.
 //!
 //! How each is computed:
 //!
@@ -21,11 +23,17 @@
 //!   `hypot(a, b)` (the C library's for `c128`; `sqrt(a² + b²)` in f64 for `c64`).
 //! - `sign` is `0 + 0j` for a zero, `NaN + NaN j` when a part is NaN, and otherwise
 //!   `divide(x, abs(x) + 0j)` (the standard: "according to the rules of complex number
-//!   division"); `square` is `multiply(x, x)`.
+//!   division"); `square` is `multiply(x, x)` and `reciprocal` `divide(1 + 0j, x)`.
+//! - The elementary functions compute on f64 parts for both dtypes (see [`math`]); `c64`
+//!   rounds each part once to f32. `sin`, `cos`, `tan`, `asin` and `atan` are the standard's
+//!   delegations (`-1j * sinh(x*1j)` and the like) with exact rotations, and `log2` and `log10`
+//!   are `log(x) / ln 2` and `log(x) / ln 10`.
 
 use opspec_adapter::{AdapterError, BinaryOp, Complex, DType, Element, OpKind, Support, Tensor, UnaryOp};
 
 use crate::named;
+
+mod math;
 
 /// The complex binary operations this module implements.
 const BINARY: [BinaryOp; 6] = [
@@ -38,15 +46,35 @@ const BINARY: [BinaryOp; 6] = [
 ];
 
 /// The complex unary operations this module implements.
-const UNARY: [UnaryOp; 8] = [
+const UNARY: [UnaryOp; 28] = [
     UnaryOp::Abs,
+    UnaryOp::Acos,
+    UnaryOp::Acosh,
+    UnaryOp::Asin,
+    UnaryOp::Asinh,
+    UnaryOp::Atan,
+    UnaryOp::Atanh,
+    UnaryOp::Cos,
+    UnaryOp::Cosh,
+    UnaryOp::Exp,
+    UnaryOp::Expm1,
     UnaryOp::Isfinite,
     UnaryOp::Isinf,
     UnaryOp::Isnan,
+    UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Log2,
+    UnaryOp::Log10,
     UnaryOp::Negative,
     UnaryOp::Positive,
+    UnaryOp::Reciprocal,
     UnaryOp::Sign,
+    UnaryOp::Sin,
+    UnaryOp::Sinh,
+    UnaryOp::Sqrt,
     UnaryOp::Square,
+    UnaryOp::Tan,
+    UnaryOp::Tanh,
 ];
 
 /// Whether `op` is implemented for the complex `dtype`.
@@ -166,6 +194,26 @@ fn unary_typed<T: Part, R: Element + FromF64>(op: UnaryOp, x: &Tensor) -> Result
         UnaryOp::Negative => complex(&|z| Complex::new(-z.re, -z.im)),
         UnaryOp::Positive => complex(&|z| z),
         UnaryOp::Square => complex(&|z| multiply(z, z)),
+        UnaryOp::Reciprocal => complex(&|z| divide(Complex::new(1.0, 0.0), z)),
+        UnaryOp::Exp => complex(&math::exp),
+        UnaryOp::Expm1 => complex(&math::expm1),
+        UnaryOp::Log => complex(&math::log),
+        UnaryOp::Log1p => complex(&math::log1p),
+        UnaryOp::Log2 => complex(&math::log2),
+        UnaryOp::Log10 => complex(&math::log10),
+        UnaryOp::Sqrt => complex(&math::sqrt),
+        UnaryOp::Sin => complex(&math::sin),
+        UnaryOp::Cos => complex(&math::cos),
+        UnaryOp::Tan => complex(&math::tan),
+        UnaryOp::Sinh => complex(&math::sinh),
+        UnaryOp::Cosh => complex(&math::cosh),
+        UnaryOp::Tanh => complex(&math::tanh),
+        UnaryOp::Asin => complex(&math::asin),
+        UnaryOp::Acos => complex(&math::acos),
+        UnaryOp::Atan => complex(&math::atan),
+        UnaryOp::Asinh => complex(&math::asinh),
+        UnaryOp::Acosh => complex(&math::acosh),
+        UnaryOp::Atanh => complex(&math::atanh),
         UnaryOp::Sign => complex(&|z| {
             if z.re == 0.0 && z.im == 0.0 {
                 Complex::new(0.0, 0.0)
@@ -359,7 +407,7 @@ mod tests {
         let s = unary(UnaryOp::Sign, &z).unwrap().to_vec::<Complex<f64>>().unwrap();
         assert_eq!(s[0], Complex::new(0.6, -0.8));
         assert_eq!(unary(UnaryOp::Isnan, &z).unwrap().to_vec::<bool>().unwrap(), [false, false]);
-        assert!(unary(UnaryOp::Exp, &z).is_err());
+        assert!(unary(UnaryOp::Floor, &z).is_err());
         assert!(binary(BinaryOp::Add, &a, &z).is_err());
     }
 }

@@ -1,36 +1,42 @@
 //! Double-double arithmetic (an unevaluated sum of two f64, about 106 bits) for the one
 //! kernel that needs more than f64: logaddexp, whose usual formula
-//! `hi + log1p(exp(lo - hi))` loses every correct digit next to a zero result.
+//! `hi + log1p(exp(lo - hi))` loses every correct digit next to a zero result. The complex
+//! functions use its exact sum and product (next to the unit circle) and its `expm1` and
+//! `sin_cos` (where complex `expm1`'s real part cancels).
 
 /// `hi + lo` with `|lo| <= ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug)]
-struct Dd {
-    hi: f64,
-    lo: f64,
+pub(crate) struct Dd {
+    pub(crate) hi: f64,
+    pub(crate) lo: f64,
 }
 
 /// ln 2 as a double-double.
 const LN2: Dd = Dd { hi: std::f64::consts::LN_2, lo: 2.319_046_813_846_299_6e-17 };
 
-fn two_sum(a: f64, b: f64) -> Dd {
+/// `a + b` exactly, as the rounded sum and its error (Knuth).
+pub(crate) fn two_sum(a: f64, b: f64) -> Dd {
     let s = a + b;
     let bb = s - a;
     Dd { hi: s, lo: (a - (s - bb)) + (b - bb) }
 }
 
-fn two_prod(a: f64, b: f64) -> Dd {
+/// `a × b` exactly, as the rounded product and its error (by fma).
+pub(crate) fn two_prod(a: f64, b: f64) -> Dd {
     let p = a * b;
     Dd { hi: p, lo: a.mul_add(b, -p) }
 }
 
-fn add(a: Dd, b: Dd) -> Dd {
+/// `a + b`, to about 106 bits.
+pub(crate) fn add(a: Dd, b: Dd) -> Dd {
     let s = two_sum(a.hi, b.hi);
     let t = two_sum(a.lo, b.lo);
     let u = two_sum(s.hi, s.lo + t.hi);
     two_sum(u.hi, u.lo + t.lo)
 }
 
-fn mul(a: Dd, b: Dd) -> Dd {
+/// `a × b`, to about 106 bits.
+pub(crate) fn mul(a: Dd, b: Dd) -> Dd {
     let p = two_prod(a.hi, b.hi);
     two_sum(p.hi, p.lo + (a.hi * b.lo + a.lo * b.hi))
 }
@@ -72,8 +78,40 @@ fn exp(x: Dd) -> Dd {
 }
 
 /// `exp(x) - 1`, keeping relative accuracy where the result is small.
-fn expm1(x: Dd) -> Dd {
+pub(crate) fn expm1(x: Dd) -> Dd {
     if x.hi.abs() <= LN2.hi / 2.0 { expm1_reduced(x) } else { add(exp(x), Dd { hi: -1.0, lo: 0.0 }) }
+}
+
+/// π/2 as an unevaluated sum of three f64 (about 160 bits).
+const HALF_PI: [f64; 3] =
+    [std::f64::consts::FRAC_PI_2, 6.123_233_995_736_766e-17, -1.497_384_904_859_169_8e-33];
+
+/// `(sin x, cos x)` for `|x| <= 2^20`, to about 100 bits (absolute, and relative unless `x` is
+/// next to a multiple of π/2): `x = k π/2 + r` with `|r| <= π/4`, then the Taylor series of
+/// `sin r` and `cos r`.
+pub(crate) fn sin_cos(x: f64) -> (Dd, Dd) {
+    let k = (x / HALF_PI[0]).round();
+    let p0 = two_prod(-k, HALF_PI[0]);
+    let p1 = two_prod(-k, HALF_PI[1]);
+    let r = add(add(Dd { hi: x, lo: 0.0 }, p0), add(p1, Dd { hi: -k * HALF_PI[2], lo: 0.0 }));
+    let minus_r2 = scale(mul(r, r), -1.0);
+    let (mut sin, mut cos) = (r, Dd { hi: 1.0, lo: 0.0 });
+    let (mut ts, mut tc) = (sin, cos);
+    // |r|^30 / 30! < 2^-120.
+    for n in 1..=15 {
+        let m = f64::from(2 * n);
+        tc = div(mul(tc, minus_r2), (m - 1.0) * m);
+        ts = div(mul(ts, minus_r2), m * (m + 1.0));
+        cos = add(cos, tc);
+        sin = add(sin, ts);
+    }
+    let neg = |v: Dd| scale(v, -1.0);
+    match (k as i64).rem_euclid(4) {
+        0 => (sin, cos),
+        1 => (cos, neg(sin)),
+        2 => (neg(sin), neg(cos)),
+        _ => (neg(cos), sin),
+    }
 }
 
 /// `log1p(v)` for `v` in (0, 1], to about 100 bits relative: one Newton step on `expm1` from
@@ -116,6 +154,21 @@ mod tests {
         let l = log1p(Dd { hi: 1.0, lo: 0.0 });
         assert_eq!(l.hi, LN2.hi);
         assert!((l.lo - LN2.lo).abs() < 1e-31, "{l:?}");
+    }
+
+    #[test]
+    fn sin_cos_are_accurate() {
+        // The libm's values to within an ulp, and sin² + cos² = 1 to about 100 bits.
+        for x in [0.1, 0.5, 1.0, 2.0, 3.0, -4.0, 100.0, 1e5] {
+            let (s, c) = sin_cos(x);
+            let ulp = |v: f64| f64::EPSILON * v.abs();
+            assert!((s.hi - x.sin()).abs() <= ulp(s.hi) && (c.hi - x.cos()).abs() <= ulp(c.hi), "{x}");
+            let one = add(mul(s, s), mul(c, c));
+            assert!((one.hi - 1.0 + one.lo).abs() < 1e-30, "{x}: {one:?}");
+        }
+        // sin(π) = π - HALF_PI·2 (the double nearest π misses by 1.2246467991473532e-16).
+        let (s, _) = sin_cos(std::f64::consts::PI);
+        assert!((s.hi - 1.224_646_799_147_353_2e-16).abs() < 1e-31, "{s:?}");
     }
 
     #[test]
