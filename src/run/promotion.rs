@@ -10,7 +10,7 @@ use super::check::{Check, CheckId, PromotionTarget, RunOptions, Target};
 use super::record::{Failure, Recorder, Repro, citation};
 use super::result::{CheckResult, Citation};
 use crate::format::Format;
-use crate::spec::promotion::{Literal, Operand};
+use crate::spec::promotion::{Literal, Operand, literal_bits};
 use crate::spec::{Catalog, LoadedPromotion, LoadedSuite};
 use crate::value::{Domain, IntFormat};
 
@@ -22,9 +22,8 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
         for (c, case) in catalog.promotions[t].table.cases.iter().enumerate() {
             let Ok(op) = case.op.parse::<BinaryOp>() else { continue };
             let dtype = format!("{}+{}", case.x1.label(), case.x2.label());
-            let (tensor, scalar) = tensor_and_scalar(&case.x1, &case.x2);
-            let needs = tensor
-                .and_then(|l| l.dtype.parse::<DType>().ok())
+            let (_, scalar) = tensor_and_scalar(&case.x1, &case.x2);
+            let needs = needed_dtype(&case.x1, &case.x2)
                 .map(|d| (if scalar.is_some() { OpKind::BinaryScalar(op) } else { OpKind::Binary(op) }, d));
             checks.push(Check {
                 id: CheckId::adapter(&suite.suite.name, adapter, &case.op, &dtype, &case.id.value),
@@ -35,6 +34,19 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
         }
     }
     checks
+}
+
+/// The dtype an adapter must support for a case to run: a complex operand's (an adapter
+/// without complex dtypes skips the real-complex cases), else the first tensor's.
+fn needed_dtype(x1: &Operand, x2: &Operand) -> Option<DType> {
+    let dtypes: Vec<DType> = [x1, x2]
+        .into_iter()
+        .filter_map(|o| match o {
+            Operand::Tensor(l) => l.dtype.parse().ok(),
+            _ => None,
+        })
+        .collect();
+    dtypes.iter().copied().find(|d| d.is_complex()).or(dtypes.first().copied())
 }
 
 /// The tensor literal of a case, and its scalar with the side it stands on, if it has one.
@@ -87,7 +99,9 @@ pub fn run(
     rec.checked(1);
     let mismatch = if returned.dtype() != expected.dtype() {
         Some(format!("dtype {}", returned.dtype()))
-    } else if returned.shape() != expected.shape() || returned.to_bits() != expected.to_bits() {
+    } else if returned.shape() != expected.shape()
+        || returned.to_contiguous().buffer() != expected.to_contiguous().buffer()
+    {
         Some(format!("{} with shape {:?}", values_text(&returned), returned.shape()))
     } else {
         None
@@ -111,30 +125,38 @@ pub fn run(
     Ok(())
 }
 
-/// The literal as a tensor; its numbers must be exact in its dtype.
+/// The literal as a tensor; its numbers must be exact in its dtype (a complex dtype's are real
+/// parts, with +0 imaginary parts).
 fn tensor_of(l: &Literal) -> Result<Tensor, String> {
     let dtype: DType = l.dtype.parse()?;
     let (shape, values) = l.values.flatten()?;
     let bits = values
         .iter()
-        .map(|&v| {
-            Domain::of(dtype).exact_bits(v).ok_or_else(|| format!("{v} is not exactly a {dtype} value"))
-        })
+        .map(|&v| literal_bits(dtype, v).ok_or_else(|| format!("{v} is not exactly a {dtype} value")))
         .collect::<Result<Vec<_>, _>>()?;
-    Tensor::from_bits(dtype, &shape, &bits).map_err(|e| e.to_string())
+    let tensor = if dtype.is_complex() {
+        let pairs: Vec<[u64; 2]> = bits.iter().map(|&re| [re, 0]).collect();
+        Tensor::from_pairs(dtype, &shape, &pairs)
+    } else {
+        Tensor::from_bits(dtype, &shape, &bits)
+    };
+    tensor.map_err(|e| e.to_string())
 }
 
+/// The elements of `t` as text: decimal numbers, `true`/`false`, or `re+imj` for complex ones.
 fn values_text(t: &Tensor) -> String {
-    let d = Domain::of(t.dtype());
-    let shown: Vec<String> = t
-        .to_bits()
-        .iter()
-        .map(|&x| match d {
-            Domain::Float(f) => Format::decimal(f, x),
-            Domain::Int(i) => IntFormat::value(i, x).to_string(),
-            Domain::Bool => (x != 0).to_string(),
-        })
-        .collect();
+    let text = |d: DType, x: u64| match Domain::of(d) {
+        Domain::Float(f) => Format::decimal(f, x),
+        Domain::Int(i) => IntFormat::value(i, x).to_string(),
+        Domain::Bool => (x != 0).to_string(),
+    };
+    let shown: Vec<String> = match (t.dtype().component(), t.to_pairs()) {
+        (Some(part), Ok(pairs)) => {
+            let signed = |s: String| if s.starts_with('-') { s } else { format!("+{s}") };
+            pairs.iter().map(|&[re, im]| format!("{}{}j", text(part, re), signed(text(part, im)))).collect()
+        }
+        _ => t.to_bits().iter().map(|&x| text(t.dtype(), x)).collect(),
+    };
     format!("[{}]", shown.join(", "))
 }
 

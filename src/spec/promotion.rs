@@ -132,10 +132,16 @@ pub fn validate(file: &Path, table: &PromotionTable) -> Result<(), LoadError> {
             let (shape, values) =
                 l.values.flatten().map_err(|e| err(format!("field `{name}.values`: {e}")))?;
             check_shape(&shape).map_err(|e| err(format!("field `{name}.values`: {e}")))?;
-            if let Some(v) = values.iter().find(|&&v| Domain::of(dtype).exact_bits(v).is_none()) {
+            if let Some(v) = values.iter().find(|&&v| literal_bits(dtype, v).is_none()) {
                 return Err(err(format!("field `{name}.values`: {v} is not exactly a {dtype} value")));
             }
         }
     }
     Ok(())
+}
+
+/// The bits of literal value `v` in `dtype` if it holds `v` exactly; for a complex dtype, the
+/// bits of its real part (the imaginary part is +0).
+pub fn literal_bits(dtype: DType, v: f64) -> Option<u64> {
+    Domain::of(dtype.component().unwrap_or(dtype)).exact_bits(v)
 }

@@ -1,11 +1,12 @@
 //! Complex operations in `c64` and `c128`, one element at a time.
 //!
-//! Implemented: `add`, `subtract`, `multiply`, `divide`, `equal`, `not_equal` (both operands of
-//! one complex dtype), and `abs`, `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`,
-//! `square` and `reciprocal`, and the elementary functions `exp`, `expm1`, `log`, `log1p`,
-//! `log2`, `log10`, `sqrt`, `sin`, `cos`, `tan`, `sinh`, `cosh`, `tanh`, `asin`, `acos`,
-//! `atan`, `asinh`, `acosh` and `atanh` (in [`math`]). The rounding functions are not defined
-//! for complex operands and are reported unsupported.
+//! Implemented: `add`, `subtract`, `multiply`, `divide`, `equal`, `not_equal` (a real float
+//! operand promoted to the complex dtype, as the array API's table gives), and `abs`,
+//! `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`, `square` and `reciprocal`,
+//! and the elementary functions `exp`, `expm1`, `log`, `log1p`, `log2`, `log10`, `sqrt`,
+//! `sin`, `cos`, `tan`, `sinh`, `cosh`, `tanh`, `asin`, `acos`, `atan`, `asinh`, `acosh` and
+//! `atanh` (in [`math`]). The rounding functions are not defined for complex operands and are
+//! reported unsupported.
 //!
 //! How each is computed:
 //!
@@ -121,18 +122,41 @@ impl Part for Complex<f64> {
     }
 }
 
-/// `op(a, b)` for two complex tensors of one dtype.
+/// `op(a, b)` for two complex tensors, or a complex and a real float one, in the dtype they
+/// promote to.
 pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
-    if a.dtype() != b.dtype() {
-        return Err(AdapterError::new(
-            opspec_adapter::ErrorKind::DTypeMismatch,
-            format!("opspec-cpu does not promote {} with {}", a.dtype(), b.dtype()),
-        ));
-    }
-    match a.dtype() {
+    let dtype = crate::promote::promote(a.dtype(), b.dtype())?;
+    let (a, b) = (&to_complex(a, dtype)?, &to_complex(b, dtype)?);
+    match dtype {
         DType::C64 => binary_typed::<Complex<f32>>(op, a, b),
         DType::C128 => binary_typed::<Complex<f64>>(op, a, b),
         other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
+    }
+}
+
+/// `t` as a tensor of complex `dtype`: a real one with +0 imaginary parts, a `c64` one
+/// widened (both exact).
+fn to_complex(t: &Tensor, dtype: DType) -> Result<Tensor, AdapterError> {
+    if t.dtype() == dtype {
+        return Ok(t.clone());
+    }
+    let widened: Vec<Complex<f64>> = match t.dtype() {
+        DType::C64 => {
+            t.to_vec::<Complex<f32>>()?.into_iter().map(|z| Complex::new(z.re.into(), z.im.into())).collect()
+        }
+        _ => {
+            let real = crate::promote::cast(t, DType::F64)?.to_vec::<f64>()?;
+            real.into_iter().map(|re| Complex::new(re, 0.0)).collect()
+        }
+    };
+    match dtype {
+        DType::C128 => Tensor::from_slice(&widened, t.shape()),
+        // A real operand of c64's width (f16, bf16, f32) rounds back without error.
+        _ => {
+            let narrow: Vec<Complex<f32>> =
+                widened.into_iter().map(|z| Complex::new(z.re as f32, z.im as f32)).collect();
+            Tensor::from_slice(&narrow, t.shape())
+        }
     }
 }
 
@@ -408,6 +432,13 @@ mod tests {
         assert_eq!(s[0], Complex::new(0.6, -0.8));
         assert_eq!(unary(UnaryOp::Isnan, &z).unwrap().to_vec::<bool>().unwrap(), [false, false]);
         assert!(unary(UnaryOp::Floor, &z).is_err());
-        assert!(binary(BinaryOp::Add, &a, &z).is_err());
+        // c64 with c128 promotes to c128; f64 with c64 too; an integer with a complex: refused.
+        let sum = binary(BinaryOp::Add, &a, &z).unwrap().to_vec::<Complex<f64>>().unwrap();
+        assert_eq!(sum, [Complex::new(4.0, -2.0), Complex::new(1.0, 2.0)]);
+        let real = Tensor::from_slice(&[0.5f64], &[1]).unwrap();
+        let product = binary(BinaryOp::Multiply, &real, &a).unwrap().to_vec::<Complex<f64>>().unwrap();
+        assert_eq!(product, [Complex::new(0.5, 1.0)]);
+        let int = Tensor::from_slice(&[1i32], &[1]).unwrap();
+        assert!(binary(BinaryOp::Add, &int, &a).is_err());
     }
 }

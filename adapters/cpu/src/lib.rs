@@ -72,7 +72,7 @@ impl Adapter for CpuAdapter {
                 Support::Supported
             }
             OpKind::Binary(b) | OpKind::BinaryScalar(b)
-                if dtype != DType::Bool && (INTEGER_OPS.contains(&b) || b == BinaryOp::Divide) =>
+                if dtype.is_integer() && (INTEGER_OPS.contains(&b) || b == BinaryOp::Divide) =>
             {
                 // Integer true division computes in f32 (see `promote`).
                 Support::Supported
@@ -92,7 +92,7 @@ impl Adapter for CpuAdapter {
     }
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
-        // Complex operands take their own kernels (and are not promoted with real ones yet).
+        // Complex operands (with a real one promoted to complex) take their own kernels.
         if a.dtype().is_complex() || b.dtype().is_complex() {
             return complex::binary(op, a, b);
         }

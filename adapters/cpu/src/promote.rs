@@ -2,8 +2,9 @@
 //!
 //! Tensor with tensor: the array API's lattice (integers of one signedness widen; a signed and
 //! an unsigned integer meet in the smallest signed type holding both; floats widen), extended to
-//! f16 and bf16 (which meet in f32). Integers with floats are refused: the array API leaves
-//! them unspecified. A Python scalar takes the tensor's dtype, except a Python float with an
+//! f16 and bf16 (which meet in f32); a real float with a complex dtype gives the complex dtype
+//! of the wider of the two (f64 with c64 is c128). Integers with floats are refused: the array
+//! API leaves them unspecified. A Python scalar takes the tensor's dtype, except a Python float with an
 //! integer tensor, which gives the default float, f32 (MegEngine's rule). Integer true division
 //! also gives f32.
 
@@ -28,6 +29,20 @@ pub fn promote(a: DType, b: DType) -> Result<DType, AdapterError> {
     let refuse =
         || AdapterError::new(ErrorKind::DTypeMismatch, format!("opspec-cpu does not promote {a} with {b}"));
     Ok(match (a, b) {
+        // The array API's floating-point table: a complex dtype with its own or a narrower
+        // real dtype keeps its width; c64 with f64 or c128 widens to c128.
+        (C64 | C128, _) | (_, C64 | C128) => {
+            let width = |d: DType| match d {
+                C128 | F64 => 2,
+                C64 | F32 | F16 | BF16 => 1,
+                _ => 0,
+            };
+            match width(a).min(width(b)) {
+                0 => return Err(refuse()),
+                _ if width(a).max(width(b)) == 2 => C128,
+                _ => C64,
+            }
+        }
         (F16, BF16) | (BF16, F16) => F32,
         (F16 | BF16 | F32, F32) | (F32, F16 | BF16) => F32,
         (F16 | BF16 | F32 | F64, F64) | (F64, F16 | BF16 | F32) => F64,
@@ -153,6 +168,11 @@ mod tests {
 
     #[test]
     fn array_api_lattice() {
+        assert_eq!(promote(F32, C64).unwrap(), C64);
+        assert_eq!(promote(C64, F64).unwrap(), C128);
+        assert_eq!(promote(C64, C128).unwrap(), C128);
+        assert_eq!(promote(C128, F16).unwrap(), C128);
+        assert!(promote(I32, C64).is_err());
         assert_eq!(promote(I8, U8).unwrap(), I16);
         assert_eq!(promote(U16, I8).unwrap(), I32);
         assert_eq!(promote(U32, I64).unwrap(), I64);

@@ -527,12 +527,25 @@ fn support_is_truthful() {
     }
 }
 
+/// The binary operations opspec-cpu implements and opspec-cuda reports unsupported (issue 18).
+const NO_KERNEL_YET: [BinaryOp; 8] = [
+    BinaryOp::BitwiseAnd,
+    BinaryOp::BitwiseOr,
+    BinaryOp::BitwiseXor,
+    BinaryOp::BitwiseLeftShift,
+    BinaryOp::BitwiseRightShift,
+    BinaryOp::LogicalAnd,
+    BinaryOp::LogicalOr,
+    BinaryOp::LogicalXor,
+];
+
 #[test]
 fn the_support_table_is_as_documented() {
     let supported = |cc| Kernel::all().into_iter().filter(|k| k.support(cc).is_ok()).count();
     // 4 floats: 20 binary + 2 fused + 2 scatter; 8 integer dtypes: 15 binary (not atan2,
-    // copysign, hypot, logaddexp, nextafter) + 2 fused + 2 scatter; bool: none.
-    assert_eq!(BinaryOp::ALL.len(), 20);
+    // copysign, hypot, logaddexp, nextafter) + 2 fused + 2 scatter; bool: none. The 8 bitwise
+    // and logical operations have no kernel yet.
+    assert_eq!(BinaryOp::ALL.len(), 20 + NO_KERNEL_YET.len());
     assert_eq!(supported((9, 0)), 4 * 24 + 8 * 19);
     assert_eq!(supported((7, 5)), 4 * 24 + 8 * 19 - 1);
     let source = Kernel::Binary(BinaryOp::Add, DType::F32).source().unwrap();
@@ -560,7 +573,7 @@ fn everything_the_cpu_adapter_supports_has_a_kernel() {
     // Checked on the support table, without a device: on compute capability 9.0 (the H200).
     let cpu = CpuAdapter::new();
     let mut ops: Vec<OpKind> = vec![OpKind::ScatterAdd];
-    for op in BinaryOp::ALL {
+    for op in BinaryOp::ALL.into_iter().filter(|op| !NO_KERNEL_YET.contains(op)) {
         ops.extend([OpKind::Binary(op), OpKind::BinaryScalar(op), OpKind::BinaryInto(op)]);
     }
     // clip (issue 18) has no CUDA kernel yet: opspec-cuda reports it unsupported.

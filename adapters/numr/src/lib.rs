@@ -110,7 +110,9 @@ impl Adapter for NumrAdapter {
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
         let known = numr_dtype(dtype).is_ok();
         match op {
-            OpKind::Unary(u) if known && dtype != DType::Bool && unary_method(u).is_some() => Support::Supported,
+            OpKind::Unary(u) if known && dtype != DType::Bool && unary_method(u).is_some() => {
+                Support::Supported
+            }
             OpKind::Unary(_) => Support::Unsupported(format!("numr's UnaryOps has no {op} for {dtype}")),
             OpKind::Binary(b) if known && BINARY.contains(&b) => Support::Supported,
             OpKind::Ternary(TernaryOp::FusedMulAdd | TernaryOp::FusedAddMul) if known => Support::Supported,
