@@ -92,6 +92,49 @@ pub fn moderate_inputs(f: Format, arity: usize, n: usize, rng: &mut Generator) -
         .collect()
 }
 
+/// `n` one-operand inputs of finite parts for the transcendental functions. Each part is, out
+/// of sixteen draws: a zero of either sign twice; `±(1 ± δ)` with `δ` from half down to the
+/// last bit once (near the branch points ±1 and ±i, and `|x| ≈ 1`, where `log`, `log1p` and the
+/// inverse functions cancel); of moderate magnitude (as [`moderate_inputs`]) six times; and
+/// with a biased exponent drawn uniformly from the format's whole range, subnormals included,
+/// seven times (tiny parts, where `expm1` and `log1p` cancel, and huge ones, where textbook
+/// formulas overflow and `sin` and `cos` need their arguments reduced).
+pub fn wide_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
+    let biased_exponents = (1u64 << f.exp_bits) - 1;
+    let bias = f.bias() as u64;
+    (0..n)
+        .map(|_| {
+            let mut x = [0u64; 4];
+            for part in x.iter_mut().take(2) {
+                let r = rng.bits();
+                let negative = r & 1 == 1;
+                let frac = (r >> 12) & f.frac_mask();
+                *part = match (r >> 1) % 16 {
+                    0 | 1 => f.compose(negative, 0, 0),
+                    2 => {
+                        // 1 + δ keeps the low `frac_bits - k` bits of `frac`; 1 - δ sets the
+                        // `k` bits above them.
+                        let s = rng.bits();
+                        let k = s % (f.frac_bits as u64 + 1);
+                        let low = frac & (f.frac_mask() >> k);
+                        if (s >> 8) & 1 == 0 {
+                            f.compose(negative, bias, low)
+                        } else {
+                            f.compose(negative, bias - 1, f.frac_mask() ^ low)
+                        }
+                    }
+                    3..=8 => {
+                        let exponent = ((r >> 5) % 41) as i32 - 20;
+                        f.compose(negative, (f.bias() + exponent) as u64, frac)
+                    }
+                    _ => f.compose(negative, (r >> 5) % biased_exponents, frac),
+                };
+            }
+            x
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +173,21 @@ mod tests {
                 assert!(m == 0.0 || (2f64.powi(-20)..2f64.powi(21)).contains(&m), "{m}");
             }
         }
+    }
+
+    #[test]
+    fn wide_inputs_reach_tiny_moderate_and_huge_parts() {
+        let f = Format::F32;
+        let mut rng = Generator::new(3, "wide");
+        let inputs = wide_inputs(f, 2000, &mut rng);
+        let parts: Vec<f64> = inputs.iter().flat_map(|x| [x[0], x[1]]).map(|v| f.to_f64(v).abs()).collect();
+        assert!(inputs.iter().all(|x| f.is_finite(x[0]) && f.is_finite(x[1]) && x[2] == 0 && x[3] == 0));
+        let share =
+            |p: &dyn Fn(f64) -> bool| parts.iter().filter(|&&m| p(m)).count() as f64 / parts.len() as f64;
+        assert!((0.08..0.2).contains(&share(&|m| m == 0.0)));
+        assert!(share(&|m| m > 0.0 && m < 1e-30) > 0.03);
+        assert!(share(&|m| (2f64.powi(-20)..2f64.powi(21)).contains(&m)) > 0.4);
+        assert!(share(&|m| m > 1e30) > 0.03);
+        assert!(share(&|m| m != 1.0 && (m - 1.0).abs() < 1e-4) > 0.02);
     }
 }

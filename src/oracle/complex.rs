@@ -1,14 +1,21 @@
-//! The reference for complex operations on finite operands, by exact component arithmetic.
+//! The reference for complex operations on finite operands: exact component arithmetic, MPFR
+//! and MPC.
 //!
-//! Why not MPC: `add`, `subtract`, `multiply` and `divide` of complex numbers with
-//! floating-point parts have exact results in the rationals (`(ac + bd) / (c² + d²)` is a
-//! quotient of exact products), so rug's `Rational` computes them exactly and MPFR rounds each
-//! part once (`mpfr_set_q` is correctly rounded); MPC would give the same parts and needs the
-//! MPC C library built as well. `abs` and `sign` (`x / |x|`) are not rational: they are
-//! computed with MPFR at [`PRECISION`] bits, far beyond any format's, which is exact enough to
-//! measure an adapter's error in ULPs (they are judged against a bound, never bit for bit).
-//! The transcendental functions (exp, log, the trigonometric and hyperbolic ones) have no
-//! reference here yet: their tables are checked on their rows only.
+//! `add`, `subtract`, `multiply` and `divide` of complex numbers with floating-point parts have
+//! exact results in the rationals (`(ac + bd) / (c² + d²)` is a quotient of exact products), so
+//! rug's `Rational` computes them exactly and MPFR rounds each part once (`mpfr_set_q` is
+//! correctly rounded). `abs` and `sign` (`x / |x|`) are not rational: they are computed with
+//! MPFR at [`PRECISION`] bits, far beyond any format's, which is exact enough to measure an
+//! adapter's error in ULPs (they are judged against a bound, never bit for bit).
+//!
+//! The transcendental functions ([`TRANSCENDENTAL`]: exp, log, sqrt, the trigonometric and
+//! hyperbolic functions and their inverses) are MPC's (rug's `Complex`), which rounds each part
+//! correctly at [`PRECISION`] bits, with the branch cuts and the signs of zeros on them of C99's
+//! Annex G (the standard's). MPC has no `expm1` or `log1p`: `log1p(x)` is MPC's `log` of
+//! `1 + x` formed exactly, and `expm1(x)` is `exp(x) - 1` at a precision raised until the real
+//! part, whatever the cancellation, keeps [`PRECISION`] bits (the imaginary part, `e^a sin b`,
+//! cancels nothing). A result with a part beyond the format's largest finite value has no
+//! reference (the `random` check draws another operand; see docs/ACCURACY.md).
 //!
 //! Special operands (infinities, NaNs, a zero divisor) have no reference: the tables' rows
 //! state those results. Values go in and come out as raw bits read through
@@ -18,7 +25,7 @@ use std::cmp::Ordering;
 
 use opspec_adapter::{BinaryOp, UnaryOp};
 use rug::float::Round;
-use rug::{Float, Rational};
+use rug::{Complex, Float, Rational};
 
 use crate::format::Format;
 use crate::oracle::rounding::{decode, round};
@@ -67,10 +74,35 @@ pub fn binary(op: BinaryOp, f: Format, x: [u64; 2], y: [u64; 2]) -> Option<Refer
     Some(Reference::Exact(parts))
 }
 
-/// `op(x)` of a finite complex operand; `None` for a non-finite part or an operation without
-/// a reference (`sign(0)` has a row, not a reference).
+/// The complex functions computed through MPC, one complex operand each.
+pub const TRANSCENDENTAL: [UnaryOp; 17] = [
+    UnaryOp::Exp,
+    UnaryOp::Expm1,
+    UnaryOp::Log,
+    UnaryOp::Log1p,
+    UnaryOp::Sqrt,
+    UnaryOp::Sin,
+    UnaryOp::Cos,
+    UnaryOp::Tan,
+    UnaryOp::Sinh,
+    UnaryOp::Cosh,
+    UnaryOp::Tanh,
+    UnaryOp::Asin,
+    UnaryOp::Acos,
+    UnaryOp::Atan,
+    UnaryOp::Asinh,
+    UnaryOp::Acosh,
+    UnaryOp::Atanh,
+];
+
+/// `op(x)` of a finite complex operand; `None` for a non-finite part, an operation without a
+/// reference (`sign(0)` has a row, not a reference), or a transcendental result with a part
+/// beyond the format's range (`exp(1000 + 0j)` in c128, `log(0 + 0j)`).
 pub fn unary(op: UnaryOp, f: Format, x: [u64; 2]) -> Option<Reference> {
     let [a, b] = [rational(f, x[0])?, rational(f, x[1])?];
+    if TRANSCENDENTAL.contains(&op) {
+        return transcendental(op, f, x);
+    }
     let modulus = || Float::with_val(PRECISION, Rational::from(&a * &a) + Rational::from(&b * &b)).sqrt();
     match op {
         UnaryOp::Abs => Some(Reference::Approximate(vec![modulus()])),
@@ -82,6 +114,86 @@ pub fn unary(op: UnaryOp, f: Format, x: [u64; 2]) -> Option<Reference> {
         UnaryOp::Square => binary(BinaryOp::Multiply, f, x, x),
         _ => None,
     }
+}
+
+/// `op(x)` (one of [`TRANSCENDENTAL`]) of finite `x`, each part at [`PRECISION`] bits; `None`
+/// where a part rounds to an infinity in `f`.
+fn transcendental(op: UnaryOp, f: Format, x: [u64; 2]) -> Option<Reference> {
+    let z = Complex::with_val(f.precision(), (decode(f, x[0]), decode(f, x[1])));
+    // `w` starts as `z` exactly (PRECISION exceeds every format's), and each `_mut` function
+    // rounds the exact result to w's precision.
+    let mut w = Complex::with_val(PRECISION, &z);
+    match op {
+        UnaryOp::Exp => w.exp_mut(),
+        UnaryOp::Expm1 => w = expm1(&z),
+        UnaryOp::Log => w.ln_mut(),
+        UnaryOp::Log1p => w = log1p(&z),
+        UnaryOp::Sqrt => w.sqrt_mut(),
+        UnaryOp::Sin => w.sin_mut(),
+        UnaryOp::Cos => w.cos_mut(),
+        UnaryOp::Tan => w.tan_mut(),
+        UnaryOp::Sinh => w.sinh_mut(),
+        UnaryOp::Cosh => w.cosh_mut(),
+        UnaryOp::Tanh => w.tanh_mut(),
+        UnaryOp::Asin => w.asin_mut(),
+        UnaryOp::Acos => w.acos_mut(),
+        UnaryOp::Atan => w.atan_mut(),
+        UnaryOp::Asinh => w.asinh_mut(),
+        UnaryOp::Acosh => w.acosh_mut(),
+        UnaryOp::Atanh => w.atanh_mut(),
+        _ => return None,
+    }
+    let (re, im) = w.into_real_imag();
+    let reference = Reference::Approximate(vec![re, im]);
+    reference.rounded(f).iter().all(|&part| f.is_finite(part)).then_some(reference)
+}
+
+/// `exp(z) - 1` at [`PRECISION`] bits per part. The subtraction cancels the bits of
+/// `Re(exp(z))` above the result's real part, so `exp` is evaluated again at a higher precision
+/// until the error left, below `2^(max(e, e_r) - p)` for `Re(exp(z))` below `2^e`, a result
+/// below `2^e_r` and precision `p`, is below `2^-PRECISION` of the part.
+fn expm1(z: &Complex) -> Complex {
+    if z.real().is_zero() && z.imag().is_zero() {
+        // exp(±0 ± 0j) - 1 = ±0 ± 0j exactly (the signs are the operand's).
+        return Complex::with_val(PRECISION, z);
+    }
+    let target = PRECISION as i32;
+    let mut precision = PRECISION + 64;
+    loop {
+        let mut w = Complex::with_val(precision, z.exp_ref());
+        if !w.real().is_finite() {
+            // Beyond MPFR's exponent range, so beyond every format's: no reference.
+            return w;
+        }
+        let before = w.real().get_exp().unwrap_or(1).max(1);
+        *w.mut_real() -= 1u32;
+        match w.real().get_exp() {
+            Some(after) if before.max(after) - precision as i32 <= after - 1 - target => {
+                return Complex::with_val(PRECISION, &w);
+            }
+            // Not yet: the precision that suffices if `after` is about right, and at least twice
+            // the last (a cancellation to zero, or an `after` that was mostly error).
+            Some(after) => {
+                precision = ((target + 1 + before.max(after) - after) as u32 + 8).max(2 * precision)
+            }
+            None => precision *= 2,
+        }
+    }
+}
+
+/// `log(1 + z)` at [`PRECISION`] bits per part, with `1 + Re(z)` formed exactly (MPC's `log`
+/// is correctly rounded for that exact operand, so nothing cancels).
+fn log1p(z: &Complex) -> Complex {
+    let a = z.real();
+    // The bits of 1 + a run from above the larger of 1 and |a| down to a's last bit.
+    let precision = match a.get_exp() {
+        Some(e) => (e.max(1) - e) as u32 + a.prec() + 1,
+        None => a.prec(),
+    };
+    let (one_plus_a, ord) = Float::with_val_round(precision, a + 1u32, Round::Nearest);
+    debug_assert_eq!(ord, Ordering::Equal, "1 + a is exact at {precision} bits");
+    let w = Complex::with_val((precision, z.imag().prec()), (one_plus_a, z.imag()));
+    Complex::with_val(PRECISION, w.ln_ref())
 }
 
 impl Reference {
@@ -233,5 +345,94 @@ mod tests {
         assert!(unary(UnaryOp::Sign, f, [0, 0]).is_none());
         assert_eq!(cis_signs(f, bits(3.0)), Some((Ordering::Less, Ordering::Greater)));
         assert_eq!(cis_signs(f, bits(-0.0)), Some((Ordering::Greater, Ordering::Less)));
+    }
+
+    /// The reference of `op` on `(re, im)` in c128, rounded to f64 parts.
+    fn rounded(op: UnaryOp, re: f64, im: f64) -> Option<[f64; 2]> {
+        let r = unary(op, Format::F64, [bits(re), bits(im)])?.rounded(Format::F64);
+        Some([f64::from_bits(r[0]), f64::from_bits(r[1])])
+    }
+
+    /// Asserts that each part of `op(re + im j)` is within one ULP of the larger part of
+    /// `want` (values from identities and tables, not from this code).
+    fn near(op: UnaryOp, re: f64, im: f64, want: [f64; 2]) {
+        let r = unary(op, Format::F64, [bits(re), bits(im)]).unwrap();
+        let error = r.normwise_error(Format::F64, &[bits(want[0]), bits(want[1])]);
+        assert!(error <= 1.0, "{op:?}({re} + {im}j) is {:?}, not {want:?}", rounded(op, re, im));
+        // Each nonzero part has the sign of the expected one (the branch cuts' sides).
+        let got = rounded(op, re, im).unwrap();
+        for (g, w) in got.iter().zip(want) {
+            assert!(w == 0.0 || g.signum() == w.signum(), "{op:?}({re} + {im}j) is {got:?}, not {want:?}");
+        }
+    }
+
+    #[test]
+    fn exponentials_and_logarithms_of_known_values() {
+        use std::f64::consts::{LN_2, PI};
+        // exp(iπ) = -1 + sin(π - fl(π)) j: the imaginary part is π's rounding error, 1.2246e-16.
+        assert_eq!(rounded(UnaryOp::Exp, 0.0, PI), Some([-1.0, 1.2246467991473532e-16]));
+        assert_eq!(rounded(UnaryOp::Exp, 1.0, 0.0), Some([std::f64::consts::E, 0.0]));
+        // log(-1 ± 0j) = ±πj: the sign of the zero picks the side of the branch cut.
+        assert_eq!(rounded(UnaryOp::Log, -1.0, 0.0), Some([0.0, PI]));
+        assert_eq!(rounded(UnaryOp::Log, -1.0, -0.0), Some([0.0, -PI]));
+        assert_eq!(rounded(UnaryOp::Log, 0.0, 2.0), Some([LN_2, PI / 2.0]));
+        // sqrt(-4 ± 0j) = ±2j.
+        assert_eq!(rounded(UnaryOp::Sqrt, -4.0, 0.0), Some([0.0, 2.0]));
+        assert_eq!(rounded(UnaryOp::Sqrt, -4.0, -0.0), Some([0.0, -2.0]));
+        assert_eq!(rounded(UnaryOp::Sqrt, 3.0, 4.0), Some([2.0, 1.0]));
+        // expm1 and log1p of the smallest subnormal: exp(x) - 1 at the working precision of
+        // the other functions would be 0, and 1 + x rounded to any fixed precision 1.
+        let tiny = f64::from_bits(1);
+        assert_eq!(rounded(UnaryOp::Expm1, tiny, 0.0), Some([tiny, 0.0]));
+        assert_eq!(rounded(UnaryOp::Log1p, tiny, 0.0), Some([tiny, 0.0]));
+        assert_eq!(rounded(UnaryOp::Log1p, -tiny, -tiny), Some([-tiny, -tiny]));
+        assert_eq!(rounded(UnaryOp::Expm1, -0.0, 0.0), Some([-0.0, 0.0]));
+        assert_eq!(rounded(UnaryOp::Log1p, -0.5, 0.0), Some([-LN_2, 0.0]));
+        // expm1(bj) = (cos b - 1) + sin(b) j: the real part is -b²/2 (1 - b²/12 ...), which is
+        // b²/2 rounded for b = 2^-40.
+        let b = 2f64.powi(-40);
+        assert_eq!(rounded(UnaryOp::Expm1, 0.0, b), Some([-b * b / 2.0, b]));
+        // exp(1000) overflows f64 and log(0) is -inf: no reference (the rows' results);
+        // exp(-1000) underflows to zero, which is a reference.
+        assert!(unary(UnaryOp::Exp, Format::F64, [bits(1000.0), 0]).is_none());
+        assert!(unary(UnaryOp::Exp, Format::F32, [100f32.to_bits() as u64, 0]).is_none());
+        assert!(unary(UnaryOp::Log, Format::F64, [0, 0]).is_none());
+        assert!(unary(UnaryOp::Atanh, Format::F64, [bits(1.0), 0]).is_none());
+        // e^(2^1000) is beyond MPFR's exponent range too.
+        assert!(unary(UnaryOp::Expm1, Format::F64, [bits(2f64.powi(1000)), bits(1.0)]).is_none());
+        assert_eq!(rounded(UnaryOp::Exp, -1000.0, 1.0), Some([0.0, 0.0]));
+    }
+
+    #[test]
+    fn trigonometric_and_hyperbolic_functions_of_known_values() {
+        use std::f64::consts::{FRAC_PI_2, FRAC_PI_3, PI};
+        let (sinh1, cosh1, tanh1) = (1.1752011936438014, 1.5430806348152437, 0.7615941559557649);
+        // ln(2 + √3) = acosh(2) = asinh(√3); ½ ln 3 = atanh(1/2).
+        let (acosh2, half_ln3) = (1.3169578969248166, 0.5493061443340548);
+        near(UnaryOp::Sin, 0.0, 1.0, [0.0, sinh1]);
+        near(UnaryOp::Cos, 0.0, 1.0, [cosh1, 0.0]);
+        near(UnaryOp::Tan, 0.0, 1.0, [0.0, tanh1]);
+        near(UnaryOp::Sinh, 1.0, 0.0, [sinh1, 0.0]);
+        near(UnaryOp::Cosh, 0.0, PI, [-1.0, 0.0]);
+        near(UnaryOp::Tanh, 1.0, 0.0, [tanh1, 0.0]);
+        // The inverse functions on their branch cuts, the side given by the zero's sign
+        // (C99 Annex G: casin(2 + 0i) = π/2 + 1.317i, cacos(2 + 0i) = 0 - 1.317i).
+        near(UnaryOp::Asin, 2.0, 0.0, [FRAC_PI_2, acosh2]);
+        near(UnaryOp::Asin, 2.0, -0.0, [FRAC_PI_2, -acosh2]);
+        near(UnaryOp::Acos, 2.0, 0.0, [0.0, -acosh2]);
+        near(UnaryOp::Acosh, -2.0, 0.0, [acosh2, PI]);
+        near(UnaryOp::Acosh, 0.5, 0.0, [0.0, FRAC_PI_3]);
+        near(UnaryOp::Atan, 0.0, 2.0, [FRAC_PI_2, half_ln3]);
+        near(UnaryOp::Asinh, 0.0, 2.0, [acosh2, FRAC_PI_2]);
+        near(UnaryOp::Atanh, 2.0, 0.0, [half_ln3, FRAC_PI_2]);
+        near(UnaryOp::Atanh, 2.0, -0.0, [half_ln3, -FRAC_PI_2]);
+        // atanh(x) = x + x³/3 + ...: x itself for x small enough that x³/3 is below half its ULP.
+        assert_eq!(rounded(UnaryOp::Atanh, 1e-10, 0.0), Some([1e-10, 0.0]));
+        assert_eq!(rounded(UnaryOp::Atanh, 1e-10, -1e-10), Some([1e-10, -1e-10]));
+        // asinh, atan and sin of a subnormal are the subnormal.
+        let tiny = f64::from_bits(3);
+        for op in [UnaryOp::Asinh, UnaryOp::Atan, UnaryOp::Sin, UnaryOp::Tanh] {
+            assert_eq!(rounded(op, tiny, -tiny), Some([tiny, -tiny]), "{op:?}");
+        }
     }
 }

@@ -84,12 +84,15 @@ impl RunInfo {
 
 /// The reference's libraries, with the versions built into this binary.
 fn reference_version() -> String {
-    use gmp_mpfr_sys::{gmp, mpfr};
+    use gmp_mpfr_sys::{gmp, mpc, mpfr};
     format!(
-        "MPFR {}.{}.{} with GMP {}.{}.{} (through rug and gmp-mpfr-sys), rounded once per format",
+        "MPFR {}.{}.{} and MPC {}.{}.{} with GMP {}.{}.{} (through rug and gmp-mpfr-sys), rounded once per format",
         mpfr::VERSION_MAJOR,
         mpfr::VERSION_MINOR,
         mpfr::VERSION_PATCHLEVEL,
+        mpc::VERSION_MAJOR,
+        mpc::VERSION_MINOR,
+        mpc::VERSION_PATCHLEVEL,
         gmp::VERSION,
         gmp::VERSION_MINOR,
         gmp::VERSION_PATCHLEVEL

@@ -2,15 +2,17 @@
 //!
 //! Per table and complex dtype: one check per row (inputs drawn from the row's component
 //! classes, the result judged part by part), `random` where the table has an `accuracy`
-//! (finite operands of moderate magnitude against [`oracle::complex`](crate::oracle::complex)),
-//! and one check per stated property (a delegation such as `asin(x) = -1j * asinh(x*1j)`,
+//! (finite operands against [`oracle::complex`](crate::oracle::complex): of moderate magnitude,
+//! or for the transcendental functions from tiny to huge), and one check per stated property (a delegation such as `asin(x) = -1j * asinh(x*1j)`,
 //! judged on the adapter's own results). Complex rows have no table self-checks: the oracle
 //! covers finite operands only, and the rows state special values.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
 use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Support, Tensor, UnaryOp};
+use rayon::prelude::*;
 
 use super::call::apply_guarded;
 use super::check::{Check, CheckId, ComplexCases, ComplexTarget, RunOptions, Target};
@@ -20,8 +22,10 @@ use crate::check::step_distance;
 use crate::expect::constant;
 use crate::format::Format;
 use crate::generate::Generator;
-use crate::generate::complex::{Components, moderate_inputs, row_inputs};
-use crate::oracle::complex::{Reference, binary as reference_binary, cis_signs, unary as reference_unary};
+use crate::generate::complex::{Components, moderate_inputs, row_inputs, wide_inputs};
+use crate::oracle::complex::{
+    Reference, TRANSCENDENTAL, binary as reference_binary, cis_signs, unary as reference_unary,
+};
 use crate::spec::complex::{ComplexAccuracy, ComplexOp, ComplexResult, Delegation, LoadedComplex, Part};
 use crate::spec::{Catalog, LoadedSuite};
 
@@ -105,26 +109,46 @@ pub fn run(
                 .collect();
             let inputs = row_inputs(f, &row.when, &unless, arity, per_row, &mut rng)?;
             let mut rec = Recorder::new(result, options);
-            run.judge(&inputs, &row.result, &mut rec)?;
+            run.judge(&inputs, &row.result, None, &mut rec)?;
             rec.finish("inputs");
         }
         ComplexCases::Random => {
-            // Inputs without a reference (a zero divisor, `sign(0)`) are a row's, not these:
-            // they are drawn again, so that the check makes the planned number.
+            // Inputs without a reference (a zero divisor, `sign(0)`, a result beyond the
+            // format's range) are a row's or no one's, not these: they are drawn again, so that
+            // the check makes the planned number.
             let comparison = matches!(table.op, ComplexOp::Binary(BinaryOp::Equal | BinaryOp::NotEqual));
+            let wide = matches!(table.op, ComplexOp::Unary(u) if TRANSCENDENTAL.contains(&u));
             let n = suite.random_cases;
             let mut inputs = Vec::with_capacity(n);
+            let mut references = Vec::with_capacity(n);
             while inputs.len() < n {
-                let mut batch = moderate_inputs(f, arity, (n - inputs.len()).max(64), &mut rng);
-                batch.retain(|x| comparison || run.reference(x).is_some());
-                if batch.is_empty() {
+                let want = (n - inputs.len()).max(64);
+                let batch = if wide {
+                    wide_inputs(f, want, &mut rng)
+                } else {
+                    moderate_inputs(f, arity, want, &mut rng)
+                };
+                let drawn = inputs.len();
+                if comparison {
+                    inputs.extend(batch);
+                } else {
+                    let judged: Vec<_> = batch.par_iter().map(|x| run.reference(x)).collect();
+                    for (x, reference) in batch.into_iter().zip(judged) {
+                        if let Some(r) = reference {
+                            inputs.push(x);
+                            references.push(r);
+                        }
+                    }
+                }
+                if inputs.len() == drawn {
                     return Err(format!("{} has no reference on finite operands", spec.op));
                 }
-                inputs.extend(batch);
             }
             inputs.truncate(n);
+            references.truncate(n);
             let mut rec = Recorder::new(result, options);
-            run.judge(&inputs, &ComplexResult::Reference, &mut rec)?;
+            let references = (!comparison).then_some(&references[..]);
+            run.judge(&inputs, &ComplexResult::Reference, references, &mut rec)?;
             rec.finish("inputs");
         }
         ComplexCases::Property(p) => {
@@ -219,11 +243,13 @@ impl Run<'_> {
         }
     }
 
-    /// Calls the table's operation on `inputs` and judges every result by `expected`.
+    /// Calls the table's operation on `inputs` and judges every result by `expected`; a
+    /// `reference` result by `references` (one per input) where given, else by the oracle.
     fn judge(
         &self,
         inputs: &[Components],
         expected: &ComplexResult,
+        references: Option<&[Reference]>,
         rec: &mut Recorder,
     ) -> Result<(), String> {
         let op = op_kind(self.table.op);
@@ -246,7 +272,10 @@ impl Run<'_> {
                     (self.part_ok(part, p[i][0], x), format!("{part:?}"))
                 }
                 (Values::Parts(p), ComplexResult::Reference) => {
-                    let reference = self.reference(x).ok_or("no reference for this input")?;
+                    let reference = match references {
+                        Some(r) => Cow::Borrowed(&r[i]),
+                        None => Cow::Owned(self.reference(x).ok_or("no reference for this input")?),
+                    };
                     match accuracy.ok_or("the table has no accuracy")? {
                         ComplexAccuracy::CorrectlyRounded => (
                             reference.is_correctly_rounded(self.f, &p[i]),
