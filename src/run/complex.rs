@@ -3,8 +3,8 @@
 //! Per table and complex dtype: one check per row (inputs drawn from the row's component
 //! classes, the result judged part by part), `random` where the table has an `accuracy`
 //! (finite operands against [`oracle::complex`](crate::oracle::complex): of moderate magnitude,
-//! or for the transcendental functions from tiny to huge), and one check per stated property (a delegation such as `asin(x) = -1j * asinh(x*1j)`,
-//! judged on the adapter's own results). Complex rows have no table self-checks: the oracle
+//! or for the transcendental functions from tiny to huge), and one check per stated property
+//! (a delegation such as `asin(x) = -1j * asinh(x*1j)`, judged on the adapter's own results). Complex rows have no table self-checks: the oracle
 //! covers finite operands only, and the rows state special values.
 
 use std::borrow::Cow;
