@@ -199,6 +199,10 @@ pub enum Delegation {
     SelfProduct,
     /// `op(conj(x)) = conj(op(x))`.
     Conjugate,
+    /// `op(x) = log(x) / log(base)`, the change of base formula (`log2`, `log10`).
+    ChangeOfBase(u32),
+    /// `op(x) = 1.0 / x`, complex division of `1 + 0j` by `x` (`reciprocal`).
+    OneOver,
 }
 
 /// The operation a complex table specifies.
@@ -292,6 +296,12 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
             return Err(field(&format!("properties[{i}].id"), format!("`{id}` is not a new permanent id")));
         }
         ids.push(id);
+        if let Delegation::ChangeOfBase(base @ 0..=1) = p.rule {
+            return Err(field(
+                &format!("properties[{i}].rule"),
+                format!("a logarithm's base is at least 2, not {base}"),
+            ));
+        }
         if let Delegation::MinusITimesOfITimes(other) | Delegation::OfITimes(other) = &p.rule
             && other.parse::<UnaryOp>().is_err()
         {
