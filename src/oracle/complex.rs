@@ -189,8 +189,8 @@ fn expm1(z: &Complex) -> Complex {
 fn log1p(z: &Complex) -> Complex {
     let (a, b) = (z.real(), z.imag());
     let exact = |x: &Float| x.to_rational().expect("finite parts");
-    let one_plus_a = Rational::from(exact(a) + 1u32);
-    let norm = Rational::from(&one_plus_a * &one_plus_a) + Rational::from(exact(b).square());
+    let one_plus_a = exact(a) + 1u32;
+    let norm = Rational::from(&one_plus_a * &one_plus_a) + exact(b).square();
     let u = Rational::from(&norm - 1u32);
     // Guard bits: `log1p(u)` and `log(norm)` amplify the relative error of their rounded
     // operand by at most 2.5 on these ranges.
