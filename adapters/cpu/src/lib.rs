@@ -296,7 +296,7 @@ pub const INTEGER_OPS: [BinaryOp; 19] = [
 ];
 
 /// The binary operations defined on integers and bools only, never on floats.
-const INTEGER_ONLY: [BinaryOp; 8] = [
+pub const INTEGER_ONLY: [BinaryOp; 8] = [
     BinaryOp::BitwiseAnd,
     BinaryOp::BitwiseOr,
     BinaryOp::BitwiseXor,

@@ -18,7 +18,7 @@ use opspec_adapter::{AdapterError, DType, Element, Tensor, UnaryOp};
 unsafe extern "C" {
     safe fn acosh(x: f64) -> f64;
     safe fn asinh(x: f64) -> f64;
-    safe fn atanh(x: f64) -> f64;
+    pub(crate) safe fn atanh(x: f64) -> f64;
     safe fn acoshf(x: f32) -> f32;
     safe fn asinhf(x: f32) -> f32;
     safe fn atanhf(x: f32) -> f32;

@@ -5,8 +5,8 @@
 //! `sqrt`; Kahan's formula and FreeBSD msun's `ccosh`/`csinh`/`ctanh` for the hyperbolic
 //! functions; and Hull, Fairgrieve and Tang's algorithm (as in msun's `catrig.c`) for `asinh`,
 //! `acos` and `atanh`, with `acosh` from `acos`. The real functions underneath are the C
-//! math library's (through std, and directly for `atanh`). Where the usual formula cancels,
-//! this module works around it:
+//! math library's (through std, and directly for `atanh`, declared in `unary`). Where the usual
+//! formula cancels, this module works around it:
 //!
 //! - `log` near `|z| = 1` takes `log1p` of `a² + b² - 1` summed exactly from the squares'
 //!   double-double products, and `log1p` does the same with `2a + a² + b²`;
@@ -27,13 +27,6 @@ use opspec_adapter::Complex;
 
 use super::{C, exponent, scale};
 use crate::double_double::{self, Dd, two_prod, two_sum};
-
-// The C math library's atanh (C99 7.12.5.3); std computes its own, less accurately.
-mod libm {
-    unsafe extern "C" {
-        pub safe fn atanh(x: f64) -> f64;
-    }
-}
 
 const NAN: f64 = f64::NAN;
 const INF: f64 = f64::INFINITY;
@@ -486,7 +479,7 @@ pub(super) fn atanh(z: C) -> C {
     let (a, b) = (z.re, z.im);
     let (x, y) = (a.abs(), b.abs());
     if b == 0.0 && x <= 1.0 {
-        return c(libm::atanh(a), b);
+        return c(crate::unary::atanh(a), b);
     }
     if a == 0.0 {
         return c(a, b.atan());
