@@ -612,23 +612,34 @@ fn round_ties_away_from_zero() {
 }
 
 /// The CPU adapter, except that integer `floor_divide` and `remainder` with a zero divisor
-/// panic (`panics`) or return an error.
-struct DividesByZero {
-    panics: bool,
+/// panic or return an error, or return an error on every call.
+#[derive(Clone, Copy, PartialEq)]
+enum DividesByZero {
+    Panics,
+    Refuses,
+    RefusesEverything,
 }
 
 impl Adapter for DividesByZero {
     fn name(&self) -> &str {
-        if self.panics { "panics-on-zero" } else { "refuses-zero" }
+        match self {
+            DividesByZero::Panics => "panics-on-zero",
+            DividesByZero::Refuses => "refuses-zero",
+            DividesByZero::RefusesEverything => "refuses-every-division",
+        }
     }
 
     deliberately_wrong!();
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let divides = matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder) && !a.dtype().is_float();
+        let refused = || Err(AdapterError::new(opspec_adapter::ErrorKind::Other, "ZeroDivisionError"));
+        if divides && *self == DividesByZero::RefusesEverything {
+            return refused();
+        }
         if divides && b.to_bits().contains(&0) {
-            assert!(!self.panics, "attempt to divide by zero");
-            return Err(AdapterError::new(opspec_adapter::ErrorKind::Other, "ZeroDivisionError"));
+            assert!(*self != DividesByZero::Panics, "attempt to divide by zero");
+            return refused();
         }
         CpuAdapter.binary(op, a, b)
     }
@@ -652,9 +663,13 @@ fn integer_division_by_zero_may_fail_but_not_panic() {
             results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.case.clone()).collect();
         (results.len(), failed)
     };
-    let (n, failed) = outcomes(DividesByZero { panics: true });
+    let (n, failed) = outcomes(DividesByZero::Panics);
     assert!(n >= 2 * 8 * 4, "edges, random, by-zero and layouts of two ops in eight dtypes: {n}");
     assert_eq!(failed, BTreeSet::from(["by-zero".to_string()]), "only the divisions by zero fail");
-    let (_, failed) = outcomes(DividesByZero { panics: false });
+    let (_, failed) = outcomes(DividesByZero::Refuses);
     assert!(failed.is_empty(), "an error for x / 0 is what the array API allows: {failed:?}");
+    // An error is allowed for the divisions by zero only, not for the other inputs.
+    let (_, failed) = outcomes(DividesByZero::RefusesEverything);
+    let other = ["edges", "random", "layouts"].map(String::from);
+    assert_eq!(failed, BTreeSet::from(other), "an error fails every check but by-zero");
 }

@@ -162,7 +162,6 @@ fn edge_input_count(f: Format, arity: usize) -> usize {
     if arity == 1 { unary_sweep::count(f) } else { edge_case_count(f, arity) }
 }
 
-/// Whether `table` is checked in `dtype`: the table lists it.
 /// True when `table`'s operation divides integers of `dtype` (`x / 0` has no value).
 fn divides(table: &LoadedTable, dtype: DType) -> bool {
     IntFormat::holding(dtype)
@@ -174,6 +173,7 @@ fn judges_division_by_zero(suite: &Suite) -> bool {
     suite.integers.is_some_and(|c| c.division_by_zero != DivisionByZero::Avoid)
 }
 
+/// Whether `table` is checked in `dtype`: the table lists it.
 fn applies(table: &LoadedTable, dtype: DType) -> bool {
     table.table.dtypes.iter().any(|d| d == dtype.name())
 }

@@ -34,8 +34,11 @@ pub fn run(
 ) -> Result<(), String> {
     let ints = IntegerBatch::prepare(catalog, check, target)?;
     let actual = match ints.batch.call(adapter, options) {
-        Err(CallError::Refused(reason)) if ints.contract.division_by_zero == DivisionByZero::AnyOrError => {
-            // Only a `by-zero` batch holds divisions by zero, and nothing else.
+        // A `by-zero` batch holds divisions by zero and nothing else, so the error is theirs.
+        Err(CallError::Refused(reason))
+            if target.cases == IntegerCases::ByZero
+                && ints.contract.division_by_zero == DivisionByZero::AnyOrError =>
+        {
             result.inputs = ints.batch.cases.len();
             result.message = format!("the contract allows an error here; {reason}");
             return Ok(());
