@@ -6,6 +6,8 @@
 
 use opspec_adapter::{AdapterError, BinaryOp, DType, Element, Tensor, UnaryOp};
 
+use crate::unary::apply;
+
 /// An integer type the CPU adapter computes with.
 pub trait CpuInt: Element + Ord {
     /// Applies `op`; comparisons and the float-only operations return `None`.
@@ -184,17 +186,6 @@ pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
 /// predicates.
 fn map<T: CpuInt>(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() { apply(op, x, |op, _: T| predicate(op)) } else { apply(op, x, T::unary) }
-}
-
-/// `f(op, v)` for every element `v` of `x`; an error when `f` has no result for `op`.
-fn apply<T: Element, U: Element>(
-    op: UnaryOp,
-    x: &Tensor,
-    f: impl Fn(UnaryOp, T) -> Option<U>,
-) -> Result<Tensor, AdapterError> {
-    let out: Option<Vec<U>> = x.to_vec::<T>()?.into_iter().map(|v| f(op, v)).collect();
-    let missing = || AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE));
-    Tensor::from_slice(&out.ok_or_else(missing)?, x.shape())
 }
 
 #[cfg(test)]

@@ -125,15 +125,18 @@ half_float!(bf16);
 /// `op` applied to every element of `x` (of float type `T`): a tensor of `T`, or of `bool` for
 /// the predicates.
 fn map<T: UnaryFloat>(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
-    let values = x.to_vec::<T>()?;
+    if op.is_comparison() { apply(op, x, T::predicate) } else { apply(op, x, T::unary) }
+}
+
+/// `f(op, v)` for every element `v` of `x`; an error when `f` has no result for `op`.
+pub(crate) fn apply<T: Element, U: Element>(
+    op: UnaryOp,
+    x: &Tensor,
+    f: impl Fn(UnaryOp, T) -> Option<U>,
+) -> Result<Tensor, AdapterError> {
+    let out: Option<Vec<U>> = x.to_vec::<T>()?.into_iter().map(|v| f(op, v)).collect();
     let missing = || AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE));
-    if op.is_comparison() {
-        let out: Option<Vec<bool>> = values.into_iter().map(|v| T::predicate(op, v)).collect();
-        Tensor::from_slice(&out.ok_or_else(missing)?, x.shape())
-    } else {
-        let out: Option<Vec<T>> = values.into_iter().map(|v| T::unary(op, v)).collect();
-        Tensor::from_slice(&out.ok_or_else(missing)?, x.shape())
-    }
+    Tensor::from_slice(&out.ok_or_else(missing)?, x.shape())
 }
 
 /// `op(x)` element by element, in `x`'s float dtype.
