@@ -48,6 +48,12 @@ impl OpDef {
         OpDef { op, reference: None, integer: Some(integer), high_precision: None }
     }
 
+    /// An entry with neither: an operation defined on complex operands only (`imag`), whose
+    /// results the complex oracle judges.
+    const fn complex_only(op: OpKind) -> OpDef {
+        OpDef { op, reference: None, integer: None, high_precision: None }
+    }
+
     const fn with_integer(self, integer: IntegerResult) -> OpDef {
         OpDef { integer: Some(integer), ..self }
     }
@@ -127,11 +133,13 @@ pub static OPS: &[OpDef] = &[
     unary!(Atan, approximate),
     unary!(Atanh, approximate),
     unary!(Ceil, integer: value),
+    unary!(Conj, integer: value),
     unary!(Cos, approximate),
     unary!(Cosh, approximate),
     unary!(Exp, approximate),
     unary!(Expm1, approximate),
     unary!(Floor, integer: value),
+    OpDef::complex_only(OpKind::Unary(UnaryOp::Imag)),
     unary!(Isfinite, integer: |_| Exact::Bool(true)),
     unary!(Isinf, integer: |_| Exact::Bool(false)),
     unary!(Isnan, integer: |_| Exact::Bool(false)),
@@ -141,6 +149,7 @@ pub static OPS: &[OpDef] = &[
     unary!(Log10, approximate),
     unary!(Negative, integer: |x: i128| value(-x)),
     unary!(Positive, integer: value),
+    unary!(Real, integer: value),
     unary!(Reciprocal),
     unary!(Round, integer: value),
     unary!(Sign, integer: |x: i128| value(x.signum())),

@@ -65,7 +65,8 @@ fn exact(op: UnaryOp, f: Format, x: u64) -> Option<u64> {
     match op {
         Abs => Some(f.abs(x)),
         Negative => Some(f.neg(x)),
-        Positive => Some(x),
+        // A real x is a + 0j: its conjugate's and its real component are x.
+        Positive | Conj | Real => Some(x),
         // sign(±0) keeps the zero; NaN stays NaN.
         Sign if f.is_nan(x) || f.is_zero(x) => Some(x),
         Sign if f.is_sign_negative(x) => Some(f.neg(f.one())),

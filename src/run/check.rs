@@ -318,6 +318,9 @@ pub enum ComplexCases {
     Random,
     /// One stated property (an index into the table's `properties`).
     Property(usize),
+    /// One component rule (an index into the table's `component_rules`), on operands of
+    /// every class.
+    Rule(usize),
 }
 
 /// A layout check: one element-wise table in one dtype, at the sizes and layouts of `scale`.

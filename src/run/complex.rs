@@ -4,8 +4,10 @@
 //! classes, the result judged part by part), `random` where the table has an `accuracy`
 //! (finite operands against [`oracle::complex`](crate::oracle::complex): of moderate magnitude,
 //! or for the transcendental functions from tiny to huge), and one check per stated property
-//! (a delegation such as `asin(x) = -1j * asinh(x*1j)`, judged on the adapter's own results). Complex rows have no table self-checks: the oracle
-//! covers finite operands only, and the rows state special values.
+//! (a delegation such as `asin(x) = -1j * asinh(x*1j)`, judged on the adapter's own results)
+//! and one per component rule (`conj(x) = a - bj`; `a + (c + dj) = (a + c) + dj` with `x1` a
+//! real-valued array), on operands of every class. Complex rows have no table self-checks: the
+//! oracle covers finite operands only, and the rows state special values.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -27,8 +29,11 @@ use crate::generate::complex::{Components, moderate_inputs, row_inputs, wide_inp
 use crate::oracle::complex::{
     PRECISION, Reference, TRANSCENDENTAL, binary as reference_binary, cis_signs, unary as reference_unary,
 };
+use crate::oracle::ops::reference;
 use crate::oracle::{decode, round_exact};
-use crate::spec::complex::{ComplexAccuracy, ComplexOp, ComplexResult, Delegation, LoadedComplex, Part};
+use crate::spec::complex::{
+    ComplexAccuracy, ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex, Part,
+};
 use crate::spec::{Catalog, LoadedSuite};
 
 /// The checks of `suite`'s complex tables against `adapter`.
@@ -53,6 +58,12 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                     .iter()
                     .enumerate()
                     .map(|(p, prop)| (prop.id.value.clone(), ComplexCases::Property(p), per_row)),
+            );
+            cases.extend(
+                spec.component_rules
+                    .iter()
+                    .enumerate()
+                    .map(|(r, rule)| (rule.id.value.clone(), ComplexCases::Rule(r), per_row)),
             );
             for (case, cases, planned) in cases {
                 checks.push(Check {
@@ -90,7 +101,7 @@ pub fn run(
     let f = target.dtype.component().and_then(Format::of).ok_or("a complex check needs a complex dtype")?;
     let mut rng = Generator::new(seed, &check.id.to_string());
     let arity = table.op.arity();
-    let run = Run { table, adapter, options, dtype: target.dtype, f };
+    let run = Run { table, adapter, options, dtype: target.dtype, f, real_operand: None };
     match target.cases {
         ComplexCases::Row(r) => {
             let row = &spec.rows[r];
@@ -112,6 +123,27 @@ pub fn run(
             let inputs = row_inputs(f, &row.when, &unless, arity, per_row, &mut rng)?;
             let mut rec = Recorder::new(result, options);
             run.judge(&inputs, &row.result, None, &mut rec)?;
+            rec.finish("inputs");
+        }
+        ComplexCases::Rule(r) => {
+            let rule = &spec.component_rules[r];
+            result.citation = Some(citation(
+                &table.loaded.key,
+                &rule.id,
+                &table.loaded.path,
+                &source_title(table, &rule.source),
+                "",
+                rule.text.clone(),
+            ));
+            let mut inputs = row_inputs(f, &ComplexCondition::default(), &[], arity, per_row, &mut rng)?;
+            let run = Run { real_operand: rule.real_operand, ..run };
+            if let Some(absent) = rule.absent() {
+                for x in &mut inputs {
+                    x[absent.index()] = f.pos_zero();
+                }
+            }
+            let mut rec = Recorder::new(result, options);
+            run.judge(&inputs, &rule.result, None, &mut rec)?;
             rec.finish("inputs");
         }
         ComplexCases::Random => {
@@ -206,6 +238,9 @@ struct Run<'a> {
     options: &'a RunOptions,
     dtype: DType,
     f: Format,
+    /// The operand (1 or 2) passed as a real-valued array of the parts' dtype: the first
+    /// component of its input, its imaginary one left out.
+    real_operand: Option<usize>,
 }
 
 /// A result's values: per element, its parts' bits (one for a real result), or a boolean.
@@ -223,8 +258,13 @@ impl Run<'_> {
             _ => 2,
         };
         let n = inputs.len();
+        let part = self.dtype.component().unwrap_or(self.dtype);
         let operands = (0..arity)
             .map(|k| {
+                if self.operand_dtype(k) == part {
+                    let real: Vec<u64> = inputs.iter().map(|x| x[2 * k]).collect();
+                    return Tensor::from_bits(part, &[n], &real).map_err(|e| e.to_string());
+                }
                 let pairs: Vec<[u64; 2]> = inputs.iter().map(|x| [x[2 * k], x[2 * k + 1]]).collect();
                 Tensor::from_pairs(self.dtype, &[n], &pairs).map_err(|e| e.to_string())
             })
@@ -234,7 +274,6 @@ impl Run<'_> {
         if out.shape() != [n] {
             return Err(format!("{op} of {n} elements gave shape {:?}", out.shape()));
         }
-        let part = self.dtype.component().unwrap_or(self.dtype);
         match out.dtype() {
             DType::Bool => Ok(Values::Booleans(out.to_vec::<bool>().map_err(|e| e.to_string())?)),
             d if d == self.dtype => Ok(Values::Parts(
@@ -242,6 +281,14 @@ impl Run<'_> {
             )),
             d if d == part => Ok(Values::Parts(out.to_bits().into_iter().map(|b| vec![b]).collect())),
             d => Err(format!("{op} of {} gave {d}", self.dtype)),
+        }
+    }
+
+    /// The dtype of operand `k` (0-based) as [`call`](Self::call) passes it.
+    fn operand_dtype(&self, k: usize) -> DType {
+        match self.real_operand {
+            Some(r) if r == k + 1 => self.dtype.component().unwrap_or(self.dtype),
+            _ => self.dtype,
         }
     }
 
@@ -268,10 +315,17 @@ impl Run<'_> {
                 }
                 (Values::Parts(p), ComplexResult::Complex(parts)) if p[i].len() == 2 => {
                     let ok = parts.iter().zip(&p[i]).all(|(part, &v)| self.part_ok(part, v, x));
-                    (ok, format!("{:?} + {:?} j", parts[0], parts[1]))
+                    (
+                        ok,
+                        format!(
+                            "{} + ({}) j",
+                            self.describe_part(&parts[0], x),
+                            self.describe_part(&parts[1], x)
+                        ),
+                    )
                 }
                 (Values::Parts(p), ComplexResult::Real(part)) if p[i].len() == 1 => {
-                    (self.part_ok(part, p[i][0], x), format!("{part:?}"))
+                    (self.part_ok(part, p[i][0], x), self.describe_part(part, x))
                 }
                 (Values::Parts(p), ComplexResult::Reference) => {
                     let reference = match references {
@@ -358,14 +412,46 @@ impl Run<'_> {
             Part::Infinity => f.is_infinite(v),
             Part::Value(c) => f.from_f64_exact(*c) == Some(v),
             Part::Approx(c) => !f.is_nan(v) && step_distance(f, constant(f, *c), v) <= 1,
-            Part::AbsOf(k) if f.is_nan(x[k.index()]) => f.is_nan(v),
+            Part::AbsOf(k) | Part::Of(k) | Part::Negated(k) if f.is_nan(x[k.index()]) => f.is_nan(v),
             Part::AbsOf(k) => v == f.abs(x[k.index()]),
+            Part::Of(k) => v == x[k.index()],
+            Part::Negated(k) => v == f.neg(x[k.index()]),
+            Part::RealOp(p, q) => {
+                let ComplexOp::Binary(op) = self.table.op else { return false };
+                match reference(OpKind::Binary(op), f, &[x[p.index()], x[q.index()]]) {
+                    Some(r) if f.is_nan(r) => f.is_nan(v),
+                    Some(r) => v == r,
+                    None => false,
+                }
+            }
             Part::InfinityTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_inf(cos)),
             Part::InfinityTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_inf(sin)),
             Part::ZeroTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_zero(cos)),
             Part::ZeroTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_zero(sin)),
             Part::Any => true,
             Part::AnyOf(parts) => parts.iter().any(|p| self.part_ok(p, v, x)),
+        }
+    }
+
+    /// What `part` states for input `x`: the value where it names one (`of`, `negated`,
+    /// `real_op`), else the statement.
+    fn describe_part(&self, part: &Part, x: &Components) -> String {
+        let names = ["a", "b", "c", "d"];
+        let (f, name) = (self.f, |k: &Component| names[k.index()]);
+        let value = match part {
+            Part::Of(k) => Some((x[k.index()], name(k).to_string())),
+            Part::Negated(k) => Some((f.neg(x[k.index()]), format!("-{}", name(k)))),
+            Part::RealOp(p, q) => match self.table.op {
+                ComplexOp::Binary(op) => reference(OpKind::Binary(op), f, &[x[p.index()], x[q.index()]])
+                    .map(|v| (v, format!("{op}({}, {})", name(p), name(q)))),
+                ComplexOp::Unary(_) => None,
+            },
+            _ => None,
+        };
+        match value {
+            Some((v, how)) if f.is_nan(v) => format!("NaN ({how})"),
+            Some((v, how)) => format!("{} ({how})", f.describe(v)),
+            None => format!("{part:?}"),
         }
     }
 
@@ -377,9 +463,22 @@ impl Run<'_> {
         }
     }
 
+    /// The input's components, a real operand's absent imaginary one left out, and the
+    /// operands' dtypes where one is real.
     fn describe_input(&self, x: &Components) -> Vec<String> {
         let names = ["a", "b", "c", "d"];
-        (0..2 * self.table.op.arity()).map(|k| format!("{} = {}", names[k], self.f.describe(x[k]))).collect()
+        let absent = self.real_operand.map(|k| 2 * k - 1);
+        let mut described: Vec<String> = (0..2 * self.table.op.arity())
+            .filter(|&k| Some(k) != absent)
+            .map(|k| format!("{} = {}", names[k], self.f.describe(x[k])))
+            .collect();
+        if self.real_operand.is_some() {
+            let dtypes: Vec<String> = (0..self.table.op.arity())
+                .map(|k| format!("x{} is {}", k + 1, self.operand_dtype(k)))
+                .collect();
+            described.push(dtypes.join(", "));
+        }
+        described
     }
 
     /// Checks a delegation on `inputs`; `Some(reason)` where the adapter lacks the operation

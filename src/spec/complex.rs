@@ -4,8 +4,10 @@
 //! its rows (one per bullet, conditions on the operands' **components**, `a = real(x1)`,
 //! `b = imag(x1)`, `c = real(x2)`, `d = imag(x2)`, and the result's components), its stated
 //! **delegations** (`asin(x)` "as if" `-1j * asinh(x*1j)`, checked as properties on the
-//! adapter's own results) and, for the operations opspec has an oracle for, how finite
-//! results are judged (`accuracy`).
+//! adapter's own results), its **component rules** (each part of the result one of the
+//! operands' components or a real operation on two of them: `conj(x) = a - bj`, or
+//! `a + (c + dj) = (a + c) + dj` for a real-valued `x1`) and, for the operations opspec has an
+//! oracle for, how finite results are judged (`accuracy`).
 
 use std::path::Path;
 
@@ -40,6 +42,8 @@ pub struct ComplexTable {
     pub rows: Vec<ComplexRow>,
     #[serde(default)]
     pub properties: Vec<ComplexProperty>,
+    #[serde(default)]
+    pub component_rules: Vec<ComponentRule>,
 }
 
 /// How a result on finite operands is judged.
@@ -144,6 +148,13 @@ pub enum Part {
     Approx(NamedConstant),
     /// `abs` of the component, bit for bit (any NaN where the component is NaN).
     AbsOf(Component),
+    /// The component itself, bit for bit (any NaN where it is NaN).
+    Of(Component),
+    /// The component negated, bit for bit (any NaN where it is NaN).
+    Negated(Component),
+    /// The function's real-valued result on the two components (`a + c`, `a * d`), as the
+    /// oracle computes it for the real dtype: the real special cases apply to each part.
+    RealOp(Component, Component),
     /// `+infinity * cos(v)`: an infinity with the sign of `cos(v)` (`+infinity * cis(v)`).
     InfinityTimesCos(Component),
     /// `+infinity * sin(v)`.
@@ -173,6 +184,36 @@ pub enum ComplexResult {
     /// Whatever the adapter returns ("the result is implementation dependent"): the check
     /// demands only a result of the right dtype and shape.
     Unspecified,
+}
+
+/// A statement that gives each part of the result as an operand's component or a real
+/// operation on two components, checked bit for bit on operands of every class.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentRule {
+    /// Permanent id, unique in the table.
+    pub id: Spanned<String>,
+    pub source: String,
+    /// The statement, quoted (a sentence, or a cell of the document's component table).
+    pub text: String,
+    /// The operand (1 or 2) that is a real-valued array of the parts' dtype (`f32` beside
+    /// `c64`), where the rule is one for a real operand: its imaginary component does not
+    /// exist.
+    #[serde(default)]
+    pub real_operand: Option<usize>,
+    /// The result, stated with `of`, `negated` and `real_op` parts.
+    pub result: ComplexResult,
+}
+
+impl ComponentRule {
+    /// The component the real operand lacks (`b` for `x1`, `d` for `x2`).
+    pub fn absent(&self) -> Option<Component> {
+        match self.real_operand {
+            Some(1) => Some(Component::B),
+            Some(_) => Some(Component::D),
+            None => None,
+        }
+    }
 }
 
 /// A stated property of the function's complex results.
@@ -311,12 +352,50 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
             ));
         }
     }
+    for (i, rule) in table.component_rules.iter().enumerate() {
+        let here = |f: &str| format!("component_rules[{i}].{f}");
+        let id = rule.id.value.as_str();
+        if !is_valid_id(id) || ids.contains(&id) {
+            return Err(field(&here("id"), format!("`{id}` is not a new permanent id")));
+        }
+        ids.push(id);
+        if !sources.contains(&rule.source.as_str()) {
+            return Err(field(
+                &here("source"),
+                format!("`{}` is not one of the table's sources", rule.source),
+            ));
+        }
+        if let Some(k) = rule.real_operand
+            && (op.arity() != 2 || !(1..=2).contains(&k))
+        {
+            return Err(field(
+                &here("real_operand"),
+                format!("operand {k} is not an operand of a two-operand function"),
+            ));
+        }
+        if !matches!(rule.result, ComplexResult::Complex(_) | ComplexResult::Real(_)) {
+            return Err(field(&here("result"), "a component rule states a complex or a real result".into()));
+        }
+        check_parts(&rule.result, op.arity()).map_err(|m| field(&here("result"), m))?;
+        let named = named_components(&rule.result);
+        if let Some(absent) = rule.absent()
+            && named.contains(&absent)
+        {
+            return Err(field(
+                &here("result"),
+                format!("{absent:?} is the real operand's absent imaginary component"),
+            ));
+        }
+        if op.arity() == 1 && parts(&rule.result).iter().any(|p| matches!(p, Part::RealOp(..))) {
+            return Err(field(&here("result"), "`real_op` needs a two-operand function".into()));
+        }
+    }
     let key = super::key_of(path);
     Ok(LoadedComplex { loaded: Loaded { path: path.to_path_buf(), key, table }, op, dtypes })
 }
 
-/// A result's parts name components the operation has.
-fn check_parts(result: &ComplexResult, arity: usize) -> Result<(), String> {
+/// A result's parts, with the options of `any_of` in place of it.
+fn parts(result: &ComplexResult) -> Vec<&Part> {
     let parts: &[Part] = match result {
         ComplexResult::Complex(parts) => &parts[..],
         ComplexResult::Real(part) => std::slice::from_ref(part),
@@ -329,16 +408,77 @@ fn check_parts(result: &ComplexResult, arity: usize) -> Result<(), String> {
             _ => flat.push(part),
         }
     }
-    for part in flat {
-        if let Part::AbsOf(c)
-        | Part::InfinityTimesCos(c)
-        | Part::InfinityTimesSin(c)
-        | Part::ZeroTimesCos(c)
-        | Part::ZeroTimesSin(c) = part
-            && c.index() >= 2 * arity
-        {
-            return Err(format!("{c:?} is not a component of a {arity}-operand function"));
-        }
+    flat
+}
+
+/// The components a result's parts name.
+fn named_components(result: &ComplexResult) -> Vec<Component> {
+    parts(result)
+        .into_iter()
+        .flat_map(|part| match *part {
+            Part::AbsOf(c)
+            | Part::Of(c)
+            | Part::Negated(c)
+            | Part::InfinityTimesCos(c)
+            | Part::InfinityTimesSin(c)
+            | Part::ZeroTimesCos(c)
+            | Part::ZeroTimesSin(c) => vec![c],
+            Part::RealOp(x, y) => vec![x, y],
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// A result's parts name components the operation has.
+fn check_parts(result: &ComplexResult, arity: usize) -> Result<(), String> {
+    match named_components(result).into_iter().find(|c| c.index() >= 2 * arity) {
+        Some(c) => Err(format!("{c:?} is not a component of a {arity}-operand function")),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ADD: &str = include_str!("../../specs/complex/add.yaml");
+    const CONJ: &str = include_str!("../../specs/complex/conj.yaml");
+
+    fn load(text: &str) -> Result<LoadedComplex, LoadError> {
+        let path = Path::new("specs/complex/add.yaml");
+        load_complex(path, text).map_err(|e| e.located(text))
+    }
+
+    #[test]
+    fn component_rules_load() {
+        let add = load(ADD).unwrap();
+        let rules = &add.loaded.table.component_rules;
+        assert_eq!(rules.len(), 2);
+        assert_eq!(rules[0].absent(), Some(Component::B));
+        let parts = [Part::RealOp(Component::A, Component::C), Part::Of(Component::D)];
+        assert_eq!(rules[0].result, ComplexResult::Complex(Box::new(parts)));
+        let conj = load(CONJ).unwrap();
+        assert_eq!(conj.loaded.table.component_rules[0].absent(), None);
+    }
+
+    #[test]
+    fn a_rule_may_not_name_the_real_operands_absent_component() {
+        let text = ADD.replacen("{real_op: [a, c]}, {of: d}", "{real_op: [a, c]}, {of: b}", 1);
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.contains("component_rules[0].result") && err.contains("absent imaginary"), "{err}");
+        let line = text.lines().position(|l| l.contains("{of: b}")).unwrap() + 1;
+        assert!(err.contains(&format!(":{line}:")), "{err}");
+    }
+
+    #[test]
+    fn a_real_operand_is_one_of_two() {
+        let text = ADD.replacen("real_operand: 1", "real_operand: 3", 1);
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.contains("component_rules[0].real_operand"), "{err}");
+        let text = CONJ.replacen("    result:", "    real_operand: 1\n    result:", 1);
+        let err = load(&text).unwrap_err().to_string();
+        assert!(err.contains("not an operand of a two-operand function"), "{err}");
+        let text = CONJ.replacen("{negated: b}", "{real_op: [a, b]}", 1);
+        assert!(load(&text).unwrap_err().to_string().contains("`real_op` needs a two-operand function"));
+    }
 }

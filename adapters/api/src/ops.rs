@@ -112,11 +112,15 @@ operations! {
         Atanh = "atanh",
         BitwiseInvert = "bitwise_invert",
         Ceil = "ceil",
+        /// The complex conjugate `a - bj`; a real operand is its own conjugate.
+        Conj = "conj",
         Cos = "cos",
         Cosh = "cosh",
         Exp = "exp",
         Expm1 = "expm1",
         Floor = "floor",
+        /// The imaginary component of a complex operand, in the parts' real dtype.
+        Imag = "imag",
         Isfinite = "isfinite" (comparison),
         Isinf = "isinf" (comparison),
         Isnan = "isnan" (comparison),
@@ -127,6 +131,9 @@ operations! {
         LogicalNot = "logical_not",
         Negative = "negative",
         Positive = "positive",
+        /// The real component of a complex operand, in the parts' real dtype; a real operand
+        /// is its own real component.
+        Real = "real",
         Reciprocal = "reciprocal",
         Round = "round",
         Sign = "sign",

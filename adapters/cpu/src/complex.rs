@@ -47,7 +47,7 @@ const BINARY: [BinaryOp; 6] = [
 ];
 
 /// The complex unary operations this module implements.
-const UNARY: [UnaryOp; 28] = [
+const UNARY: [UnaryOp; 31] = [
     UnaryOp::Abs,
     UnaryOp::Acos,
     UnaryOp::Acosh,
@@ -55,10 +55,12 @@ const UNARY: [UnaryOp; 28] = [
     UnaryOp::Asinh,
     UnaryOp::Atan,
     UnaryOp::Atanh,
+    UnaryOp::Conj,
     UnaryOp::Cos,
     UnaryOp::Cosh,
     UnaryOp::Exp,
     UnaryOp::Expm1,
+    UnaryOp::Imag,
     UnaryOp::Isfinite,
     UnaryOp::Isinf,
     UnaryOp::Isnan,
@@ -68,6 +70,7 @@ const UNARY: [UnaryOp; 28] = [
     UnaryOp::Log10,
     UnaryOp::Negative,
     UnaryOp::Positive,
+    UnaryOp::Real,
     UnaryOp::Reciprocal,
     UnaryOp::Sign,
     UnaryOp::Sin,
@@ -126,12 +129,48 @@ impl Part for Complex<f64> {
 /// promote to.
 pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     let dtype = crate::promote::promote(a.dtype(), b.dtype())?;
+    let real = match (a.dtype().is_complex(), b.dtype().is_complex()) {
+        (false, _) => Some(Operand::First),
+        (_, false) => Some(Operand::Second),
+        _ => None,
+    };
+    let kernel = kernel(op, real);
     let (a, b) = (&to_complex(a, dtype)?, &to_complex(b, dtype)?);
     match dtype {
-        DType::C64 => binary_typed::<Complex<f32>>(op, a, b),
-        DType::C128 => binary_typed::<Complex<f64>>(op, a, b),
+        DType::C64 => binary_typed::<Complex<f32>>(op, kernel, a, b),
+        DType::C128 => binary_typed::<Complex<f64>>(op, kernel, a, b),
         other => Err(AdapterError::unsupported(format!("{op} is not implemented for {other}"))),
     }
+}
+
+/// Which operand of a binary operation is real-valued.
+#[derive(Clone, Copy, PartialEq)]
+enum Operand {
+    First,
+    Second,
+}
+
+/// How a binary operation computes on f64 parts, the `real` operand (promoted with a +0
+/// imaginary part) taken as a real number where the array API's component table gives a
+/// cell for it: `a + (c + dj) = (a + c) + dj`, `a * (c + dj) = ac + (ad)j`, and the column of
+/// a real `x2` for add, multiply and divide (`(a + bj) / c = a/c + (b/c)j`). Elsewhere (a real
+/// `x1` divided by a complex `x2`: "special rules"; `subtract`, which has no table) the real
+/// operand is the complex `a + 0j`. `None` for the comparisons (which [`binary_typed`]
+/// computes itself) and the operations without a complex kernel.
+fn kernel(op: BinaryOp, real: Option<Operand>) -> Option<fn(C, C) -> C> {
+    use Operand::{First, Second};
+    Some(match (op, real) {
+        (BinaryOp::Add, Some(First)) => |x, y| Complex::new(x.re + y.re, y.im),
+        (BinaryOp::Add, Some(Second)) => |x, y| Complex::new(x.re + y.re, x.im),
+        (BinaryOp::Add, None) => |x, y| Complex::new(x.re + y.re, x.im + y.im),
+        (BinaryOp::Subtract, _) => |x, y| Complex::new(x.re - y.re, x.im - y.im),
+        (BinaryOp::Multiply, Some(First)) => |x, y| Complex::new(x.re * y.re, x.re * y.im),
+        (BinaryOp::Multiply, Some(Second)) => |x, y| Complex::new(x.re * y.re, x.im * y.re),
+        (BinaryOp::Multiply, None) => multiply,
+        (BinaryOp::Divide, Some(Second)) => |x, y| Complex::new(x.re / y.re, x.im / y.re),
+        (BinaryOp::Divide, _) => divide,
+        _ => return None,
+    })
 }
 
 /// `t` as a tensor of complex `dtype`: a real one with +0 imaginary parts, a `c64` one
@@ -160,7 +199,12 @@ fn to_complex(t: &Tensor, dtype: DType) -> Result<Tensor, AdapterError> {
     }
 }
 
-fn binary_typed<T: Part>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+fn binary_typed<T: Part>(
+    op: BinaryOp,
+    kernel: Option<fn(C, C) -> C>,
+    a: &Tensor,
+    b: &Tensor,
+) -> Result<Tensor, AdapterError> {
     let lined = named::line_up_operands(a, b)?;
     let (xs, ys) = lined.values::<T>()?;
     let pairs = xs.into_iter().zip(ys).map(|(x, y)| (x.widen(), y.widen()));
@@ -171,19 +215,10 @@ fn binary_typed<T: Part>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor,
             Tensor::from_slice(&eq, &lined.shape)?
         }
         _ => {
-            let f = match op {
-                BinaryOp::Add => |x: C, y: C| Complex::new(x.re + y.re, x.im + y.im),
-                BinaryOp::Subtract => |x: C, y: C| Complex::new(x.re - y.re, x.im - y.im),
-                BinaryOp::Multiply => multiply,
-                BinaryOp::Divide => divide,
-                _ => {
-                    return Err(AdapterError::unsupported(format!(
-                        "{op} is not implemented for {}",
-                        T::DTYPE
-                    )));
-                }
-            };
-            let values: Vec<T> = pairs.map(|(x, y)| T::narrow(f(x, y))).collect();
+            let kernel = kernel.ok_or_else(|| {
+                AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE))
+            })?;
+            let values: Vec<T> = pairs.map(|(x, y)| T::narrow(kernel(x, y))).collect();
             Tensor::from_slice(&values, &lined.shape)?
         }
     };
@@ -207,14 +242,17 @@ fn unary_typed<T: Part, R: Element + FromF64>(op: UnaryOp, x: &Tensor) -> Result
     let complex = |f: &dyn Fn(C) -> C| -> Result<Tensor, AdapterError> {
         Tensor::from_slice(&values.iter().map(|&z| T::narrow(f(z))).collect::<Vec<_>>(), x.shape())
     };
+    let real = |f: &dyn Fn(C) -> f64| -> Result<Tensor, AdapterError> {
+        Tensor::from_slice(&values.iter().map(|&z| R::from_f64(f(z))).collect::<Vec<_>>(), x.shape())
+    };
     match op {
         UnaryOp::Isfinite => predicate(|z| z.re.is_finite() && z.im.is_finite()),
         UnaryOp::Isinf => predicate(|z| z.re.is_infinite() || z.im.is_infinite()),
         UnaryOp::Isnan => predicate(|z| z.re.is_nan() || z.im.is_nan()),
-        UnaryOp::Abs => {
-            let out: Vec<R> = values.iter().map(|&z| R::from_f64(abs::<T>(z))).collect();
-            Tensor::from_slice(&out, x.shape())
-        }
+        UnaryOp::Abs => real(&|z| abs::<T>(z)),
+        UnaryOp::Real => real(&|z| z.re),
+        UnaryOp::Imag => real(&|z| z.im),
+        UnaryOp::Conj => complex(&|z| Complex::new(z.re, -z.im)),
         UnaryOp::Negative => complex(&|z| Complex::new(-z.re, -z.im)),
         UnaryOp::Positive => complex(&|z| z),
         UnaryOp::Square => complex(&|z| multiply(z, z)),
@@ -440,5 +478,25 @@ mod tests {
         assert_eq!(product, [Complex::new(0.5, 1.0)]);
         let int = Tensor::from_slice(&[1i32], &[1]).unwrap();
         assert!(binary(BinaryOp::Add, &int, &a).is_err());
+    }
+
+    #[test]
+    fn a_real_operand_takes_the_component_table() {
+        let bits =
+            |t: Tensor| t.to_vec::<Complex<f64>>().unwrap().iter().map(|z| [z.re, z.im]).collect::<Vec<_>>();
+        let real = Tensor::from_slice(&[1.0f64, f64::INFINITY], &[2]).unwrap();
+        let z = Tensor::from_slice(&[Complex::new(2.0f64, -0.0), Complex::new(f64::NAN, 3.0)], &[2]).unwrap();
+        // a + (c + dj) = (a + c) + dj: the -0 stays; (a + bj) * c = ac + (bc)j: NaN stays in its part.
+        let sum = bits(binary(BinaryOp::Add, &real, &z).unwrap());
+        assert!(sum[0][0] == 3.0 && sum[0][1].to_bits() == (-0.0f64).to_bits(), "{sum:?}");
+        let product = bits(binary(BinaryOp::Multiply, &z, &real).unwrap());
+        assert!(product[1][0].is_nan() && product[1][1] == f64::INFINITY, "{product:?}");
+        let quotient = bits(binary(BinaryOp::Divide, &z, &real).unwrap());
+        assert!(quotient[1][0].is_nan() && quotient[1][1] == 0.0, "{quotient:?}");
+        // conj, real and imag.
+        let conj = bits(unary(UnaryOp::Conj, &z).unwrap());
+        assert!(conj[0][1].to_bits() == 0 && conj[1][1] == -3.0, "{conj:?}");
+        assert_eq!(unary(UnaryOp::Imag, &z).unwrap().to_vec::<f64>().unwrap(), [-0.0, 3.0]);
+        assert_eq!(unary(UnaryOp::Real, &z).unwrap().to_vec::<f64>().unwrap()[0], 2.0);
     }
 }

@@ -26,6 +26,8 @@ macro_rules! cpu_int {
                     UnaryOp::Negative => x.wrapping_neg(),
                     UnaryOp::Abs
                     | UnaryOp::Positive
+                    | UnaryOp::Conj
+                    | UnaryOp::Real
                     | UnaryOp::Ceil
                     | UnaryOp::Floor
                     | UnaryOp::Round

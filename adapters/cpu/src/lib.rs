@@ -62,6 +62,9 @@ impl Adapter for CpuAdapter {
             return complex::supports(op, dtype);
         }
         match op {
+            OpKind::Unary(u) if COMPLEX_ONLY_UNARY.contains(&u) => {
+                Support::Unsupported(format!("{u} is defined on complex dtypes only, not {dtype}"))
+            }
             OpKind::Unary(u) if dtype.is_float() && !INTEGER_ONLY_UNARY.contains(&u) => Support::Supported,
             OpKind::Unary(u) if dtype.is_integer() && INTEGER_UNARY_OPS.contains(&u) => Support::Supported,
             OpKind::Unary(u) if dtype == DType::Bool && INTEGER_ONLY_UNARY.contains(&u) => Support::Supported,
@@ -311,17 +314,23 @@ pub const INTEGER_ONLY: [BinaryOp; 8] = [
 /// these).
 const INTEGER_ONLY_UNARY: [UnaryOp; 2] = [UnaryOp::BitwiseInvert, UnaryOp::LogicalNot];
 
+/// The unary operations defined on complex operands only (the array API's `imag`: "Should have
+/// a complex floating-point data type").
+const COMPLEX_ONLY_UNARY: [UnaryOp; 1] = [UnaryOp::Imag];
+
 /// The unary operations implemented exactly for integer dtypes.
-pub const INTEGER_UNARY_OPS: [UnaryOp; 13] = [
+pub const INTEGER_UNARY_OPS: [UnaryOp; 15] = [
     UnaryOp::Abs,
     UnaryOp::BitwiseInvert,
     UnaryOp::Ceil,
+    UnaryOp::Conj,
     UnaryOp::Floor,
     UnaryOp::Isfinite,
     UnaryOp::Isinf,
     UnaryOp::Isnan,
     UnaryOp::Negative,
     UnaryOp::Positive,
+    UnaryOp::Real,
     UnaryOp::Round,
     UnaryOp::Sign,
     UnaryOp::Square,

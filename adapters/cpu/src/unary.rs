@@ -52,7 +52,8 @@ macro_rules! native {
                 Some(match op {
                     Abs => x.abs(),
                     Negative => -x,
-                    Positive => x,
+                    // A real x is its own conjugate and its own real component.
+                    Positive | Conj | Real => x,
                     // sign(±0) is that zero, sign(NaN) is NaN.
                     Sign if x == 0.0 || x.is_nan() => x,
                     Sign => x.signum(),
@@ -105,7 +106,7 @@ macro_rules! half_float {
                 Some(match op {
                     Abs => <$t>::from_bits(bits & 0x7fff),
                     Negative => <$t>::from_bits(bits ^ 0x8000),
-                    Positive => x,
+                    Positive | Conj | Real => x,
                     Sign | Ceil | Floor | Round | Trunc | Sqrt | Square | Reciprocal => {
                         <$t>::from_f32(f32::unary(op, x.to_f32())?)
                     }

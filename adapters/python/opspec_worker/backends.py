@@ -16,10 +16,10 @@ API_DTYPES = {
     "c64": "complex64", "c128": "complex128",
 }
 UNARY = (
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "cos", "cosh",
-    "exp", "expm1", "floor", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10",
-    "logical_not", "negative", "positive", "reciprocal", "round", "sign", "signbit", "sin", "sinh",
-    "sqrt", "square", "tan", "tanh", "trunc",
+    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "conj", "cos",
+    "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf", "isnan", "log", "log1p", "log2",
+    "log10", "logical_not", "negative", "positive", "real", "reciprocal", "round", "sign", "signbit",
+    "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
 )
 BINARY = (
     "add", "subtract", "multiply", "divide", "pow", "maximum", "minimum", "atan2", "copysign",
@@ -232,7 +232,9 @@ class Torch(Backend):
     has_out = True
     views = {**{t: "view" for t in TRAITS}, "negative": "copy"}
     renamed = {"equal": "eq", "not_equal": "ne", "greater": "gt", "greater_equal": "ge",
-               "less": "lt", "less_equal": "le", "bitwise_invert": "bitwise_not"}
+               "less": "lt", "less_equal": "le", "bitwise_invert": "bitwise_not",
+               # torch.conj only sets a lazy conjugate bit, which .numpy() refuses.
+               "conj": "conj_physical"}
     OPERATORS = {"add": "__add__", "subtract": "__sub__", "multiply": "__mul__",
                  "divide": "__truediv__", "pow": "__pow__", "floor_divide": "__floordiv__",
                  "remainder": "__mod__", "equal": "__eq__", "not_equal": "__ne__",
