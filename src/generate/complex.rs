@@ -92,6 +92,25 @@ pub fn moderate_inputs(f: Format, arity: usize, n: usize, rng: &mut Generator) -
         .collect()
 }
 
+/// `n` inputs of `pow`: a base as [`moderate_inputs`] draws one (`2^-20` to `2^21`, or a zero
+/// part), and an exponent whose parts are below 8 in magnitude (`2^-20` to `2^3`, or zero), so
+/// that most results are within the format's range.
+pub fn pow_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
+    let mut inputs = moderate_inputs(f, 2, n, rng);
+    for x in &mut inputs {
+        for part in &mut x[2..] {
+            let r = rng.bits();
+            let exponent = ((r >> 4) % 23) as i32 - 20;
+            *part = if (r >> 1).is_multiple_of(8) {
+                f.compose(r & 1 == 1, 0, 0)
+            } else {
+                f.compose(r & 1 == 1, (f.bias() + exponent) as u64, (r >> 12) & f.frac_mask())
+            };
+        }
+    }
+    inputs
+}
+
 /// `n` one-operand inputs of finite parts for the transcendental functions. Each part is, out
 /// of sixteen draws: a zero of either sign twice; `±(1 ± δ)` with `δ` from half down to the
 /// last bit once (near the branch points ±1 and ±i, and `|x| ≈ 1`, where `log`, `log1p` and the

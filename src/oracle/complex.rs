@@ -25,6 +25,7 @@ use std::cmp::Ordering;
 
 use opspec_adapter::{BinaryOp, UnaryOp};
 use rug::float::Round;
+use rug::ops::PowAssign;
 use rug::{Complex, Float, Rational};
 
 use crate::format::Format;
@@ -50,6 +51,9 @@ fn rational(f: Format, bits: u64) -> Option<Rational> {
 /// `op(x, y)` of finite complex operands (`[real, imag]` bits of format `f`), exactly; `None`
 /// for a non-finite part, a zero divisor or an operation without a reference.
 pub fn binary(op: BinaryOp, f: Format, x: [u64; 2], y: [u64; 2]) -> Option<Reference> {
+    if op == BinaryOp::Pow {
+        return pow(f, x, y);
+    }
     let [a, b] = [rational(f, x[0])?, rational(f, x[1])?];
     let [c, d] = [rational(f, y[0])?, rational(f, y[1])?];
     let parts = match op {
@@ -146,6 +150,34 @@ fn transcendental(op: UnaryOp, f: Format, x: [u64; 2]) -> Option<Reference> {
     let (re, im) = w.into_real_imag();
     let reference = Reference::Approximate(vec![re, im]);
     reference.rounded(f).iter().all(|&part| f.is_finite(part)).then_some(reference)
+}
+
+/// `pow(x, y)` of finite operands, `x` not zero, each part at [`PRECISION`] bits: MPC's
+/// `mpc_pow`, which is `exp(y * log(x))` with the principal `log` (the standard's definition);
+/// `None` where a part rounds to an infinity in `f`.
+fn pow(f: Format, x: [u64; 2], y: [u64; 2]) -> Option<Reference> {
+    let z = |p: [u64; 2]| Complex::with_val(f.precision(), (decode(f, p[0]), decode(f, p[1])));
+    let (x, y) = (z(x), z(y));
+    let finite = |w: &Complex| w.real().is_finite() && w.imag().is_finite();
+    if !finite(&x) || !finite(&y) || x.real().is_zero() && x.imag().is_zero() {
+        return None;
+    }
+    let mut w = Complex::with_val(PRECISION, &x);
+    w.pow_assign(&y);
+    let (re, im) = w.into_real_imag();
+    let reference = Reference::Approximate(vec![re, im]);
+    reference.rounded(f).iter().all(|&part| f.is_finite(part)).then_some(reference)
+}
+
+/// `|y * log(x)|` (in f64) for finite `x` and `y` of format `f`: the condition number of `exp`
+/// at pow's exponent, which scales pow's bound (docs/ACCURACY.md).
+pub fn pow_exponent_size(f: Format, x: [u64; 2], y: [u64; 2]) -> f64 {
+    let v = |bits: u64| f.to_f64(bits);
+    let (a, b, c, d) = (v(x[0]), v(x[1]), v(y[0]), v(y[1]));
+    // log|x| without overflow: the larger part scaled out.
+    let m = a.abs().max(b.abs());
+    let log_modulus = m.ln() + (a / m).hypot(b / m).ln();
+    c.hypot(d) * log_modulus.hypot(b.atan2(a))
 }
 
 /// `exp(z) - 1` at [`PRECISION`] bits per part. The subtraction cancels the bits of
@@ -337,6 +369,29 @@ mod tests {
         // a*c - b*d with a*c = b*d exactly gives +0.
         let q = binary(BinaryOp::Multiply, f, [one, one], [one, one]).unwrap();
         assert_eq!(q.rounded(f), [0, 2f32.to_bits() as u64]);
+    }
+
+    #[test]
+    fn pow_is_exp_of_the_exponent_times_the_principal_log() {
+        let f = Format::F64;
+        let parts = |r: Reference| r.rounded(f).into_iter().map(|b| f64::from_bits(b)).collect::<Vec<_>>();
+        // (1 + 1j)^2 = 2j; i^i = e^(-pi/2); (-1)^(1/2) = i on the principal branch.
+        let square = parts(binary(BinaryOp::Pow, f, [bits(1.0), bits(1.0)], [bits(2.0), 0]).unwrap());
+        assert!(square[0].abs() < 1e-300 && square[1] == 2.0, "{square:?}");
+        let i_to_i = parts(binary(BinaryOp::Pow, f, [0, bits(1.0)], [0, bits(1.0)]).unwrap());
+        // e^(-pi/2) = 0.20787957635076190854...
+        assert_eq!(i_to_i, [0.207_879_576_350_761_9, 0.0]);
+        let root = parts(binary(BinaryOp::Pow, f, [bits(-1.0), 0], [bits(0.5), 0]).unwrap());
+        assert!(root[0].abs() < 1e-300 && root[1] == 1.0, "{root:?}");
+        // A zero base, an infinite part or an overflowing result has no reference.
+        assert!(binary(BinaryOp::Pow, f, [0, 0], [bits(2.0), 0]).is_none());
+        assert!(binary(BinaryOp::Pow, f, [f.pos_inf(), 0], [bits(2.0), 0]).is_none());
+        assert!(binary(BinaryOp::Pow, f, [bits(1e300), 0], [bits(2.0), 0]).is_none());
+        // |x2 * log(x1)|: |2 * log(e)| = 2, |1 * log(-1)| = pi.
+        let e = std::f64::consts::E;
+        assert!((pow_exponent_size(f, [bits(e), 0], [bits(2.0), 0]) - 2.0).abs() < 1e-15);
+        let pi = pow_exponent_size(f, [bits(-1.0), 0], [bits(1.0), 0]);
+        assert!((pi - std::f64::consts::PI).abs() < 1e-15);
     }
 
     #[test]

@@ -25,9 +25,10 @@ use crate::check::step_distance;
 use crate::expect::constant;
 use crate::format::Format;
 use crate::generate::Generator;
-use crate::generate::complex::{Components, moderate_inputs, row_inputs, wide_inputs};
+use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
 use crate::oracle::complex::{
-    PRECISION, Reference, TRANSCENDENTAL, binary as reference_binary, cis_signs, unary as reference_unary,
+    PRECISION, Reference, TRANSCENDENTAL, binary as reference_binary, cis_signs, pow_exponent_size,
+    unary as reference_unary,
 };
 use crate::oracle::ops::reference;
 use crate::oracle::{decode, round_exact};
@@ -159,6 +160,8 @@ pub fn run(
                 let want = (n - inputs.len()).max(64);
                 let batch = if wide {
                     wide_inputs(f, want, &mut rng)
+                } else if table.op == ComplexOp::Binary(BinaryOp::Pow) {
+                    pow_inputs(f, want, &mut rng)
                 } else {
                     moderate_inputs(f, arity, want, &mut rng)
                 };
@@ -340,7 +343,8 @@ impl Run<'_> {
                                 self.describe_parts(&reference.rounded(self.f))
                             ),
                         ),
-                        ComplexAccuracy::NormwiseUlps(bound) => {
+                        ComplexAccuracy::NormwiseUlps(_) | ComplexAccuracy::ConditionedUlps(_) => {
+                            let bound = self.bound(x)?;
                             let error = reference.normwise_error(self.f, &p[i]);
                             if error.is_finite() {
                                 worst = Some(worst.map_or(error, |w: f64| w.max(error)));
@@ -375,6 +379,17 @@ impl Run<'_> {
         }
         rec.result.max_ulp_error = worst;
         Ok(())
+    }
+
+    /// The normwise bound, in ULPs of the larger part, for input `x`.
+    fn bound(&self, x: &Components) -> Result<f64, String> {
+        match self.table.loaded.table.accuracy {
+            Some(ComplexAccuracy::NormwiseUlps(bound)) => Ok(bound),
+            Some(ComplexAccuracy::ConditionedUlps(bound)) => {
+                Ok(bound * pow_exponent_size(self.f, [x[0], x[1]], [x[2], x[3]]).max(1.0))
+            }
+            _ => Err("the table has no normwise bound".into()),
+        }
     }
 
     /// The oracle's result on a finite input.

@@ -55,6 +55,11 @@ pub enum ComplexAccuracy {
     /// The error of each component is at most this many ULPs of the larger component of the
     /// exact result (a normwise bound: see docs/ACCURACY.md).
     NormwiseUlps(f64),
+    /// `pow`'s bound: this many ULPs of the larger part, times `max(1, |x2 * log(x1)|)`, the
+    /// condition number of `exp` at the exponent of `exp(x2*log(x1))` (the standard's
+    /// definition): the rounding of that exponent, which the definition computes, is amplified
+    /// that much (docs/ACCURACY.md).
+    ConditionedUlps(f64),
 }
 
 /// One bullet of a complex section.
@@ -295,6 +300,11 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
     }
     if dtypes.is_empty() {
         return Err(field("dtypes", "list at least one complex dtype".into()));
+    }
+    if matches!(table.accuracy, Some(ComplexAccuracy::ConditionedUlps(_)))
+        && op != ComplexOp::Binary(BinaryOp::Pow)
+    {
+        return Err(field("accuracy", "`conditioned_ulps` is pow's bound".into()));
     }
     let sources: Vec<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
     let mut ids: Vec<&str> = Vec::new();

@@ -1,15 +1,17 @@
 //! Complex operations in `c64` and `c128`, one element at a time.
 //!
-//! Implemented: `add`, `subtract`, `multiply`, `divide`, `equal`, `not_equal` (a real float
-//! operand promoted to the complex dtype, as the array API's table gives), and `abs`,
-//! `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`, `square` and `reciprocal`,
-//! and the elementary functions `exp`, `expm1`, `log`, `log1p`, `log2`, `log10`, `sqrt`,
+//! Implemented: `add`, `subtract`, `multiply`, `divide`, `pow`, `equal`, `not_equal` (with a
+//! real float operand too: the dtypes promote as the array API's table gives, and the
+//! component table's cells for a real operand are computed on its value, see [`kernel`]), and
+//! `abs`, `conj`, `real`, `imag`, `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`,
+//! `square` and `reciprocal`, and the elementary functions `exp`, `expm1`, `log`, `log1p`, `log2`, `log10`, `sqrt`,
 //! `sin`, `cos`, `tan`, `sinh`, `cosh`, `tanh`, `asin`, `acos`, `atan`, `asinh`, `acosh` and
 //! `atanh` (in [`math`]). The rounding functions are not defined for complex operands and are
 //! reported unsupported.
 //!
 //! How each is computed:
 //!
+//! - `pow(x, y)` is the standard's definition, `exp(y * log(x))`, with the functions below.
 //! - `add` and `subtract` apply the real operation to each component (one IEEE rounding each),
 //!   as the array API's component table for `add` says.
 //! - `multiply` is the textbook formula `(ac - bd) + (ad + bc)j`, and `divide` the textbook
@@ -37,11 +39,12 @@ use crate::named;
 mod math;
 
 /// The complex binary operations this module implements.
-const BINARY: [BinaryOp; 6] = [
+const BINARY: [BinaryOp; 7] = [
     BinaryOp::Add,
     BinaryOp::Subtract,
     BinaryOp::Multiply,
     BinaryOp::Divide,
+    BinaryOp::Pow,
     BinaryOp::Equal,
     BinaryOp::NotEqual,
 ];
@@ -169,6 +172,7 @@ fn kernel(op: BinaryOp, real: Option<Operand>) -> Option<fn(C, C) -> C> {
         (BinaryOp::Multiply, None) => multiply,
         (BinaryOp::Divide, Some(Second)) => |x, y| Complex::new(x.re / y.re, x.im / y.re),
         (BinaryOp::Divide, _) => divide,
+        (BinaryOp::Pow, _) => |x, y| math::exp(multiply(y, math::log(x))),
         _ => return None,
     })
 }
