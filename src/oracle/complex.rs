@@ -374,7 +374,7 @@ mod tests {
     #[test]
     fn pow_is_exp_of_the_exponent_times_the_principal_log() {
         let f = Format::F64;
-        let parts = |r: Reference| r.rounded(f).into_iter().map(|b| f64::from_bits(b)).collect::<Vec<_>>();
+        let parts = |r: Reference| r.rounded(f).into_iter().map(f64::from_bits).collect::<Vec<_>>();
         // (1 + 1j)^2 = 2j; i^i = e^(-pi/2); (-1)^(1/2) = i on the principal branch.
         let square = parts(binary(BinaryOp::Pow, f, [bits(1.0), bits(1.0)], [bits(2.0), 0]).unwrap());
         assert!(square[0].abs() < 1e-300 && square[1] == 2.0, "{square:?}");
