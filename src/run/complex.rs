@@ -231,6 +231,9 @@ fn special_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
         .collect()
 }
 
+/// The components' names, in [`Components`] order.
+const COMPONENTS: [&str; 4] = ["a", "b", "c", "d"];
+
 /// How a delegate's result (the parts' bits) maps back to the function's.
 type MapBack = Box<dyn Fn(Format, [u64; 2]) -> [u64; 2]>;
 
@@ -431,14 +434,11 @@ impl Run<'_> {
             Part::AbsOf(k) => v == f.abs(x[k.index()]),
             Part::Of(k) => v == x[k.index()],
             Part::Negated(k) => v == f.neg(x[k.index()]),
-            Part::RealOp(p, q) => {
-                let ComplexOp::Binary(op) = self.table.op else { return false };
-                match reference(OpKind::Binary(op), f, &[x[p.index()], x[q.index()]]) {
-                    Some(r) if f.is_nan(r) => f.is_nan(v),
-                    Some(r) => v == r,
-                    None => false,
-                }
-            }
+            Part::RealOp(p, q) => match self.real_op(*p, *q, x) {
+                Some(r) if f.is_nan(r) => f.is_nan(v),
+                Some(r) => v == r,
+                None => false,
+            },
             Part::InfinityTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_inf(cos)),
             Part::InfinityTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_inf(sin)),
             Part::ZeroTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_zero(cos)),
@@ -448,19 +448,23 @@ impl Run<'_> {
         }
     }
 
+    /// The table's operation on real components `p` and `q` of `x`, as the real oracle gives
+    /// it; `None` for a one-operand function.
+    fn real_op(&self, p: Component, q: Component, x: &Components) -> Option<u64> {
+        let ComplexOp::Binary(op) = self.table.op else { return None };
+        reference(OpKind::Binary(op), self.f, &[x[p.index()], x[q.index()]])
+    }
+
     /// What `part` states for input `x`: the value where it names one (`of`, `negated`,
     /// `real_op`), else the statement.
     fn describe_part(&self, part: &Part, x: &Components) -> String {
-        let names = ["a", "b", "c", "d"];
-        let (f, name) = (self.f, |k: &Component| names[k.index()]);
+        let (f, name) = (self.f, |k: &Component| COMPONENTS[k.index()]);
         let value = match part {
             Part::Of(k) => Some((x[k.index()], name(k).to_string())),
             Part::Negated(k) => Some((f.neg(x[k.index()]), format!("-{}", name(k)))),
-            Part::RealOp(p, q) => match self.table.op {
-                ComplexOp::Binary(op) => reference(OpKind::Binary(op), f, &[x[p.index()], x[q.index()]])
-                    .map(|v| (v, format!("{op}({}, {})", name(p), name(q)))),
-                ComplexOp::Unary(_) => None,
-            },
+            Part::RealOp(p, q) => self
+                .real_op(*p, *q, x)
+                .map(|v| (v, format!("{}({}, {})", self.table.loaded.table.op, name(p), name(q)))),
             _ => None,
         };
         match value {
@@ -481,11 +485,10 @@ impl Run<'_> {
     /// The input's components, a real operand's absent imaginary one left out, and the
     /// operands' dtypes where one is real.
     fn describe_input(&self, x: &Components) -> Vec<String> {
-        let names = ["a", "b", "c", "d"];
         let absent = self.real_operand.map(|k| 2 * k - 1);
         let mut described: Vec<String> = (0..2 * self.table.op.arity())
             .filter(|&k| Some(k) != absent)
-            .map(|k| format!("{} = {}", names[k], self.f.describe(x[k])))
+            .map(|k| format!("{} = {}", COMPONENTS[k], self.f.describe(x[k])))
             .collect();
         if self.real_operand.is_some() {
             let dtypes: Vec<String> = (0..self.table.op.arity())

@@ -396,9 +396,6 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
                 format!("{absent:?} is the real operand's absent imaginary component"),
             ));
         }
-        if op.arity() == 1 && parts(&rule.result).iter().any(|p| matches!(p, Part::RealOp(..))) {
-            return Err(field(&here("result"), "`real_op` needs a two-operand function".into()));
-        }
     }
     let key = super::key_of(path);
     Ok(LoadedComplex { loaded: Loaded { path: path.to_path_buf(), key, table }, op, dtypes })
@@ -439,8 +436,11 @@ fn named_components(result: &ComplexResult) -> Vec<Component> {
         .collect()
 }
 
-/// A result's parts name components the operation has.
+/// A result's parts name components the operation has (and `real_op` two operands).
 fn check_parts(result: &ComplexResult, arity: usize) -> Result<(), String> {
+    if arity == 1 && parts(result).iter().any(|p| matches!(p, Part::RealOp(..))) {
+        return Err("`real_op` needs a two-operand function".into());
+    }
     match named_components(result).into_iter().find(|c| c.index() >= 2 * arity) {
         Some(c) => Err(format!("{c:?} is not a component of a {arity}-operand function")),
         None => Ok(()),

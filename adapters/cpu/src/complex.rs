@@ -4,16 +4,16 @@
 //! real float operand too: the dtypes promote as the array API's table gives, and the
 //! component table's cells for a real operand are computed on its value, see [`kernel`]), and
 //! `abs`, `conj`, `real`, `imag`, `isfinite`, `isinf`, `isnan`, `negative`, `positive`, `sign`,
-//! `square` and `reciprocal`, and the elementary functions `exp`, `expm1`, `log`, `log1p`, `log2`, `log10`, `sqrt`,
-//! `sin`, `cos`, `tan`, `sinh`, `cosh`, `tanh`, `asin`, `acos`, `atan`, `asinh`, `acosh` and
-//! `atanh` (in [`math`]). The rounding functions are not defined for complex operands and are
-//! reported unsupported.
+//! `square` and `reciprocal`, and the elementary functions `exp`, `expm1`, `log`, `log1p`,
+//! `log2`, `log10`, `sqrt`, `sin`, `cos`, `tan`, `sinh`, `cosh`, `tanh`, `asin`, `acos`, `atan`,
+//! `asinh`, `acosh` and `atanh` (in [`math`]). The rounding functions are not defined for
+//! complex operands and are reported unsupported.
 //!
 //! How each is computed:
 //!
-//! - `pow(x, y)` is the standard's definition, `exp(y * log(x))`, with the functions below.
 //! - `add` and `subtract` apply the real operation to each component (one IEEE rounding each),
-//!   as the array API's component table for `add` says.
+//!   as the array API's component table for `add` says; a real operand's cells of the tables
+//!   of `add`, `multiply` and `divide` are the real operations they state (see [`kernel`]).
 //! - `multiply` is the textbook formula `(ac - bd) + (ad + bc)j`, and `divide` the textbook
 //!   formula `((ac + bd) + (bc - ad)j) / (c² + d²)` with the divisor first scaled by a power of
 //!   two to `[1, 2)` (exact), so that `c² + d²` neither overflows nor underflows. Where the
@@ -27,6 +27,8 @@
 //! - `sign` is `0 + 0j` for a zero, `NaN + NaN j` when a part is NaN, and otherwise
 //!   `divide(x, abs(x) + 0j)` (the standard: "according to the rules of complex number
 //!   division"); `square` is `multiply(x, x)` and `reciprocal` `divide(1 + 0j, x)`.
+//! - `pow(x, y)` is the standard's definition, `exp(y * log(x))`, with [`math`]'s `exp` and
+//!   `log` and the product above.
 //! - The elementary functions compute on f64 parts for both dtypes (see [`math`]); `c64`
 //!   rounds each part once to f32. `sin`, `cos`, `tan`, `asin` and `atan` are the standard's
 //!   delegations (`-1j * sinh(x*1j)` and the like) with exact rotations, and `log2` and `log10`
