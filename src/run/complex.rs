@@ -556,9 +556,9 @@ impl Run<'_> {
             return Err("the property compares complex results".into());
         };
         rec.checked(inputs.len());
-        // `1.0 / x` divides by x a real 1.0, which the standard's rules for a real operand
-        // beside a complex one (not encoded yet) may treat as 1 + 0j or as a real: the two
-        // differ in the signs of zero parts, so either sign is accepted there.
+        // `1.0 / x` divides a real 1.0 by x: the component table's cell for a real x1 over a
+        // complex x2 is "special rules", which do not say whether 1.0 counts as 1 + 0j. The
+        // readings differ in the signs of zero parts, so either sign is accepted there.
         let any_zero_sign = matches!(rule, Delegation::OneOver);
         for (i, x) in inputs.iter().enumerate() {
             let (got, want) = match rule {
