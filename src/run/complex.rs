@@ -313,38 +313,31 @@ impl Run<'_> {
         let accuracy = self.table.loaded.table.accuracy;
         let mut worst: Option<f64> = None;
         for (i, x) in inputs.iter().enumerate() {
-            let (ok, want) = match (&values, expected) {
-                (Values::Booleans(b), ComplexResult::Boolean(v)) => (b[i] == *v, v.to_string()),
+            // What the result must be, described only for a failure (it rounds the reference).
+            let (ok, want): (bool, Box<dyn FnOnce() -> String + '_>) = match (&values, expected) {
+                (Values::Booleans(b), ComplexResult::Boolean(v)) => (b[i] == *v, Box::new(|| v.to_string())),
                 (Values::Booleans(b), ComplexResult::Reference) => {
                     let v = self.compared(x)?;
-                    (b[i] == v, v.to_string())
+                    (b[i] == v, Box::new(move || v.to_string()))
                 }
                 (Values::Parts(p), ComplexResult::Complex(parts)) if p[i].len() == 2 => {
                     let ok = parts.iter().zip(&p[i]).all(|(part, &v)| self.part_ok(part, v, x));
-                    (
-                        ok,
-                        format!(
-                            "{} + ({}) j",
-                            self.describe_part(&parts[0], x),
-                            self.describe_part(&parts[1], x)
-                        ),
-                    )
+                    let describe = |k: usize| self.describe_part(&parts[k], x);
+                    (ok, Box::new(move || format!("{} + ({}) j", describe(0), describe(1))))
                 }
                 (Values::Parts(p), ComplexResult::Real(part)) if p[i].len() == 1 => {
-                    (self.part_ok(part, p[i][0], x), self.describe_part(part, x))
+                    (self.part_ok(part, p[i][0], x), Box::new(|| self.describe_part(part, x)))
                 }
                 (Values::Parts(p), ComplexResult::Reference) => {
                     let reference = match references {
                         Some(r) => Cow::Borrowed(&r[i]),
                         None => Cow::Owned(self.reference(x).ok_or("no reference for this input")?),
                     };
+                    let rounded = |r: &Reference| self.describe_parts(&r.rounded(self.f));
                     match accuracy.ok_or("the table has no accuracy")? {
                         ComplexAccuracy::CorrectlyRounded => (
                             reference.is_correctly_rounded(self.f, &p[i]),
-                            format!(
-                                "{} (correctly rounded)",
-                                self.describe_parts(&reference.rounded(self.f))
-                            ),
+                            Box::new(move || format!("{} (correctly rounded)", rounded(&reference))),
                         ),
                         ComplexAccuracy::NormwiseUlps(_) | ComplexAccuracy::ConditionedUlps(_) => {
                             let bound = self.bound(x)?;
@@ -354,15 +347,17 @@ impl Run<'_> {
                             }
                             (
                                 error <= bound,
-                                format!(
-                                    "{} within {bound} ULPs of the larger part (the error is {error:.3})",
-                                    self.describe_parts(&reference.rounded(self.f))
-                                ),
+                                Box::new(move || {
+                                    format!(
+                                        "{} within {bound} ULPs of the larger part (the error is {error:.3})",
+                                        rounded(&reference)
+                                    )
+                                }),
                             )
                         }
                     }
                 }
-                (_, ComplexResult::Unspecified) => (true, String::new()),
+                (_, ComplexResult::Unspecified) => (true, Box::new(String::new)),
                 _ => return Err(format!("the result's kind does not fit the row's `{expected:?}`")),
             };
             if !ok {
@@ -372,7 +367,7 @@ impl Run<'_> {
                 };
                 rec.fail(1, || Failure {
                     inputs: self.describe_input(x),
-                    expected: want,
+                    expected: want(),
                     actual,
                     steps: None,
                     actual_bits: None,
@@ -485,7 +480,7 @@ impl Run<'_> {
     /// The input's components, a real operand's absent imaginary one left out, and the
     /// operands' dtypes where one is real.
     fn describe_input(&self, x: &Components) -> Vec<String> {
-        let absent = self.real_operand.map(|k| 2 * k - 1);
+        let absent = self.real_operand.map(|k| Component::imaginary_of(k).index());
         let mut described: Vec<String> = (0..2 * self.table.op.arity())
             .filter(|&k| Some(k) != absent)
             .map(|k| format!("{} = {}", COMPONENTS[k], self.f.describe(x[k])))

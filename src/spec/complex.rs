@@ -131,6 +131,11 @@ impl Component {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// The imaginary component of operand 1 (`b`) or 2 (`d`).
+    pub fn imaginary_of(operand: usize) -> Component {
+        if operand == 1 { Component::B } else { Component::D }
+    }
 }
 
 /// What one real value of a result must be.
@@ -213,11 +218,7 @@ pub struct ComponentRule {
 impl ComponentRule {
     /// The component the real operand lacks (`b` for `x1`, `d` for `x2`).
     pub fn absent(&self) -> Option<Component> {
-        match self.real_operand {
-            Some(1) => Some(Component::B),
-            Some(_) => Some(Component::D),
-            None => None,
-        }
+        self.real_operand.map(Component::imaginary_of)
     }
 }
 
@@ -307,23 +308,28 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
         return Err(field("accuracy", "`conditioned_ulps` is pow's bound".into()));
     }
     let sources: Vec<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
-    let mut ids: Vec<&str> = Vec::new();
-    for (i, row) in table.rows.iter().enumerate() {
-        let here = |f: &str| format!("rows[{i}].{f}");
-        let id = row.id.value.as_str();
-        if !is_valid_id(id) || ids.contains(&id) || id == "random" {
+    // Every row, property and rule names a check of its own, beside `random`.
+    let mut ids = vec!["random".to_string()];
+    let mut claim = |at: &str, id: &str, source: &str| -> Result<(), LoadError> {
+        if !is_valid_id(id) || ids.iter().any(|taken| taken == id) {
             return Err(field(
-                &here("id"),
+                &format!("{at}.id"),
                 format!("`{id}` is not a new permanent id (lowercase, digits, `-`)"),
             ));
         }
-        ids.push(id);
-        if !sources.contains(&row.source.as_str()) {
+        if !sources.contains(&source) {
             return Err(field(
-                &here("source"),
-                format!("`{}` is not one of the table's sources", row.source),
+                &format!("{at}.source"),
+                format!("`{source}` is not one of the table's sources"),
             ));
         }
+        ids.push(id.to_string());
+        Ok(())
+    };
+    for (i, row) in table.rows.iter().enumerate() {
+        let here = |f: &str| format!("rows[{i}].{f}");
+        let id = row.id.value.as_str();
+        claim(&format!("rows[{i}]"), id, &row.source)?;
         let bullets = table.sources.iter().find(|s| s.id == row.source).and_then(|s| s.bullets);
         if row.bullet == 0 || bullets.is_some_and(|n| row.bullet > n) {
             return Err(field(&here("bullet"), format!("bullet {} is not in the section", row.bullet)));
@@ -342,11 +348,7 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
         check_parts(&row.result, op.arity()).map_err(|m| field(&here("result"), m))?;
     }
     for (i, p) in table.properties.iter().enumerate() {
-        let id = p.id.value.as_str();
-        if !is_valid_id(id) || ids.contains(&id) {
-            return Err(field(&format!("properties[{i}].id"), format!("`{id}` is not a new permanent id")));
-        }
-        ids.push(id);
+        claim(&format!("properties[{i}]"), &p.id.value, &p.source)?;
         if let Delegation::ChangeOfBase(base @ 0..=1) = p.rule {
             return Err(field(
                 &format!("properties[{i}].rule"),
@@ -364,17 +366,7 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
     }
     for (i, rule) in table.component_rules.iter().enumerate() {
         let here = |f: &str| format!("component_rules[{i}].{f}");
-        let id = rule.id.value.as_str();
-        if !is_valid_id(id) || ids.contains(&id) {
-            return Err(field(&here("id"), format!("`{id}` is not a new permanent id")));
-        }
-        ids.push(id);
-        if !sources.contains(&rule.source.as_str()) {
-            return Err(field(
-                &here("source"),
-                format!("`{}` is not one of the table's sources", rule.source),
-            ));
-        }
+        claim(&format!("component_rules[{i}]"), &rule.id.value, &rule.source)?;
         if let Some(k) = rule.real_operand
             && (op.arity() != 2 || !(1..=2).contains(&k))
         {
@@ -478,6 +470,17 @@ mod tests {
         assert!(err.contains("component_rules[0].result") && err.contains("absent imaginary"), "{err}");
         let line = text.lines().position(|l| l.contains("{of: b}")).unwrap() + 1;
         assert!(err.contains(&format!(":{line}:")), "{err}");
+    }
+
+    #[test]
+    fn every_check_id_is_new_and_every_source_listed() {
+        // `random` is the table's own check; a rule may not take its id.
+        let err = load(&CONJ.replacen("id: definition", "id: random", 1)).unwrap_err().to_string();
+        assert!(err.contains("component_rules[0].id") && err.contains("`random`"), "{err}");
+        let err = load(&CONJ.replacen("    source: array-api\n    text", "    source: numpy\n    text", 1))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("component_rules[0].source") && err.contains("`numpy`"), "{err}");
     }
 
     #[test]
