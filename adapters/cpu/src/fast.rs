@@ -30,13 +30,15 @@ mod side;
 pub mod transcendental;
 pub mod transcendental64;
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 use rayon::prelude::*;
 
 use lane::Lane;
 pub use level::{Simd, simd};
-use side::{Side, skip};
+use side::{Side, as_uninit, skip};
 
 /// Outputs of at least this many bytes are split across threads, for the kernels that cost a
 /// few cycles per element (these and [`fused`]'s). `benches/elementwise.rs`
@@ -110,6 +112,20 @@ pub fn binary_into(
     row_len: usize,
     out: &mut [u8],
 ) -> bool {
+    // SAFETY: binary_into_uninit writes only initialized bytes.
+    binary_into_uninit(op, dtype, x, y, row_len, unsafe { as_uninit(out) })
+}
+
+/// [`binary_into`] into an output that need not be initialized (a `Vec`'s spare capacity): when
+/// it returns `true`, every byte of `out` has been written.
+pub fn binary_into_uninit(
+    op: BinaryOp,
+    dtype: DType,
+    x: Operand,
+    y: Operand,
+    row_len: usize,
+    out: &mut [MaybeUninit<u8>],
+) -> bool {
     let size = dtype.size();
     let total = out.len() / size;
     if !supports(op, dtype) || !out.len().is_multiple_of(size) {
@@ -148,12 +164,16 @@ pub fn binary_into(
     let row_len = if row || column { row_len * tiles } else { total };
     let stream = out.len() >= STREAM_THRESHOLD;
     let transcendental = matches!(dtype, DType::F32 | DType::F64) && is_transcendental(op);
-    let (run, kernel) = match dtype {
+    let (run, kernel, rows) = match dtype {
         DType::F16 => kernels::<f16>(),
         DType::BF16 => kernels::<bf16>(),
-        DType::F32 if transcendental => (run_range::<f32> as RunRange, transcendental_segment as Segment),
+        DType::F32 if transcendental => {
+            (run_range::<f32> as RunRange, transcendental_segment as Segment, None)
+        }
         DType::F32 => kernels::<f32>(),
-        DType::F64 if transcendental => (run_range::<f64> as RunRange, transcendental64_segment as Segment),
+        DType::F64 if transcendental => {
+            (run_range::<f64> as RunRange, transcendental64_segment as Segment, None)
+        }
         DType::F64 => kernels::<f64>(),
         DType::I8 => kernels::<i8>(),
         DType::I16 => kernels::<i16>(),
@@ -178,23 +198,23 @@ pub fn binary_into(
         if split && index > 0 {
             // The injected fault: the piece's first element is skipped.
             return run(
-                Job { op, x, y, row_len, stream, kernel },
+                Job { op, x, y, row_len, stream, kernel, rows },
                 index * piece / size + 1,
                 &mut chunk[size..],
             );
         }
-        run(Job { op, x, y, row_len, stream, kernel }, index * piece / size, chunk);
+        run(Job { op, x, y, row_len, stream, kernel, rows }, index * piece / size, chunk);
     });
     true
 }
 
 /// Calls `work(index, piece)` for each `piece_bytes` piece of `out`: on rayon's threads when
 /// `out` holds `parallel_from` bytes or more, in order on this thread otherwise.
-pub(crate) fn for_each_piece(
-    out: &mut [u8],
+pub(crate) fn for_each_piece<B: Send>(
+    out: &mut [B],
     piece_bytes: usize,
     parallel_from: usize,
-    work: impl Fn(usize, &mut [u8]) + Sync,
+    work: impl Fn(usize, &mut [B]) + Sync,
 ) {
     if out.len() >= parallel_from && rayon::current_num_threads() > 1 {
         out.par_chunks_mut(piece_bytes).enumerate().for_each(|(i, piece)| work(i, piece));
@@ -204,10 +224,13 @@ pub(crate) fn for_each_piece(
 }
 
 /// Computes one in-row segment: `segment::<T>`, or another kernel for the same element type.
-type Segment = fn(BinaryOp, Side, Side, &mut [u8], bool);
+type Segment = fn(BinaryOp, Side, Side, &mut [MaybeUninit<u8>], bool);
 
 /// [`run_range`] for one element type.
-type RunRange = fn(Job, usize, &mut [u8]);
+type RunRange = fn(Job, usize, &mut [MaybeUninit<u8>]);
+
+/// Computes whole rows of `row_len` elements: [`rows`] for one element type.
+type Rows = fn(BinaryOp, Operand, Operand, usize, &mut [MaybeUninit<u8>]);
 
 /// What every range of one call computes: `x op y` over rows of `row_len`, through `kernel`.
 #[derive(Clone, Copy)]
@@ -219,20 +242,22 @@ struct Job<'a> {
     /// Non-temporal stores.
     stream: bool,
     kernel: Segment,
+    /// The kernel for whole rows of a row or column broadcast, where `kernel` has one.
+    rows: Option<Rows>,
 }
 
-/// The range runner and the segment kernel of the element type `T`.
-fn kernels<T: Lane>() -> (RunRange, Segment) {
-    (run_range::<T>, segment::<T>)
+/// The range runner, the segment kernel and the rows kernel of the element type `T`.
+fn kernels<T: Lane>() -> (RunRange, Segment, Option<Rows>) {
+    (run_range::<T>, segment::<T>, Some(rows::<T>))
 }
 
 /// f32 pow and atan2: [`transcendental`]'s kernel (no streaming stores).
-fn transcendental_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
+fn transcendental_segment(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>], _stream: bool) {
     transcendental::binary_f32(op, x, y, out)
 }
 
 /// f64 pow and atan2: [`transcendental64`]'s kernel (no streaming stores).
-fn transcendental64_segment(op: BinaryOp, x: Side, y: Side, out: &mut [u8], _stream: bool) {
+fn transcendental64_segment(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>], _stream: bool) {
     transcendental64::binary_f64(op, x, y, out)
 }
 
@@ -242,12 +267,16 @@ pub(crate) const PIECE: usize = 256 << 10;
 /// Computes output elements `start..` (as many as `out` holds), one in-row segment at a time;
 /// with a column operand and short rows, one segment spans several rows, the column spread
 /// into a buffer first.
-fn run_range<T: Lane>(job: Job, start: usize, out: &mut [u8]) {
-    let Job { op, x, y, row_len, stream, kernel } = job;
+fn run_range<T: Lane>(job: Job, start: usize, out: &mut [MaybeUninit<u8>]) {
+    let Job { op, x, y, row_len, stream, kernel, rows } = job;
     let size = T::SIZE;
     let column = matches!(x, Operand::Column(_)) || matches!(y, Operand::Column(_));
+    let broadcast = column || matches!(x, Operand::Row(_)) || matches!(y, Operand::Row(_));
     let rows_per_segment =
         if column && row_len * size < SHORT_SEGMENT { ROW_TILE / (row_len * size) } else { 1 };
+    // Whole rows of a row or column broadcast go to the rows kernel, which walks them in one
+    // call: a segment call per row cost some 40 ns a row at 2^16 f32 (`examples/layout_speed.rs`).
+    let rows = rows.filter(|_| broadcast && rows_per_segment == 1 && !stream);
     let span = rows_per_segment * row_len;
     // Buffers for the grouped segments: each row operand repeated, each column spread.
     let grouped = |o| match o {
@@ -260,11 +289,26 @@ fn run_range<T: Lane>(job: Job, start: usize, out: &mut [u8]) {
     let mut done = 0;
     while done < out.len() / size {
         let at = start + done;
+        let whole = (out.len() / size - done) / row_len;
+        if let Some(rows) = rows
+            && col == 0
+            && whole > 0
+        {
+            let part = |o| match o {
+                Operand::Dense(s) => Operand::Dense(&s[at * size..(at + whole * row_len) * size]),
+                Operand::Column(s) => Operand::Column(&s[row * size..(row + whole) * size]),
+                o => o,
+            };
+            rows(op, part(x), part(y), row_len, &mut out[done * size..(done + whole * row_len) * size]);
+            (done, row) = (done + whole * row_len, row + whole);
+            continue;
+        }
         let len = (span - col).min(out.len() / size - done);
         if rows_per_segment > 1 {
             for (o, buf) in [(x, &mut x_buf), (y, &mut y_buf)] {
                 if let Operand::Column(s) = o {
-                    spread::<T>(s, row, col, row_len, &mut buf[..len * size]);
+                    // SAFETY: spread writes only initialized bytes.
+                    spread::<T>(s, row, col, row_len, unsafe { as_uninit(&mut buf[..len * size]) });
                 }
             }
         }
@@ -295,7 +339,13 @@ fn run_range<T: Lane>(job: Job, start: usize, out: &mut [u8]) {
 
 /// Writes a column's values for the output elements from (`row`, `col`) on into `out`: each
 /// row's element repeated over the rest of its row.
-fn spread<T: Lane>(column: &[u8], mut row: usize, col: usize, row_len: usize, mut out: &mut [u8]) {
+fn spread<T: Lane>(
+    column: &[u8],
+    mut row: usize,
+    col: usize,
+    row_len: usize,
+    mut out: &mut [MaybeUninit<u8>],
+) {
     let mut n = row_len - col;
     while !out.is_empty() {
         let (piece, rest) = out.split_at_mut((n * T::SIZE).min(out.len()));
@@ -307,26 +357,53 @@ fn spread<T: Lane>(column: &[u8], mut row: usize, col: usize, row_len: usize, mu
     }
 }
 
-fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) {
+/// Whole rows of `row_len` elements (`out` holds them): one vector kernel call over all of
+/// them, then each row's portable tail past what the kernel wrote.
+fn rows<T: Lane>(op: BinaryOp, x: Operand, y: Operand, row_len: usize, out: &mut [MaybeUninit<u8>]) {
+    let (size, row) = (T::SIZE, row_len * T::SIZE);
+    let done = T::avx(op, x, y, row, out, false);
+    if done == row {
+        return;
+    }
+    for (r, o) in out.chunks_exact_mut(row).enumerate() {
+        let side = |o| match o {
+            Operand::Dense(s) => Side::Slice(&s[r * row + done..(r + 1) * row]),
+            Operand::Row(s) => Side::Slice(&s[done..row]),
+            Operand::Column(s) => Side::Splat(&s[r * size..(r + 1) * size]),
+            Operand::Scalar(s) => Side::Splat(s),
+        };
+        T::portable(op, side(x), side(y), &mut o[done..]);
+    }
+}
+
+fn segment<T: Lane>(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>], stream: bool) {
     // Short segments (small rows) are cheaper in the inlined portable loop than through the
     // AVX call's setup.
     if out.len() < SHORT_SEGMENT {
         return T::portable(op, x, y, out);
     }
-    // Streaming stores need a 64-byte (cache-line) aligned output: a portable head gets there.
+    // The injected fault: the last element of a segment over 4 KiB is left unwritten when the
+    // segment is one element short of a whole number of 32-byte blocks.
+    #[cfg(feature = "fault-injection")]
+    let out = match out.len() {
+        n if n > ROW_TILE && n % 32 == 32 - T::SIZE && crate::fault::active(crate::fault::Fault::Tail) => {
+            &mut out[..n - T::SIZE]
+        }
+        _ => out,
+    };
+    // A portable head brings the output to a 64-byte (cache-line) boundary: streaming stores
+    // need it, and the vector loads and stores then split no cache line where the operands
+    // share the output's offset (as separately allocated buffers of one size do);
+    // `examples/layout_speed.rs` at 2^16 f32 measured 0.11 ns/element against 0.15 unaligned.
     let head = out.as_ptr().align_offset(64);
-    let (stream, head) = if stream && head.is_multiple_of(T::SIZE) { (true, head) } else { (false, 0) };
+    let (stream, head) = if head.is_multiple_of(T::SIZE) { (stream, head) } else { (false, 0) };
     T::portable(op, x, y, &mut out[..head]);
     let (x, y, out) = (skip(x, head), skip(y, head), &mut out[head..]);
-    let done = T::avx(op, x, y, out, stream);
-    #[cfg(feature = "fault-injection")]
-    if out.len() > ROW_TILE
-        && out.len() - done == 32 - T::SIZE
-        && crate::fault::active(crate::fault::Fault::Tail)
-    {
-        // The injected fault: the longest tail of a segment over 4 KiB is left unwritten.
-        return;
-    }
+    let operand = |s| match s {
+        Side::Slice(b) => Operand::Dense(b),
+        Side::Splat(e) => Operand::Scalar(e),
+    };
+    let done = T::avx(op, operand(x), operand(y), out.len(), out, stream);
     T::portable(op, skip(x, done), skip(y, done), &mut out[done..]);
 }
 
@@ -337,8 +414,17 @@ pub(crate) fn binary_tensors(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Res
     let shape = crate::broadcast::broadcast_shapes(a.shape(), b.shape()).ok()?;
     let (x, y, row_len) = roles(op, a, b, &shape)?;
     let dtype = a.dtype();
-    let mut out = crate::output::buffer(shape.iter().product::<usize>() * dtype.size());
-    binary_into(op, dtype, x, y, row_len, &mut out).then(|| Tensor::from_bytes(dtype, &shape, out))
+    let bytes = shape.iter().product::<usize>() * dtype.size();
+    let mut out = crate::output::with_capacity(bytes);
+    // The injected faults leave bytes unwritten: zeros, not uninitialized memory, read there.
+    #[cfg(feature = "fault-injection")]
+    out.spare_capacity_mut().fill(MaybeUninit::new(0));
+    if !binary_into_uninit(op, dtype, x, y, row_len, &mut out.spare_capacity_mut()[..bytes]) {
+        return None;
+    }
+    // SAFETY: binary_into_uninit wrote all `bytes` bytes (it returned true).
+    unsafe { out.set_len(bytes) };
+    Some(Tensor::from_bytes(dtype, &shape, out))
 }
 
 /// The roles of `a` and `b` against their broadcast `shape`, and its row length, when the fast

@@ -7,49 +7,79 @@
 //! 64-bit comparisons that AVX2 lacks are built from the instructions it has.
 
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 use opspec_adapter::BinaryOp;
 
-use super::side::Side;
+use super::Operand;
 
-/// A block kernel (this file's, or `avx512.rs`'s): `out[i] = x[i * x_step] op y[i * y_step]`
-/// for every whole 32-byte block `i` of `out` (a step of 0 repeats one block, which is 64
-/// bytes long). With `stream` (and `out` 64-byte aligned) the stores are non-temporal; the
-/// caller fences.
-pub type Blocks = unsafe fn(BinaryOp, &[u8], usize, &[u8], usize, &mut [u8], bool);
+/// One operand of a block kernel call (see [`Blocks`]).
+#[derive(Clone, Copy)]
+pub enum Feed {
+    /// Read block by block from `ptr` along each row; the next row's start is `row` bytes on
+    /// (the output's row for a dense operand, 0 for a row repeated down the output).
+    Slice { ptr: *const u8, row: usize },
+    /// One element of `size` bytes repeated along each row: row `r`'s at `ptr + r · step`
+    /// (`step` is `size` for a column, 0 for a single element).
+    Splat { ptr: *const u8, size: usize, step: usize },
+}
 
-/// Runs `blocks` over the whole 32-byte blocks of `out`; returns the bytes written.
-/// The caller has checked that the CPU has the features `blocks` needs.
-pub fn run(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool, blocks: Blocks) -> usize {
-    assert!(!stream || out.as_ptr().align_offset(64) == 0, "streaming stores need alignment");
-    let whole = out.len() / 32 * 32;
-    if whole == 0 {
-        return 0;
-    }
-    // A splat is one block of 64 bytes, which the 32-byte kernels read half of.
-    let (mut xb, mut yb) = ([0u8; 64], [0u8; 64]);
-    let side = |s: Side<'_>, block: &mut [u8; 64]| -> (usize, *const u8) {
-        match s {
-            Side::Slice(b) => {
-                assert!(b.len() >= whole, "operand shorter than the output");
-                (32, b.as_ptr())
-            }
-            Side::Splat(e) => {
-                splat(e, block);
-                (0, block.as_ptr())
-            }
+/// The rows of a block kernel call: `rows` rows of `row` bytes, back to back in the output,
+/// of elements of `size` bytes.
+#[derive(Clone, Copy)]
+pub struct Walk {
+    pub rows: usize,
+    pub row: usize,
+    pub size: usize,
+}
+
+/// A block kernel (this file's, or `avx512.rs`'s): `out = x op y` over the rows of a [`Walk`].
+/// This file's kernels write the whole 32-byte blocks from each row's start and return their
+/// bytes per row; `avx512.rs`'s write every byte of each row and return `walk.row`. With
+/// `stream` (one row, 64-byte aligned) the stores are non-temporal; the caller fences.
+pub type Blocks = unsafe fn(BinaryOp, Feed, Feed, Walk, &mut [MaybeUninit<u8>], bool) -> usize;
+
+/// Runs `blocks` over `rows` rows of `row` bytes (`out` holds them, back to back) with the
+/// operands in the roles of `x` and `y` (a [`Operand::Dense`] one covering the rows, a
+/// [`Operand::Column`] one holding their elements); returns the bytes written from each row's
+/// start. The caller has checked that the CPU has the features `blocks` needs; `stream` takes
+/// one row with a 64-byte aligned start.
+pub fn run(
+    op: BinaryOp,
+    x: Operand,
+    y: Operand,
+    walk: Walk,
+    out: &mut [MaybeUninit<u8>],
+    stream: bool,
+    blocks: Blocks,
+) -> usize {
+    assert!(
+        !stream || (walk.rows == 1 && out.as_ptr().align_offset(64) == 0),
+        "streaming stores need one aligned row"
+    );
+    assert_eq!(out.len(), walk.rows * walk.row, "the output holds the rows");
+    let feed = |o: Operand| match o {
+        Operand::Dense(s) => {
+            assert!(s.len() >= out.len(), "operand shorter than the output");
+            Feed::Slice { ptr: s.as_ptr(), row: walk.row }
+        }
+        Operand::Row(s) => {
+            assert!(s.len() >= walk.row, "row operand shorter than a row");
+            Feed::Slice { ptr: s.as_ptr(), row: 0 }
+        }
+        Operand::Column(s) => {
+            assert!(s.len() >= walk.rows * walk.size, "column shorter than the rows");
+            Feed::Splat { ptr: s.as_ptr(), size: walk.size, step: walk.size }
+        }
+        Operand::Scalar(s) => {
+            assert_eq!(s.len(), walk.size, "one element");
+            Feed::Splat { ptr: s.as_ptr(), size: walk.size, step: 0 }
         }
     };
-    let (xs, xp) = side(x, &mut xb);
-    let (ys, yp) = side(y, &mut yb);
-    // SAFETY: the caller detected the kernel's features; each slice covers every block read (a
-    // slice is at least `whole` bytes long, a splat is one 64-byte block read with step 0).
-    unsafe {
-        let x = std::slice::from_raw_parts(xp, if xs == 0 { 64 } else { whole });
-        let y = std::slice::from_raw_parts(yp, if ys == 0 { 64 } else { whole });
-        blocks(op, x, xs, y, ys, &mut out[..whole], stream);
-    }
-    whole
+    let (x, y) = (feed(x), feed(y));
+    // SAFETY: the caller detected the kernel's features; each feed covers every row read (the
+    // assertions above), and `out` holds the rows.
+    unsafe { blocks(op, x, y, walk, out, stream) }
 }
 
 /// Fills `block` with copies of the element `e`: eight bytes at a time for the element sizes
@@ -73,48 +103,77 @@ fn splat(e: &[u8], block: &mut [u8; 64]) {
     }
 }
 
-/// The loop of every kernel: `out`'s block `i` is `f(x's block i·xs/32, y's block i·ys/32)`.
+/// Row `r`'s start of `feed` and its step per 32-byte block (32, or 0 for a splat, which is
+/// written into `block`: every row for a column, the first row only for a single element).
 ///
 /// # Safety
-/// The CPU must have AVX and whatever `f` uses; `x` and `y` must hold every block read; with
-/// `stream`, `out` must be 32-byte aligned.
+/// `feed` must cover row `r` (see [`Feed`]).
+#[inline(always)]
+pub(super) unsafe fn row_start(feed: Feed, r: usize, block: &mut [u8; 64]) -> (*const u8, usize) {
+    match feed {
+        // SAFETY: row `r` lies inside the operand (caller's contract).
+        Feed::Slice { ptr, row } => (unsafe { ptr.add(r * row) }, 32),
+        Feed::Splat { ptr, size, step } => {
+            if r == 0 || step != 0 {
+                // SAFETY: as above, for row `r`'s element.
+                splat(unsafe { std::slice::from_raw_parts(ptr.add(r * step), size) }, block);
+            }
+            (block.as_ptr(), 0)
+        }
+    }
+}
+
+/// The loop of every kernel: in each row, `out`'s whole 32-byte block `i` is `f(x's block i,
+/// y's block i)` (a splat's one block for every `i`); returns the bytes written per row.
+///
+/// # Safety
+/// The CPU must have AVX and whatever `f` uses; `x` and `y` must cover every row of `walk`;
+/// `out` holds the rows; with `stream`, one row, 32-byte aligned.
 #[inline(always)]
 unsafe fn each(
-    x: &[u8],
-    xs: usize,
-    y: &[u8],
-    ys: usize,
-    out: &mut [u8],
+    x: Feed,
+    y: Feed,
+    walk: Walk,
+    out: &mut [MaybeUninit<u8>],
     stream: bool,
     f: impl Fn(__m256i, __m256i) -> __m256i,
-) {
-    let (xp, yp, op) = (x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
-    if stream {
-        let blocks = out.len() / 32;
-        // The injected fault: the last block is not stored.
-        #[cfg(feature = "fault-injection")]
-        let blocks =
-            if crate::fault::active(crate::fault::Fault::Stream) { blocks.saturating_sub(1) } else { blocks };
-        for i in 0..blocks {
-            // SAFETY: block `i` of x and y lies inside them, and `out` is 32-byte aligned
-            // (caller's contract).
-            unsafe {
-                let a = _mm256_loadu_si256(xp.add(i * xs).cast());
-                let b = _mm256_loadu_si256(yp.add(i * ys).cast());
-                _mm256_stream_si256(op.add(i * 32).cast(), f(a, b));
+) -> usize {
+    let blocks = walk.row / 32;
+    let (mut xb, mut yb) = ([0u8; 64], [0u8; 64]);
+    for r in 0..walk.rows {
+        // SAFETY: the feeds cover row `r` (caller's contract).
+        let ((xp, xs), (yp, ys)) = unsafe { (row_start(x, r, &mut xb), row_start(y, r, &mut yb)) };
+        let op = out[r * walk.row..].as_mut_ptr();
+        if stream {
+            // The injected fault: the last block is not stored.
+            #[cfg(feature = "fault-injection")]
+            let blocks = if crate::fault::active(crate::fault::Fault::Stream) {
+                blocks.saturating_sub(1)
+            } else {
+                blocks
+            };
+            for i in 0..blocks {
+                // SAFETY: block `i` of x, y and the row lies inside them, and `out` is 32-byte
+                // aligned (caller's contract).
+                unsafe {
+                    let a = _mm256_loadu_si256(xp.add(i * xs).cast());
+                    let b = _mm256_loadu_si256(yp.add(i * ys).cast());
+                    _mm256_stream_si256(op.add(i * 32).cast(), f(a, b));
+                }
             }
-        }
-    } else {
-        for i in 0..out.len() / 32 {
-            // SAFETY: block `i` of x and y lies inside them (caller's contract); loadu/storeu
-            // accept any alignment.
-            unsafe {
-                let a = _mm256_loadu_si256(xp.add(i * xs).cast());
-                let b = _mm256_loadu_si256(yp.add(i * ys).cast());
-                _mm256_storeu_si256(op.add(i * 32).cast(), f(a, b));
+        } else {
+            for i in 0..blocks {
+                // SAFETY: block `i` of x, y and the row lies inside them (caller's contract);
+                // loadu/storeu accept any alignment.
+                unsafe {
+                    let a = _mm256_loadu_si256(xp.add(i * xs).cast());
+                    let b = _mm256_loadu_si256(yp.add(i * ys).cast());
+                    _mm256_storeu_si256(op.add(i * 32).cast(), f(a, b));
+                }
             }
         }
     }
+    blocks * 32
 }
 
 /// The f32 (`ps`) and f64 (`pd`) operations under one set of names, for `float_blocks!`.
@@ -145,22 +204,21 @@ macro_rules! float_blocks {
         /// A float block kernel (see [`Blocks`]).
         ///
         /// # Safety
-        /// The CPU must have the enabled features; see [`Blocks`] for the slices.
+        /// The CPU must have the enabled features; see [`Blocks`] and `each` for the operands.
         #[target_feature(enable = $features)]
         pub unsafe fn $name(
             op: BinaryOp,
-            x: &[u8],
-            xs: usize,
-            y: &[u8],
-            ys: usize,
-            out: &mut [u8],
+            x: Feed,
+            y: Feed,
+            walk: Walk,
+            out: &mut [MaybeUninit<u8>],
             stream: bool,
-        ) {
+        ) -> usize {
             let only_b_nan = |a, b| $v::and($v::cmp::<_CMP_ORD_Q>(a, a), $v::cmp::<_CMP_UNORD_Q>(b, b));
             macro_rules! go {
                 ($f:expr) => {
                     // SAFETY: the caller's contract is `each`'s.
-                    unsafe { each(x, xs, y, ys, out, stream, |a, b| $pack($unpack(a, b), $f)) }
+                    unsafe { each(x, y, walk, out, stream, |a, b| $pack($unpack(a, b), $f)) }
                 };
             }
             match op {
@@ -267,24 +325,23 @@ macro_rules! int_blocks {
         /// maximum and minimum.
         ///
         /// # Safety
-        /// The CPU must have AVX2; see [`Blocks`] for the slices.
+        /// The CPU must have AVX2; see [`Blocks`] and `each` for the operands.
         #[target_feature(enable = "avx2")]
         pub unsafe fn $name(
             op: BinaryOp,
-            x: &[u8],
-            xs: usize,
-            y: &[u8],
-            ys: usize,
-            out: &mut [u8],
+            x: Feed,
+            y: Feed,
+            walk: Walk,
+            out: &mut [MaybeUninit<u8>],
             stream: bool,
-        ) {
+        ) -> usize {
             // SAFETY (every arm): the caller's contract is `each`'s.
             match op {
-                BinaryOp::Add => unsafe { each(x, xs, y, ys, out, stream, |a, b| $add(a, b)) },
-                BinaryOp::Subtract => unsafe { each(x, xs, y, ys, out, stream, |a, b| $sub(a, b)) },
-                BinaryOp::Multiply => unsafe { each(x, xs, y, ys, out, stream, |a, b| $mul(a, b)) },
-                BinaryOp::Maximum => unsafe { each(x, xs, y, ys, out, stream, |a, b| $max(a, b)) },
-                _ => unsafe { each(x, xs, y, ys, out, stream, |a, b| $min(a, b)) },
+                BinaryOp::Add => unsafe { each(x, y, walk, out, stream, |a, b| $add(a, b)) },
+                BinaryOp::Subtract => unsafe { each(x, y, walk, out, stream, |a, b| $sub(a, b)) },
+                BinaryOp::Multiply => unsafe { each(x, y, walk, out, stream, |a, b| $mul(a, b)) },
+                BinaryOp::Maximum => unsafe { each(x, y, walk, out, stream, |a, b| $max(a, b)) },
+                _ => unsafe { each(x, y, walk, out, stream, |a, b| $min(a, b)) },
             }
         }
     };

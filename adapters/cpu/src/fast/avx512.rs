@@ -1,6 +1,7 @@
-//! The AVX-512 (F/BW/VL) block kernels: `avx.rs`'s operations 64 bytes at a time, with one
-//! masked 32-byte step for a last half block, stored unaligned, or with non-temporal stores
-//! into a 64-byte aligned output.
+//! The AVX-512 (F/BW/VL) block kernels: `avx.rs`'s operations 64 bytes at a time over each row,
+//! with masked steps up to the output's first 64-byte boundary and for the last partial block,
+//! so that they write every byte; the whole blocks are stored aligned to the output's cache
+//! lines, with non-temporal stores when asked.
 //!
 //! The arithmetic is `avx.rs`'s, lane for lane: f16 widens and narrows with the 512-bit forms
 //! of the F16C conversions (`vcvtph2ps`/`vcvtps2ph`, round to nearest even), bf16 narrows with
@@ -8,76 +9,105 @@
 //! which `half` does not), and integers wrap. AVX512-FP16 arithmetic is not used.
 
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 use opspec_adapter::BinaryOp;
 
+use super::avx::{Feed, Walk, row_start};
+
 /// Low 32 bytes of a 64-byte vector, as a 32-bit lane mask.
+#[cfg(feature = "fault-injection")]
 const HALF: __mmask16 = 0x00ff;
 
-/// The loop of every kernel: the block kernel contract of `avx::Blocks` (steps of 32 or 0 per
-/// 32-byte block), run as 64-byte blocks plus one masked 32-byte step when `out` holds an odd
-/// number of 32-byte blocks.
+/// The first `n` bytes of a 64-byte vector, as a byte mask.
+fn first(n: usize) -> __mmask64 {
+    if n >= 64 { !0 } else { (1 << n) - 1 }
+}
+
+/// The loop of every kernel: each row as a masked block up to the output's next 64-byte
+/// boundary, whole 64-byte blocks (non-temporal with `stream`), and a masked last block; returns
+/// the bytes written per row (all of them). A splat is one 64-byte block read for every block.
 ///
 /// # Safety
-/// The CPU must have AVX-512 F and whatever `f` uses; `x` and `y` must hold every block read
-/// (a step of 0 reads 64 bytes); with `stream`, `out` must be 64-byte aligned.
+/// The CPU must have AVX-512 F/BW and whatever `f` uses; `x` and `y` must cover every row of
+/// `walk` (see `avx::Feed`); `out` holds the rows.
 #[inline(always)]
 unsafe fn each(
-    x: &[u8],
-    xs: usize,
-    y: &[u8],
-    ys: usize,
-    out: &mut [u8],
+    x: Feed,
+    y: Feed,
+    walk: Walk,
+    out: &mut [MaybeUninit<u8>],
     stream: bool,
     f: impl Fn(__m512i, __m512i) -> __m512i,
-) {
-    let (xp, yp, op) = (x.as_ptr(), y.as_ptr(), out.as_mut_ptr());
-    let (xs, ys) = (xs * 2, ys * 2);
-    let blocks = out.len() / 64;
-    // SAFETY (both loops): block `i` of x and y lies inside them (caller's contract); loadu and
-    // storeu accept any alignment, and `out` is 64-byte aligned for the streaming stores.
-    if stream {
-        // The injected fault: the last block stores only its first 32 bytes.
-        #[cfg(feature = "fault-injection")]
-        let (blocks, short) = match blocks {
-            b if b > 0 && crate::fault::active(crate::fault::Fault::Stream) => (b - 1, true),
-            b => (b, false),
-        };
-        for i in 0..blocks {
-            unsafe {
-                let a = _mm512_loadu_si512(xp.add(i * xs).cast());
-                let b = _mm512_loadu_si512(yp.add(i * ys).cast());
-                _mm512_stream_si512(op.add(i * 64).cast(), f(a, b));
+) -> usize {
+    let (mut xb, mut yb) = ([0u8; 64], [0u8; 64]);
+    for r in 0..walk.rows {
+        // SAFETY: the feeds cover row `r` (caller's contract); the steps per 32 bytes become
+        // 1 (a slice) or 0 (a splat) per byte.
+        let ((xp, xs), (yp, ys)) = unsafe { (row_start(x, r, &mut xb), row_start(y, r, &mut yb)) };
+        let (xs, ys) = (xs / 32, ys / 32);
+        let op = out[r * walk.row..].as_mut_ptr().cast::<u8>();
+        // Elements are whole in every block when the row start is element-aligned.
+        let head =
+            if (op as usize).is_multiple_of(walk.size) { op.align_offset(64).min(walk.row) } else { 0 };
+        let blocks = (walk.row - head) / 64;
+        let tail = (walk.row - head) % 64;
+        // SAFETY (all three steps): the bytes `at .. at + 64` of x, y and the row that a step
+        // touches lie inside them, or the masked loads and stores leave those outside alone;
+        // loadu and storeu accept any alignment, and the streamed blocks start at a 64-byte
+        // boundary of the output.
+        // (A macro, not a closure: the intrinsics stay in the caller's target features.)
+        macro_rules! masked {
+            ($at:expr, $mask:expr) => {
+                unsafe {
+                    let a = _mm512_maskz_loadu_epi8($mask, xp.add($at * xs).cast());
+                    let b = _mm512_maskz_loadu_epi8($mask, yp.add($at * ys).cast());
+                    _mm512_mask_storeu_epi8(op.add($at).cast(), $mask, f(a, b));
+                }
+            };
+        }
+        if head > 0 {
+            masked!(0, first(head));
+        }
+        let body = |i: usize| head + i * 64;
+        if stream {
+            // The injected fault: the last block stores only its first 32 bytes.
+            #[cfg(feature = "fault-injection")]
+            let (blocks, short) = match blocks {
+                b if b > 0 && crate::fault::active(crate::fault::Fault::Stream) => (b - 1, true),
+                b => (b, false),
+            };
+            for i in 0..blocks {
+                unsafe {
+                    let a = _mm512_loadu_si512(xp.add(body(i) * xs).cast());
+                    let b = _mm512_loadu_si512(yp.add(body(i) * ys).cast());
+                    _mm512_stream_si512(op.add(body(i)).cast(), f(a, b));
+                }
+            }
+            #[cfg(feature = "fault-injection")]
+            if short {
+                // SAFETY: as above, for the block after the loop's last one.
+                unsafe {
+                    let a = _mm512_loadu_si512(xp.add(body(blocks) * xs).cast());
+                    let b = _mm512_loadu_si512(yp.add(body(blocks) * ys).cast());
+                    _mm512_mask_storeu_epi32(op.add(body(blocks)).cast(), HALF, f(a, b));
+                }
+                return walk.row;
+            }
+        } else {
+            for i in 0..blocks {
+                unsafe {
+                    let a = _mm512_loadu_si512(xp.add(body(i) * xs).cast());
+                    let b = _mm512_loadu_si512(yp.add(body(i) * ys).cast());
+                    _mm512_storeu_si512(op.add(body(i)).cast(), f(a, b));
+                }
             }
         }
-        #[cfg(feature = "fault-injection")]
-        if short {
-            // SAFETY: as above, for the block after the loop's last one.
-            unsafe {
-                let a = _mm512_loadu_si512(xp.add(blocks * xs).cast());
-                let b = _mm512_loadu_si512(yp.add(blocks * ys).cast());
-                _mm512_mask_storeu_epi32(op.add(blocks * 64).cast(), HALF, f(a, b));
-            }
-            return;
-        }
-    } else {
-        for i in 0..blocks {
-            unsafe {
-                let a = _mm512_loadu_si512(xp.add(i * xs).cast());
-                let b = _mm512_loadu_si512(yp.add(i * ys).cast());
-                _mm512_storeu_si512(op.add(i * 64).cast(), f(a, b));
-            }
+        if tail > 0 {
+            masked!(body(blocks), first(tail));
         }
     }
-    if out.len() % 64 >= 32 {
-        // SAFETY: the masked loads and store touch only the 32 bytes of the last half block,
-        // which lie inside x, y (or their 64-byte splat) and out.
-        unsafe {
-            let a = _mm512_maskz_loadu_epi32(HALF, xp.add(blocks * xs).cast());
-            let b = _mm512_maskz_loadu_epi32(HALF, yp.add(blocks * ys).cast());
-            _mm512_mask_storeu_epi32(op.add(blocks * 64).cast(), HALF, f(a, b));
-        }
-    }
+    walk.row
 }
 
 /// The f32 (`ps`) and f64 (`pd`) operations under one set of names, for `float_blocks!`.
@@ -108,23 +138,21 @@ macro_rules! float_blocks {
         /// A float block kernel (see `avx::Blocks`).
         ///
         /// # Safety
-        /// The CPU must have AVX-512 F/BW/VL; see `avx::Blocks` for the slices (with
-        /// `stream`, `out` must be 64-byte aligned).
+        /// The CPU must have AVX-512 F/BW/VL; see `avx::Blocks` and `each` for the operands.
         #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
         pub unsafe fn $name(
             op: BinaryOp,
-            x: &[u8],
-            xs: usize,
-            y: &[u8],
-            ys: usize,
-            out: &mut [u8],
+            x: Feed,
+            y: Feed,
+            walk: Walk,
+            out: &mut [MaybeUninit<u8>],
             stream: bool,
-        ) {
+        ) -> usize {
             let only_b_nan = |a, b| $v::cmp::<_CMP_ORD_Q>(a, a) & $v::cmp::<_CMP_UNORD_Q>(b, b);
             macro_rules! go {
                 ($f:expr) => {
                     // SAFETY: the caller's contract is `each`'s.
-                    unsafe { each(x, xs, y, ys, out, stream, |a, b| $pack($unpack(a, b), $f)) }
+                    unsafe { each(x, y, walk, out, stream, |a, b| $pack($unpack(a, b), $f)) }
                 };
             }
             match op {
@@ -227,25 +255,23 @@ macro_rules! int_blocks {
         /// maximum and minimum.
         ///
         /// # Safety
-        /// The CPU must have AVX-512 F/BW/VL; see `avx::Blocks` for the slices (with
-        /// `stream`, `out` must be 64-byte aligned).
+        /// The CPU must have AVX-512 F/BW/VL; see `avx::Blocks` and `each` for the operands.
         #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
         pub unsafe fn $name(
             op: BinaryOp,
-            x: &[u8],
-            xs: usize,
-            y: &[u8],
-            ys: usize,
-            out: &mut [u8],
+            x: Feed,
+            y: Feed,
+            walk: Walk,
+            out: &mut [MaybeUninit<u8>],
             stream: bool,
-        ) {
+        ) -> usize {
             // SAFETY (every arm): the caller's contract is `each`'s.
             match op {
-                BinaryOp::Add => unsafe { each(x, xs, y, ys, out, stream, |a, b| $add(a, b)) },
-                BinaryOp::Subtract => unsafe { each(x, xs, y, ys, out, stream, |a, b| $sub(a, b)) },
-                BinaryOp::Multiply => unsafe { each(x, xs, y, ys, out, stream, |a, b| $mul(a, b)) },
-                BinaryOp::Maximum => unsafe { each(x, xs, y, ys, out, stream, |a, b| $max(a, b)) },
-                _ => unsafe { each(x, xs, y, ys, out, stream, |a, b| $min(a, b)) },
+                BinaryOp::Add => unsafe { each(x, y, walk, out, stream, |a, b| $add(a, b)) },
+                BinaryOp::Subtract => unsafe { each(x, y, walk, out, stream, |a, b| $sub(a, b)) },
+                BinaryOp::Multiply => unsafe { each(x, y, walk, out, stream, |a, b| $mul(a, b)) },
+                BinaryOp::Maximum => unsafe { each(x, y, walk, out, stream, |a, b| $max(a, b)) },
+                _ => unsafe { each(x, y, walk, out, stream, |a, b| $min(a, b)) },
             }
         }
     };

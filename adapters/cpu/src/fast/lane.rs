@@ -1,9 +1,12 @@
 //! The element types of the fast kernels: how each reads and writes its bytes, its portable
 //! loop (the same arithmetic as `float.rs`/`integer.rs`), and its AVX-512 and AVX block kernels.
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 use opspec_adapter::BinaryOp;
 
+use super::Operand;
 #[cfg(target_arch = "x86_64")]
 use super::level::Simd;
 use super::side::Side;
@@ -12,14 +15,22 @@ use super::side::Side;
 pub(super) trait Lane: Copy {
     const SIZE: usize;
     fn read(b: &[u8]) -> Self;
-    fn write(self, b: &mut [u8]);
+    fn write(self, b: &mut [MaybeUninit<u8>]);
     /// Computes a whole segment with the portable loop.
-    fn portable(op: BinaryOp, x: Side, y: Side, out: &mut [u8]);
-    /// Runs the whole 32-byte blocks of a segment with AVX-512 or AVX/AVX2 (as
-    /// [`super::level::simd`] says); returns how many bytes of `out` were written (0 when the
-    /// CPU lacks the features the kernel needs). With `stream`, `out` is 64-byte aligned and
-    /// the stores bypass the cache.
-    fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize;
+    fn portable(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>]);
+    /// Runs `out`'s rows of `row` bytes with AVX-512 (every byte) or AVX/AVX2 (the whole
+    /// 32-byte blocks from each row's start), as [`super::level::simd`] says, with the operands
+    /// in the roles `x` and `y` (see `avx::run`); returns the bytes written per row (0 when the
+    /// CPU lacks the features the kernel needs). With `stream`, `out` is one 64-byte aligned
+    /// row and the stores bypass the cache.
+    fn avx(
+        op: BinaryOp,
+        x: Operand,
+        y: Operand,
+        row: usize,
+        out: &mut [MaybeUninit<u8>],
+        stream: bool,
+    ) -> usize;
 }
 
 /// Implements [`Lane`] for `$t`: `$portable` is its portable loop, `$kernel` its block kernel
@@ -31,22 +42,25 @@ macro_rules! lane {
             fn read(b: &[u8]) -> $t {
                 <$t>::from_le_bytes(b.try_into().expect("one element"))
             }
-            fn write(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
+            fn write(self, b: &mut [MaybeUninit<u8>]) {
+                b.write_copy_of_slice(&self.to_le_bytes());
             }
-            fn portable(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+            fn portable(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>]) {
                 $portable(op, x, y, out)
             }
-            fn avx(op: BinaryOp, x: Side, y: Side, out: &mut [u8], stream: bool) -> usize {
+            fn avx(op: BinaryOp, x: Operand, y: Operand, row: usize, out: &mut [MaybeUninit<u8>], stream: bool) -> usize {
                 #[cfg(target_arch = "x86_64")]
-                match super::level::simd() {
-                    Simd::Avx512 => return super::avx::run(op, x, y, out, stream, super::avx512::$kernel),
-                    Simd::Avx2 if $(std::arch::is_x86_feature_detected!($features))&&+ => {
-                        return super::avx::run(op, x, y, out, stream, super::avx::$kernel);
+                {
+                    let walk = super::avx::Walk { rows: out.len() / row, row, size: Self::SIZE };
+                    match super::level::simd() {
+                        Simd::Avx512 => return super::avx::run(op, x, y, walk, out, stream, super::avx512::$kernel),
+                        Simd::Avx2 if $(std::arch::is_x86_feature_detected!($features))&&+ => {
+                            return super::avx::run(op, x, y, walk, out, stream, super::avx::$kernel);
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
-                let _ = (op, x, y, out, stream);
+                let _ = (op, x, y, row, out, stream);
                 0
             }
         }
@@ -138,7 +152,7 @@ fn via<L: Lane, T: Compute<L>>(f: impl Fn(T, T) -> T) -> impl Fn(L, L) -> L {
     }
 }
 
-fn float_portable<L: Lane, T: Compute<L>>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+fn float_portable<L: Lane, T: Compute<L>>(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>]) {
     // `float.rs` writes subtraction as `x + (-y)`, which compiles to a subtraction (a NaN `y`
     // keeps its sign; tests/fast_paths.rs checks the 16-bit formats' NaNs bit for bit).
     match op {
@@ -178,7 +192,7 @@ macro_rules! int {
 }
 int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
-fn int_portable<T: Int>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+fn int_portable<T: Int>(op: BinaryOp, x: Side, y: Side, out: &mut [MaybeUninit<u8>]) {
     match op {
         BinaryOp::Add => portable(x, y, out, T::add),
         BinaryOp::Subtract => portable(x, y, out, T::sub),
@@ -191,7 +205,7 @@ fn int_portable<T: Int>(op: BinaryOp, x: Side, y: Side, out: &mut [u8]) {
 
 /// The portable loop (simple enough for the compiler to vectorise).
 #[inline(always)]
-fn portable<T: Lane>(x: Side, y: Side, out: &mut [u8], f: impl Fn(T, T) -> T) {
+fn portable<T: Lane>(x: Side, y: Side, out: &mut [MaybeUninit<u8>], f: impl Fn(T, T) -> T) {
     let n = T::SIZE;
     match (x, y) {
         (Side::Slice(a), Side::Slice(b)) => {

@@ -215,7 +215,12 @@ fn atan2_common(y: f32, x: f32) -> f32 {
 
 /// `out = op(x, y)` for f32 pow or atan2 (`op` is one of the two) over little-endian bytes; a
 /// slice side is as long as `out`.
-pub(crate) fn binary_f32(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &mut [u8]) {
+pub(crate) fn binary_f32(
+    op: opspec_adapter::BinaryOp,
+    x: Side,
+    y: Side,
+    out: &mut [std::mem::MaybeUninit<u8>],
+) {
     let pow = op == opspec_adapter::BinaryOp::Pow;
     let done = vector(pow, x, y, out);
     let f = if pow { pow_f32 } else { atan2_f32 };
@@ -224,13 +229,13 @@ pub(crate) fn binary_f32(op: opspec_adapter::BinaryOp, x: Side, y: Side, out: &m
         Side::Splat(b) => f32::from_le_bytes(b.try_into().expect("4 bytes")),
     };
     for i in done..out.len() / 4 {
-        out[i * 4..i * 4 + 4].copy_from_slice(&f(at(x, i), at(y, i)).to_le_bytes());
+        out[i * 4..i * 4 + 4].write_copy_of_slice(&f(at(x, i), at(y, i)).to_le_bytes());
     }
 }
 
 /// Runs the whole 8-element blocks with AVX2 + FMA when the CPU has them; returns how many
 /// elements were written.
-fn vector(pow: bool, x: Side, y: Side, out: &mut [u8]) -> usize {
+fn vector(pow: bool, x: Side, y: Side, out: &mut [std::mem::MaybeUninit<u8>]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
         let n = out.len() / 32 * 8;
@@ -249,9 +254,9 @@ fn vector(pow: bool, x: Side, y: Side, out: &mut [u8]) -> usize {
         // above), a splat operand one element read with step 0, and `out` holds `n` elements.
         unsafe {
             if pow {
-                avx2::blocks::<true>(xp, xs, yp, ys, out.as_mut_ptr(), n);
+                avx2::blocks::<true>(xp, xs, yp, ys, out.as_mut_ptr().cast(), n);
             } else {
-                avx2::blocks::<false>(xp, xs, yp, ys, out.as_mut_ptr(), n);
+                avx2::blocks::<false>(xp, xs, yp, ys, out.as_mut_ptr().cast(), n);
             }
         }
         return n;
