@@ -2,9 +2,9 @@
 //! its conformance suites cannot reach (feature `fault-injection`, off by default; nothing of
 //! it is compiled without the feature). Each fault perturbs one place of the fast path:
 //!
-//! - [`Fault::Tail`]: `fast::segment` leaves the portable tail after the AVX blocks unwritten
-//!   when it is one element short of a block (the longest tail) in a segment of more than
-//!   4 KiB (the conformance suites' batches have no such tail, and their broadcast outputs are
+//! - [`Fault::Tail`]: `fast::segment` leaves the last element of a segment of more than 4 KiB
+//!   unwritten when the segment is one element short of a whole number of 32-byte blocks (the
+//!   conformance suites' batches have no such segment, and their broadcast outputs are
 //!   smaller);
 //! - [`Fault::Split`]: `fast::binary_into` skips the first element of every work piece after
 //!   the first in an output of `PARALLEL_THRESHOLD` (1 MiB) or more (f32 pow and atan2 split
