@@ -230,7 +230,7 @@ type Segment = fn(BinaryOp, Side, Side, &mut [MaybeUninit<u8>], bool);
 type RunRange = fn(Job, usize, &mut [MaybeUninit<u8>]);
 
 /// Computes whole rows of `row_len` elements: [`rows`] for one element type.
-type Rows = fn(BinaryOp, Operand, Operand, usize, &mut [MaybeUninit<u8>]);
+type Rows = fn(BinaryOp, Operand, Operand, usize, &mut [MaybeUninit<u8>], bool);
 
 /// What every range of one call computes: `x op y` over rows of `row_len`, through `kernel`.
 #[derive(Clone, Copy)]
@@ -276,7 +276,10 @@ fn run_range<T: Lane>(job: Job, start: usize, out: &mut [MaybeUninit<u8>]) {
         if column && row_len * size < SHORT_SEGMENT { ROW_TILE / (row_len * size) } else { 1 };
     // Whole rows of a row or column broadcast go to the rows kernel, which walks them in one
     // call: a segment call per row cost some 40 ns a row at 2^16 f32 (`examples/layout_speed.rs`).
-    let rows = rows.filter(|_| broadcast && rows_per_segment == 1 && !stream);
+    // Streamed, only where the AVX-512 kernels align each row's stores themselves (the AVX2 ones
+    // would need each row to start 32-byte aligned).
+    let streams_rows = simd() == Simd::Avx512 && (out.as_ptr() as usize).is_multiple_of(size);
+    let rows = rows.filter(|_| broadcast && rows_per_segment == 1 && (!stream || streams_rows));
     let span = rows_per_segment * row_len;
     // Buffers for the grouped segments: each row operand repeated, each column spread.
     let grouped = |o| match o {
@@ -299,7 +302,8 @@ fn run_range<T: Lane>(job: Job, start: usize, out: &mut [MaybeUninit<u8>]) {
                 Operand::Column(s) => Operand::Column(&s[row * size..(row + whole) * size]),
                 o => o,
             };
-            rows(op, part(x), part(y), row_len, &mut out[done * size..(done + whole * row_len) * size]);
+            let seg = &mut out[done * size..(done + whole * row_len) * size];
+            rows(op, part(x), part(y), row_len, seg, stream);
             (done, row) = (done + whole * row_len, row + whole);
             continue;
         }
@@ -358,10 +362,18 @@ fn spread<T: Lane>(
 }
 
 /// Whole rows of `row_len` elements (`out` holds them): one vector kernel call over all of
-/// them, then each row's portable tail past what the kernel wrote.
-fn rows<T: Lane>(op: BinaryOp, x: Operand, y: Operand, row_len: usize, out: &mut [MaybeUninit<u8>]) {
+/// them, then each row's portable tail past what the kernel wrote. `stream` only where the
+/// kernel writes every byte of a row (AVX-512) and `out` is element-aligned.
+fn rows<T: Lane>(
+    op: BinaryOp,
+    x: Operand,
+    y: Operand,
+    row_len: usize,
+    out: &mut [MaybeUninit<u8>],
+    stream: bool,
+) {
     let (size, row) = (T::SIZE, row_len * T::SIZE);
-    let done = T::avx(op, x, y, row, out, false);
+    let done = T::avx(op, x, y, row, out, stream);
     if done == row {
         return;
     }

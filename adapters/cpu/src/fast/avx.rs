@@ -36,14 +36,15 @@ pub struct Walk {
 /// A block kernel (this file's, or `avx512.rs`'s): `out = x op y` over the rows of a [`Walk`].
 /// This file's kernels write the whole 32-byte blocks from each row's start and return their
 /// bytes per row; `avx512.rs`'s write every byte of each row and return `walk.row`. With
-/// `stream` (one row, 64-byte aligned) the stores are non-temporal; the caller fences.
+/// `stream` the stores are non-temporal (the caller fences): this file's kernels take only rows
+/// that start 32-byte aligned, `avx512.rs`'s rows that start element-aligned (they assert it).
 pub type Blocks = unsafe fn(BinaryOp, Feed, Feed, Walk, &mut [MaybeUninit<u8>], bool) -> usize;
 
 /// Runs `blocks` over `rows` rows of `row` bytes (`out` holds them, back to back) with the
 /// operands in the roles of `x` and `y` (a [`Operand::Dense`] one covering the rows, a
 /// [`Operand::Column`] one holding their elements); returns the bytes written from each row's
-/// start. The caller has checked that the CPU has the features `blocks` needs; `stream` takes
-/// one row with a 64-byte aligned start.
+/// start. The caller has checked that the CPU has the features `blocks` needs; for `stream`,
+/// see [`Blocks`].
 pub fn run(
     op: BinaryOp,
     x: Operand,
@@ -53,10 +54,6 @@ pub fn run(
     stream: bool,
     blocks: Blocks,
 ) -> usize {
-    assert!(
-        !stream || (walk.rows == 1 && out.as_ptr().align_offset(64) == 0),
-        "streaming stores need one aligned row"
-    );
     assert_eq!(out.len(), walk.rows * walk.row, "the output holds the rows");
     let feed = |o: Operand| match o {
         Operand::Dense(s) => {
@@ -128,7 +125,7 @@ pub(super) unsafe fn row_start(feed: Feed, r: usize, block: &mut [u8; 64]) -> (*
 ///
 /// # Safety
 /// The CPU must have AVX and whatever `f` uses; `x` and `y` must cover every row of `walk`;
-/// `out` holds the rows; with `stream`, one row, 32-byte aligned.
+/// `out` holds the rows.
 #[inline(always)]
 unsafe fn each(
     x: Feed,
@@ -145,6 +142,7 @@ unsafe fn each(
         let ((xp, xs), (yp, ys)) = unsafe { (row_start(x, r, &mut xb), row_start(y, r, &mut yb)) };
         let op = out[r * walk.row..].as_mut_ptr();
         if stream {
+            assert!(op.align_offset(32) == 0, "streaming stores need 32-byte aligned rows");
             // The injected fault: the last block is not stored.
             #[cfg(feature = "fault-injection")]
             let blocks = if crate::fault::active(crate::fault::Fault::Stream) {

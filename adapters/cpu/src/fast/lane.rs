@@ -21,8 +21,8 @@ pub(super) trait Lane: Copy {
     /// Runs `out`'s rows of `row` bytes with AVX-512 (every byte) or AVX/AVX2 (the whole
     /// 32-byte blocks from each row's start), as [`super::level::simd`] says, with the operands
     /// in the roles `x` and `y` (see `avx::run`); returns the bytes written per row (0 when the
-    /// CPU lacks the features the kernel needs). With `stream`, `out` is one 64-byte aligned
-    /// row and the stores bypass the cache.
+    /// CPU lacks the features the kernel needs). With `stream` the stores bypass the cache:
+    /// AVX/AVX2 takes rows that start 32-byte aligned, AVX-512 rows that start element-aligned.
     fn avx(
         op: BinaryOp,
         x: Operand,
