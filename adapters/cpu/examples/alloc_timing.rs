@@ -18,7 +18,6 @@ use opspec_adapter::{Adapter, BinaryOp, DType, Tensor, TernaryOp};
 use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::fused::ternary_into;
 use opspec_cpu::fast::{Operand, binary_into};
-use opspec_cpu::output;
 
 fn minor_faults() -> i64 {
     // SAFETY: getrusage writes one `rusage` into the zeroed value it is given.
@@ -83,7 +82,6 @@ fn main() {
         let mut cases: Vec<Case> = vec![
             ("add, caller-owned out (reused)", 3 * bytes, Box::new(|| add(black_box(&mut owned)))),
             ("add, vec![0; n]", 3 * bytes, Box::new(|| add(&mut black_box(vec![0u8; bytes])))),
-            ("add, output::buffer", 3 * bytes, Box::new(|| add(&mut black_box(output::buffer(bytes))))),
             (
                 "add, CpuAdapter::binary",
                 3 * bytes,

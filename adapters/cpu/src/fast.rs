@@ -38,7 +38,8 @@ use rayon::prelude::*;
 
 use lane::Lane;
 pub use level::{Simd, simd};
-use side::{Side, as_uninit, skip};
+pub(crate) use side::as_uninit;
+use side::{Side, skip};
 
 /// Outputs of at least this many bytes are split across threads, for the kernels that cost a
 /// few cycles per element (these and [`fused`]'s). `benches/elementwise.rs`

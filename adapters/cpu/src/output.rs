@@ -1,11 +1,11 @@
 //! Output buffers for the allocating calls.
 //!
-//! A large `vec![0u8; n]` gets fresh pages from the kernel (the allocator maps them and does
-//! not touch them), so the kernel writing into it takes one page fault per 4 KiB page. On
-//! Linux, [`buffer`] and [`with_capacity`] ask for transparent huge pages (`madvise(MADV_HUGEPAGE)`) on the 2 MiB
+//! A large allocation gets fresh pages from the kernel (the allocator maps them and does not
+//! touch them), so the kernel writing into it takes one page fault per 4 KiB page. On Linux,
+//! [`with_capacity`] asks for transparent huge pages (`madvise(MADV_HUGEPAGE)`) on the 2 MiB
 //! aligned part of a large buffer before anything touches it, so those parts fault once per
 //! 2 MiB. The advice is a hint: where the kernel refuses it (THP off, other systems) the buffer
-//! is the same zeroed `Vec`.
+//! is the same `Vec`.
 //!
 //! `examples/alloc_timing.rs` measures it: f32 add at 2^24 elements into a fresh output ran
 //! about 4× faster than into `vec![0; n]`. Faulting the pages in across rayon's threads first
@@ -21,25 +21,13 @@ pub const HUGE_THRESHOLD: usize = 32 << 20;
 /// The transparent huge page size on x86-64 (and most aarch64 kernels).
 const HUGE_PAGE: usize = 2 << 20;
 
-/// A zeroed buffer of `bytes` bytes: a normal `Vec<u8>` that frees through the global
-/// allocator. From [`HUGE_THRESHOLD`] bytes on, it is advised to use huge pages, with a
-/// capacity of `bytes` plus 2 MiB so that the huge-page-aligned part covers the whole buffer
-/// after its first (partial) huge page.
-pub fn buffer(bytes: usize) -> Vec<u8> {
-    if bytes < HUGE_THRESHOLD {
-        return vec![0; bytes];
-    }
-    let mut v = vec![0u8; bytes.saturating_add(HUGE_PAGE)];
-    advise_huge(v.as_mut_ptr(), v.len());
-    v.truncate(bytes);
-    v
-}
-
-/// An empty buffer with room for `bytes` bytes, for a kernel that writes every byte into its
-/// spare capacity: unlike [`buffer`], nothing is zeroed (below [`HUGE_THRESHOLD`] glibc's
-/// `calloc` clears reused heap memory, a write pass as long as the output;
-/// `benches/elementwise.rs` measured the allocating f32 add at 2^16 at 0.67× the caller-owned
-/// call with it). From [`HUGE_THRESHOLD`] bytes on, the same huge-page advice as [`buffer`].
+/// An empty `Vec<u8>` (freed through the global allocator) with room for `bytes` bytes, for a
+/// kernel that writes every byte into its spare capacity. Nothing is zeroed: below
+/// [`HUGE_THRESHOLD`] glibc's `calloc` clears reused heap memory, a write pass as long as the
+/// output (`benches/elementwise.rs` measured the allocating f32 add at 2^16 at 0.67× the
+/// caller-owned call with a zeroed `Vec`). From [`HUGE_THRESHOLD`] bytes on, it is advised to
+/// use huge pages, with a capacity of `bytes` plus 2 MiB so that the huge-page-aligned part
+/// covers the whole buffer after its first (partial) huge page.
 pub fn with_capacity(bytes: usize) -> Vec<u8> {
     if bytes < HUGE_THRESHOLD {
         return Vec::with_capacity(bytes);
@@ -72,15 +60,6 @@ fn advise_huge(_: *mut u8, _: usize) {}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn buffers_are_zeroed_with_the_asked_length() {
-        for bytes in [0, 1, 4095, HUGE_THRESHOLD - 1, HUGE_THRESHOLD, HUGE_THRESHOLD + 12345] {
-            let v = buffer(bytes);
-            assert_eq!(v.len(), bytes);
-            assert!(v.iter().all(|&b| b == 0), "{bytes} bytes");
-        }
-    }
 
     #[test]
     fn empty_buffers_have_room_for_the_asked_length() {

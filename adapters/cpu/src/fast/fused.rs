@@ -7,11 +7,13 @@
 //! CPU has it, so that `mul_add` is one instruction rather than a library call).
 //! Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
 //! threads, outputs of [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores,
-//! and the allocating form gets its output from [`output::buffer`].
+//! and the allocating form writes into uninitialized capacity from [`output::with_capacity`].
 //!
 //! Results are bit-identical to `src/fused.rs` (NaN payloads aside, which the contract leaves
 //! free): a fused multiply-add is exactly specified, and the sum and the product of
 //! `fused_add_mul` are each IEEE operations rounded once.
+
+use std::mem::MaybeUninit;
 
 use opspec_adapter::{AdapterError, DType, Tensor, TernaryOp};
 
@@ -30,6 +32,20 @@ pub fn supports(op: TernaryOp, dtype: DType) -> bool {
 /// Returns `false` (and leaves `out` untouched) when [`supports`] is false or when the four
 /// lengths differ or are not a whole number of elements.
 pub fn ternary_into(op: TernaryOp, dtype: DType, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]) -> bool {
+    // SAFETY: the kernels write only results into `out`.
+    ternary_into_uninit(op, dtype, a, b, c, unsafe { fast::as_uninit(out) })
+}
+
+/// [`ternary_into`] into an output that need not be initialized; every byte of `out` is
+/// written when it returns `true`.
+fn ternary_into_uninit(
+    op: TernaryOp,
+    dtype: DType,
+    a: &[u8],
+    b: &[u8],
+    c: &[u8],
+    out: &mut [MaybeUninit<u8>],
+) -> bool {
     let n = out.len();
     if !supports(op, dtype) || !n.is_multiple_of(dtype.size()) || a.len() != n || b.len() != n || c.len() != n
     {
@@ -61,8 +77,13 @@ pub(crate) fn ternary_tensors(
         return None;
     }
     let (x, y, z) = (dense(a)?, dense(b)?, dense(c)?);
-    let mut out = output::buffer(x.len());
-    ternary_into(op, dtype, x, y, z, &mut out).then(|| Tensor::from_bytes(dtype, a.shape(), out))
+    let mut out = output::with_capacity(x.len());
+    if !ternary_into_uninit(op, dtype, x, y, z, &mut out.spare_capacity_mut()[..x.len()]) {
+        return None;
+    }
+    // SAFETY: ternary_into_uninit wrote all `x.len()` bytes (it returned true).
+    unsafe { out.set_len(x.len()) };
+    Some(Tensor::from_bytes(dtype, a.shape(), out))
 }
 
 /// Whether [`ternary_tensors`] computes `op` on these operands (of one shape and dtype) in
@@ -81,7 +102,7 @@ fn dense(t: &Tensor) -> Option<&[u8]> {
 
 /// One piece of the output: a portable head up to 32-byte alignment when streaming, the AVX
 /// blocks, then the portable tail.
-fn segment<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8], stream: bool) {
+fn segment<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [MaybeUninit<u8>], stream: bool) {
     let head = out.as_ptr().align_offset(32);
     let (stream, head) =
         if stream && head.is_multiple_of(T::SIZE) && head <= out.len() { (true, head) } else { (false, 0) };
@@ -101,11 +122,11 @@ fn segment<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8],
 trait Lane: CpuFused {
     const SIZE: usize;
     fn read(b: &[u8]) -> Self;
-    fn write(self, b: &mut [u8]);
+    fn write(self, b: &mut [MaybeUninit<u8>]);
     /// Runs the whole 32-byte blocks of `out` with AVX2 and FMA; returns how many bytes were
     /// written (0 on CPUs without them). With `stream`, `out` is 32-byte aligned and the
     /// stores bypass the cache.
-    fn avx(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8], stream: bool) -> usize;
+    fn avx(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [MaybeUninit<u8>], stream: bool) -> usize;
 }
 
 macro_rules! lane {
@@ -117,10 +138,17 @@ macro_rules! lane {
                 <$t>::from_le_bytes(b.try_into().expect("one element"))
             }
             #[inline(always)]
-            fn write(self, b: &mut [u8]) {
-                b.copy_from_slice(&self.to_le_bytes());
+            fn write(self, b: &mut [MaybeUninit<u8>]) {
+                b.write_copy_of_slice(&self.to_le_bytes());
             }
-            fn avx(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8], stream: bool) -> usize {
+            fn avx(
+                op: TernaryOp,
+                a: &[u8],
+                b: &[u8],
+                c: &[u8],
+                out: &mut [MaybeUninit<u8>],
+                stream: bool,
+            ) -> usize {
                 #[cfg(target_arch = "x86_64")]
                 return avx::run(op, a, b, c, out, stream, avx::$blocks);
                 #[cfg(not(target_arch = "x86_64"))]
@@ -136,7 +164,7 @@ lane!(f32, f32_blocks);
 lane!(f64, f64_blocks);
 
 /// The portable loop, with hardware FMA where the CPU has it.
-fn portable<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]) {
+fn portable<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [MaybeUninit<u8>]) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has FMA (detected above).
@@ -151,12 +179,12 @@ fn portable<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]
 /// The CPU must have FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-unsafe fn portable_fma<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]) {
+unsafe fn portable_fma<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [MaybeUninit<u8>]) {
     each::<T>(op, a, b, c, out)
 }
 
 #[inline(always)]
-fn each<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]) {
+fn each<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [MaybeUninit<u8>]) {
     let n = T::SIZE;
     let abc = a.chunks_exact(n).zip(b.chunks_exact(n)).zip(c.chunks_exact(n));
     for (o, ((x, y), z)) in out.chunks_exact_mut(n).zip(abc) {
@@ -167,11 +195,12 @@ fn each<T: Lane>(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8]) {
 #[cfg(target_arch = "x86_64")]
 mod avx {
     use std::arch::x86_64::*;
+    use std::mem::MaybeUninit;
 
     use opspec_adapter::TernaryOp;
 
     /// A block kernel: `out[i] = op(a[i], b[i], c[i])` over every whole 32-byte block of `out`.
-    pub type Blocks = unsafe fn(TernaryOp, &[u8], &[u8], &[u8], &mut [u8], bool);
+    pub type Blocks = unsafe fn(TernaryOp, &[u8], &[u8], &[u8], &mut [MaybeUninit<u8>], bool);
 
     /// Runs `blocks` over the whole 32-byte blocks of `out` when the CPU has AVX2 and FMA;
     /// returns the bytes written (0 otherwise). With `stream`, `out` must be 32-byte aligned.
@@ -180,7 +209,7 @@ mod avx {
         a: &[u8],
         b: &[u8],
         c: &[u8],
-        out: &mut [u8],
+        out: &mut [MaybeUninit<u8>],
         stream: bool,
         blocks: Blocks,
     ) -> usize {
@@ -204,7 +233,14 @@ mod avx {
             /// The CPU must have AVX2 and FMA; `a`, `b` and `c` must be at least as long as
             /// `out`; with `stream`, `out` must be 32-byte aligned.
             #[target_feature(enable = "avx2,fma")]
-            pub unsafe fn $name(op: TernaryOp, a: &[u8], b: &[u8], c: &[u8], out: &mut [u8], stream: bool) {
+            pub unsafe fn $name(
+                op: TernaryOp,
+                a: &[u8],
+                b: &[u8],
+                c: &[u8],
+                out: &mut [MaybeUninit<u8>],
+                stream: bool,
+            ) {
                 macro_rules! each {
                     (|$x:ident, $y:ident, $z:ident| $body:expr) => {
                         for i in 0..out.len() / 32 {
