@@ -9,7 +9,8 @@
 #      (`--features cpu-faults`: a second build of opspec-cpu and opspec, docs/LAYOUTS.md),
 #      last, since it rebuilds target/release/opspec with the faults in.
 # Both builds share one target directory, so the example reuses the workspace's compiled
-# dependencies (GMP/MPFR through rug above all). Exits non-zero as soon as one part fails.
+# dependencies (GMP/MPFR through rug above all). The last line gives each part's time and the
+# vector kernels the CPU adapter ran with. Exits non-zero as soon as one part fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
@@ -17,6 +18,11 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 started=$SECONDS
 cargo test --release --workspace
 workspace=$((SECONDS - started))
+
+# Which vector kernels the CPU adapter's fast paths (and so their tests above) ran with: the
+# widest this CPU has, unless OPSPEC_CPU_SIMD caps it.
+kernels=$("$CARGO_TARGET_DIR/release/opspec" eval array-api:cpu:add:f32:edges 0x3f800000 0x3f800000 |
+  sed -n 's/^called cpu (\(.*\)) with .*/\1/p')
 
 started=$SECONDS
 (cd examples/vendor-ndarray && cargo test --release)
@@ -33,4 +39,4 @@ started=$SECONDS
 cargo test --release --features cpu-faults --test cpu_faults
 faults=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, cpu_faults ${faults} s (build and run)"
+echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"

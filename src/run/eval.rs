@@ -40,8 +40,9 @@ pub fn eval(
         let Some(adapter) = adapter else { return Ok(None) };
         let position = batch.position(operands).ok_or("the case is not in its batch")?;
         lines.push(format!(
-            "called {} with a batch of {} inputs, this one at position {position}",
+            "called {} ({}) with a batch of {} inputs, this one at position {position}",
             adapter.name(),
+            adapter.version(),
             batch.cases.len()
         ));
         Ok(Some(batch.call(adapter, options)?[position]))

@@ -53,8 +53,9 @@ impl Adapter for CpuAdapter {
         "cpu"
     }
 
+    /// The crate's version and the vector kernels its fast paths run with (`fast::simd`).
     fn version(&self) -> String {
-        format!("opspec-cpu {}", env!("CARGO_PKG_VERSION"))
+        format!("opspec-cpu {}, {} kernels", env!("CARGO_PKG_VERSION"), fast::simd().name())
     }
 
     fn supports(&self, op: OpKind, dtype: DType) -> Support {
