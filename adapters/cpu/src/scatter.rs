@@ -8,12 +8,16 @@
 //! those that land in its own range, so no two threads ever touch the same element.
 //!
 //! The sequential kernel adapts per block of index vectors: where most neighbouring index
-//! vectors repeat the same destination (runs of duplicates), it keeps the running sum in a
+//! vectors repeat the same destination (runs of duplicates), it can keep the running sum in a
 //! register instead of going through memory for every update (the same additions in the same
 //! order, so the same bits), which removes the store-to-load dependency chain that makes a
-//! plain loop slow on such inputs. Elsewhere it applies the updates one by one in index order
-//! and prefetches (into L2) the destination of the update `SCATTERED_AHEAD` places ahead, so
-//! that the cache misses of scattered destinations overlap instead of stalling the loop.
+//! plain loop slow on such inputs on some processors. Elsewhere it applies the updates one by
+//! one in index order, and can prefetch (into L2) the destination of the update
+//! `SCATTERED_AHEAD` places ahead, so that the cache misses of scattered destinations overlap.
+//! Whether either pays depends on the processor (the prefetches made the kernel 1.6× a plain
+//! loop on a Zen 4 and 1.3–1.5× slower on a Zen 5, docs/PERFORMANCE.md), so each call times
+//! its first blocks of each kind both ways, alternating (`Trial`), and keeps the faster way.
+//! Every way gives the same bits.
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tensor};
@@ -30,6 +34,11 @@ const PREFETCH_AHEAD: usize = 32;
 /// 64 or 128 ahead gained 1.6–1.8× over a plain loop, into L1 32 ahead 1.2–1.4×: the L2 keeps
 /// more misses in flight.
 const SCATTERED_AHEAD: usize = 128;
+
+/// How many blocks of each kind a call times to choose how it runs them (half each way,
+/// alternating; see `Trial`): 8 blocks are some 10 µs of a call's milliseconds at the bench's
+/// size.
+const TRIAL_BLOCKS: usize = 8;
 
 /// Below this many update elements a call stays on one thread.
 const PARALLEL_MIN: usize = 1 << 16;
@@ -330,30 +339,46 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     // kernel (one sample alone is fooled by a few per cent of the blocks of sorted indices,
     // whose runs are too short to gain). Either kernel gives the same bits; the choice only
     // matters for speed, and sampling rarely keeps its cost small next to the scatter itself.
-    // A sample in ascending order (sorted indices) turns the prefetches off until the next
-    // sample: the processor's own prefetcher follows such addresses.
+    // A sample in ascending order (sorted indices) turns the prefetches off (untimed) until the
+    // next sample: the processor's own prefetcher follows such addresses.
     let (mut runs, mut last_had_runs, mut ascending) = (false, false, false);
     // A thread that owns part of the output skips the other threads' updates; that test is
     // unpredictable for scattered indices, so such parts first gather their own updates into a
     // small buffer without branching, then apply them.
     let whole = lo == 0 && part.len() >= extent;
     let mut owned: Vec<(usize, T)> = Vec::new();
+    // Whether the prefetches and the register kernel pay depends on the processor (the
+    // register kernel gained 1.1× on runs on a Zen 4 and ran at half a plain loop's speed on a
+    // Zen 5), so each is timed against updating one by one without prefetches in every call.
+    let (mut prefetches, mut registers) = (Trial::default(), Trial::default());
     for (b, start) in (0..indices.len()).step_by(BLOCK).enumerate() {
         let end = (start + BLOCK).min(indices.len());
         let (block, values) = (&indices[start..end], &updates[start..end]);
-        match (runs, whole) {
-            (true, _) => run_block::<T, I, CLIP>(part, lo, block, values, extent),
-            (false, true) => {
-                // The coordinates SCATTERED_AHEAD places after each of the block's (none to
-                // prefetch in ascending stretches).
-                let ahead = if ascending {
-                    &[]
-                } else {
+        // One update at a time, prefetching or not.
+        let mut one_by_one = |part: &mut [T], prefetch: bool| {
+            if whole {
+                // The coordinates SCATTERED_AHEAD places after each of the block's.
+                let ahead = if prefetch {
                     &indices[(start + SCATTERED_AHEAD).min(end)..(end + SCATTERED_AHEAD).min(indices.len())]
+                } else {
+                    &[]
                 };
                 plain_block::<T, I, CLIP>(part, block, values, extent, ahead)
+            } else {
+                owned_block::<T, I, CLIP>(part, lo, block, values, extent, &mut owned, prefetch)
             }
-            (false, false) => owned_block::<T, I, CLIP>(part, lo, block, values, extent, &mut owned),
+        };
+        match (runs, ascending) {
+            (true, _) => registers.run(|first| {
+                if first {
+                    run_block::<T, I, CLIP>(part, lo, block, values, extent)
+                } else {
+                    one_by_one(part, false)
+                }
+            }),
+            // No prefetches in ascending stretches.
+            (false, true) => one_by_one(part, false),
+            (false, false) => prefetches.run(|prefetch| one_by_one(part, prefetch)),
         }
         if b % 4 == 3 {
             let (has_runs, in_order) = sample(block);
@@ -361,6 +386,31 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
             last_had_runs = has_runs;
             ascending = in_order;
         }
+    }
+}
+
+/// The faster of two ways to run one kind of block, chosen per call: the first
+/// [`TRIAL_BLOCKS`] such blocks alternate between the ways and are timed, and the rest go the
+/// way that took less time (ties: the first). Both ways give the same bits.
+#[derive(Default)]
+struct Trial {
+    /// Blocks timed so far.
+    trials: usize,
+    /// Time spent in the timed blocks the second way and the first way.
+    spent: [std::time::Duration; 2],
+}
+
+impl Trial {
+    /// Runs `block(first)`, where `first` says which way.
+    fn run(&mut self, block: impl FnOnce(bool)) {
+        if self.trials >= TRIAL_BLOCKS {
+            return block(self.spent[1] <= self.spent[0]);
+        }
+        let first = self.trials % 2 == 0;
+        let started = std::time::Instant::now();
+        block(first);
+        self.spent[usize::from(first)] += started.elapsed();
+        self.trials += 1;
     }
 }
 
@@ -424,8 +474,8 @@ fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
 }
 
 /// The updates of `block` that land in `part` (destinations `lo..`), gathered without
-/// branches into `owned`, then applied in order with destinations prefetched into L2
-/// `SCATTERED_AHEAD` updates ahead.
+/// branches into `owned`, then applied in order, with destinations prefetched into L2
+/// `SCATTERED_AHEAD` updates ahead when `prefetching`.
 #[inline(never)]
 fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     part: &mut [T],
@@ -434,6 +484,7 @@ fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     values: &[T],
     extent: usize,
     owned: &mut Vec<(usize, T)>,
+    prefetching: bool,
 ) {
     let Some(&first) = values.first() else { return };
     owned.clear();
@@ -447,7 +498,7 @@ fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
     }
     let owned = &owned[..kept];
     for (i, &(d, v)) in owned.iter().enumerate() {
-        if let Some(&(a, _)) = owned.get(i + SCATTERED_AHEAD) {
+        if prefetching && let Some(&(a, _)) = owned.get(i + SCATTERED_AHEAD) {
             prefetch::<L2, T>(part.as_ptr().wrapping_add(a));
         }
         part[d] = part[d].accumulate(v);
