@@ -406,7 +406,7 @@ impl Trial {
         if self.trials >= TRIAL_BLOCKS {
             return block(self.spent[1] <= self.spent[0]);
         }
-        let first = self.trials % 2 == 0;
+        let first = self.trials.is_multiple_of(2);
         let started = std::time::Instant::now();
         block(first);
         self.spent[usize::from(first)] += started.elapsed();
