@@ -335,10 +335,10 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
         return;
     }
     // Every fourth block, a sample of its (now cached) coordinates says whether it was made of
-    // long runs; when two samples in a row say so, the following blocks take the register
-    // kernel (one sample alone is fooled by a few per cent of the blocks of sorted indices,
-    // whose runs are too short to gain). Either kernel gives the same bits; the choice only
-    // matters for speed, and sampling rarely keeps its cost small next to the scatter itself.
+    // long runs; when two samples in a row say so, the following blocks count as runs, for the
+    // register kernel (one sample alone is fooled by a few per cent of the blocks of sorted
+    // indices, whose runs are too short to gain). Either kernel gives the same bits; the choice
+    // only matters for speed, and sampling rarely keeps its cost small next to the scatter.
     // A sample in ascending order (sorted indices) turns the prefetches off (untimed) until the
     // next sample: the processor's own prefetcher follows such addresses.
     let (mut runs, mut last_had_runs, mut ascending) = (false, false, false);
