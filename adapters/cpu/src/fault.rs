@@ -9,8 +9,9 @@
 //! - [`Fault::Split`]: `fast::binary_into` skips the first element of every work piece after
 //!   the first in an output of `PARALLEL_THRESHOLD` (1 MiB) or more (f32 pow and atan2 split
 //!   from 32 KiB, which the conformance suites' 64 KiB batches reach: not faulted there);
-//! - [`Fault::Stream`]: the non-temporal-store loop (`avx::each`, or `avx512::each` on AVX-512 CPUs) stops one
-//!   32-byte block early.
+//! - [`Fault::Stream`]: the non-temporal-store loop (`avx::each`, or `avx512::each` on AVX-512
+//!   CPUs) stops one 32-byte block early in each row it streams (`avx512::each` also skips the
+//!   row's tail).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 

@@ -82,7 +82,8 @@ unsafe fn each(
         }
         let body = |i: usize| head + i * 64;
         if stream {
-            // The injected fault: the last block stores only its first 32 bytes.
+            // The injected fault: each row's last whole block stores only its first 32 bytes,
+            // and the row's tail is skipped.
             #[cfg(feature = "fault-injection")]
             let (blocks, short) = match blocks {
                 b if b > 0 && crate::fault::active(crate::fault::Fault::Stream) => (b - 1, true),
@@ -103,7 +104,7 @@ unsafe fn each(
                     let b = _mm512_loadu_si512(yp.add(body(blocks) * ys).cast());
                     _mm512_mask_storeu_epi32(op.add(body(blocks)).cast(), HALF, f(a, b));
                 }
-                return walk.row;
+                continue;
             }
         } else {
             for i in 0..blocks {
