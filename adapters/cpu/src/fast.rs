@@ -426,15 +426,9 @@ pub(crate) fn binary_tensors(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Res
     let (x, y, row_len) = roles(op, a, b, &shape)?;
     let dtype = a.dtype();
     let bytes = shape.iter().product::<usize>() * dtype.size();
-    let mut out = crate::output::with_capacity(bytes);
-    // The injected faults leave bytes unwritten: zeros, not uninitialized memory, read there.
-    #[cfg(feature = "fault-injection")]
-    out.spare_capacity_mut().fill(MaybeUninit::new(0));
-    if !binary_into_uninit(op, dtype, x, y, row_len, &mut out.spare_capacity_mut()[..bytes]) {
-        return None;
-    }
-    // SAFETY: binary_into_uninit wrote all `bytes` bytes (it returned true).
-    unsafe { out.set_len(bytes) };
+    // SAFETY: binary_into_uninit writes every byte of its output when it returns true.
+    let out =
+        unsafe { crate::output::written(bytes, |out| binary_into_uninit(op, dtype, x, y, row_len, out)) }?;
     Some(Tensor::from_bytes(dtype, &shape, out))
 }
 

@@ -12,6 +12,8 @@
 //! (`MADV_POPULATE_WRITE`) measured no further gain on the 2-vCPU test machine, so it is not
 //! done.
 
+use std::mem::MaybeUninit;
+
 /// Buffers of at least this many bytes get the huge-page advice. glibc serves every allocation
 /// this large with a fresh `mmap`; smaller ones, once a buffer of their size has been freed, come
 /// from its heap with pages already mapped, where `alloc_timing` measured the advice as neutral
@@ -35,6 +37,28 @@ pub fn with_capacity(bytes: usize) -> Vec<u8> {
     let mut v = Vec::with_capacity(bytes.saturating_add(HUGE_PAGE));
     advise_huge(v.as_mut_ptr(), v.capacity());
     v
+}
+
+/// A buffer of `bytes` bytes from [`with_capacity`], filled by `write` through its
+/// uninitialized capacity; `None` when `write` returns `false`. Under the `fault-injection`
+/// feature the capacity is zeroed first, so that a byte an injected fault leaves unwritten
+/// reads as 0 rather than as uninitialized memory.
+///
+/// # Safety
+/// When `write` returns `true` it must have written every byte of the slice it was given.
+pub(crate) unsafe fn written(
+    bytes: usize,
+    write: impl FnOnce(&mut [MaybeUninit<u8>]) -> bool,
+) -> Option<Vec<u8>> {
+    let mut out = with_capacity(bytes);
+    #[cfg(feature = "fault-injection")]
+    out.spare_capacity_mut().fill(MaybeUninit::new(0));
+    if !write(&mut out.spare_capacity_mut()[..bytes]) {
+        return None;
+    }
+    // SAFETY: `write` wrote all `bytes` bytes (it returned true: the caller's contract).
+    unsafe { out.set_len(bytes) };
+    Some(out)
 }
 
 /// Advises the kernel to back the 2 MiB-aligned interior of the `len` bytes from `start` (a

@@ -7,7 +7,7 @@
 //! CPU has it, so that `mul_add` is one instruction rather than a library call).
 //! Outputs of [`PARALLEL_THRESHOLD`] bytes or more are split across rayon's
 //! threads, outputs of [`STREAM_THRESHOLD`] bytes or more are written with non-temporal stores,
-//! and the allocating form writes into uninitialized capacity from [`output::with_capacity`].
+//! and the allocating form writes into uninitialized capacity (`output::written`).
 //!
 //! Results are bit-identical to `src/fused.rs` (NaN payloads aside, which the contract leaves
 //! free): a fused multiply-add is exactly specified, and the sum and the product of
@@ -77,12 +77,8 @@ pub(crate) fn ternary_tensors(
         return None;
     }
     let (x, y, z) = (dense(a)?, dense(b)?, dense(c)?);
-    let mut out = output::with_capacity(x.len());
-    if !ternary_into_uninit(op, dtype, x, y, z, &mut out.spare_capacity_mut()[..x.len()]) {
-        return None;
-    }
-    // SAFETY: ternary_into_uninit wrote all `x.len()` bytes (it returned true).
-    unsafe { out.set_len(x.len()) };
+    // SAFETY: ternary_into_uninit writes every byte of its output when it returns true.
+    let out = unsafe { output::written(x.len(), |out| ternary_into_uninit(op, dtype, x, y, z, out)) }?;
     Some(Tensor::from_bytes(dtype, a.shape(), out))
 }
 
