@@ -38,9 +38,9 @@ use std::sync::Arc;
 
 use opspec_adapter::Adapter;
 
-use crate::adapters::{self, AdapterSet, AdapterSpec, Source, Start, StartOptions};
 use crate::cli::{self, Setup};
-use crate::process::Launch;
+use crate::host::process::Launch;
+use crate::host::{AdapterSet, AdapterSpec, Source, Start, StartOptions};
 
 /// How `cargo test` arguments map onto `opspec` commands, printed by `--help`.
 pub const USAGE: &str = "\
@@ -199,7 +199,7 @@ impl<A: Adapter + 'static> Harness<A> {
                     spec: format!("process:{} {WORKER_ARG}", launch.program),
                     source: Source::Process(launch),
                 };
-                Box::new(move |options: &StartOptions| adapters::start(&spec, options))
+                Box::new(move |options: &StartOptions| crate::host::start(&spec, options))
             }
             (Isolate::Process, None) => Box::new(|_: &StartOptions| {
                 Err("cannot find this test binary to run it as the adapter's worker: pass --isolate none"

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use opspec::run::{RunOptions, Status, Target, adapter_checks, run_all};
+use opspec::results::Status;
+use opspec::run::{RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;

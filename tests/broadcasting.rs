@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_all};
+use opspec::results::{CheckResult, Status};
+use opspec::run::{RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, Checked, DType, NAMED_AXIS_CODES, NamedOp, OpKind, Operand,
@@ -137,7 +138,7 @@ fn broadcasting_aligned_from_the_left() {
         .iter()
         .find(|r| r.id.to_string() == "array-api:left-aligned:numpy:-:left-alignment-would-accept")
         .unwrap()
-        .report();
+        .report(&Default::default());
     for part in [
         "numpy/left-alignment-would-accept",
         "specs/broadcasting/numpy.yaml:",
@@ -323,7 +324,7 @@ fn matmul_demands_equal_names() {
         .iter()
         .find(|r| r.id.to_string() == "named-axes:matmul-names:matmul:-:seed-merged-axis-equal-size")
         .unwrap()
-        .report();
+        .report(&Default::default());
     for part in [
         "matmul/seed-merged-axis-equal-size",
         "[b n (H Dh)] @ [D D] is fine when H*Dh = D",

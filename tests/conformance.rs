@@ -7,10 +7,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use opspec::adapters::{self, NamedAdapter, find_adapter};
-use opspec::run::{
-    RunOptions, Status, adapter_checks, run_check, skip_reason, table_checks, validate_expectations,
-};
+use opspec::host::{self, NamedAdapter, find_adapter};
+use opspec::results::Status;
+use opspec::run::{RunOptions, adapter_checks, run_check, skip_reason, table_checks, validate_expectations};
 use opspec::spec::Catalog;
 
 fn main() -> ExitCode {
@@ -22,9 +21,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let adapters: Vec<NamedAdapter> = match adapters::BUILTIN
+    let adapters: Vec<NamedAdapter> = match host::BUILTIN
         .iter()
-        .map(|&name| adapters::builtin(name).map(|a| (name.to_string(), a)))
+        .map(|&name| host::builtin(name).map(|a| (name.to_string(), a)))
         .collect()
     {
         Ok(a) => a,
@@ -33,7 +32,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let names: Vec<String> = adapters::BUILTIN.iter().map(|s| s.to_string()).collect();
+    let names: Vec<String> = host::BUILTIN.iter().map(|s| s.to_string()).collect();
     let options = Arc::new(RunOptions::default());
     let mut trials = Vec::new();
     for check in table_checks(&catalog).into_iter().chain(adapter_checks(&catalog, &names)) {
@@ -56,7 +55,7 @@ fn main() -> ExitCode {
                 // libtest-mimic has no "skipped" verdict for a trial that already started; a
                 // skip must not read as a pass, so it fails with its reason.
                 Status::Skip | Status::Fail | Status::Missing | Status::Unavailable => {
-                    Err(Failed::from(result.report()))
+                    Err(Failed::from(result.report(&Default::default())))
                 }
             }
         });

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use opspec::run::{CheckResult, RunOptions, Status, adapter_checks, large_layout_checks, run_all};
+use opspec::results::{CheckResult, Status};
+use opspec::run::{RunOptions, adapter_checks, large_layout_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::Adapter;
 use opspec_cpu::CpuAdapter;
@@ -48,7 +49,7 @@ fn injected_faults_pass_the_conformance_suites_and_fail_the_layout_checks() {
             "{fault:?}: {} of {} layout checks failed, e.g. {}",
             failed.len(),
             caught.len(),
-            failed[0].report()
+            failed[0].report(&Default::default())
         );
     }
 }

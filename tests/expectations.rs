@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use opspec::run::{RunOptions, Status, adapter_checks, run_all, validate_expectations};
+use opspec::results::Status;
+use opspec::run::{RunOptions, adapter_checks, run_all, validate_expectations};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
@@ -74,7 +75,7 @@ fn listed_failures_are_expected_and_listed_passes_fail() {
             .unwrap()
     };
     assert_eq!(status("nzero-plus-nzero"), Status::KnownDeviation);
-    let known = results.iter().find(|r| r.id.case == "nzero-plus-nzero").unwrap().report();
+    let known = results.iter().find(|r| r.id.case == "nzero-plus-nzero").unwrap().report(&Default::default());
     assert!(known.contains("known deviation (expectations/zero-sign.yaml:3): gives +0"), "{known}");
     // Listed but passing: the run fails, and says to remove the entry.
     for case in ["pinf-plus-ninf", "nan-either"] {

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use opspec::run::{CheckResult, RunOptions, Status, adapter_checks, run_all};
+use opspec::results::{CheckResult, Status};
+use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
@@ -61,7 +62,7 @@ fn a_binding_that_ignores_strides_passes_the_suites_and_fails_the_layout_checks(
     let in_layout = |name: &str| {
         layout.failures.iter().any(|f| f.inputs.iter().any(|i| i.ends_with(&format!("({name} layout)"))))
     };
-    assert!(in_layout("offset") && !in_layout("contiguous"), "{}", layout.report());
+    assert!(in_layout("offset") && !in_layout("contiguous"), "{}", layout.report(&Default::default()));
     assert!(layout.layouts.contains_key("contiguous"));
 }
 
@@ -70,7 +71,7 @@ fn the_layout_checks_say_what_reached_the_library_as_a_view() {
     let cpu = run(Arc::new(CpuAdapter::new()), |id| id == "numr:cpu:add_into:f32:layouts");
     let numr = run(Arc::new(opspec_numr::NumrAdapter::new()), |id| id == "numr:numr:add:f32:layouts");
     for r in cpu.iter().chain(&numr) {
-        assert_eq!(r.status, Status::Pass, "{}", r.report());
+        assert_eq!(r.status, Status::Pass, "{}", r.report(&Default::default()));
     }
     let reach = |r: &CheckResult, layout: &str| r.layouts.get(layout).cloned().unwrap_or_default();
     // The CPU adapter's fast kernels take dense operands at any offset and broadcast rows;

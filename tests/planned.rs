@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use opspec::run::{RunOptions, Status, Target, adapter_checks, run_all, table_checks};
+use opspec::results::Status;
+use opspec::run::{RunOptions, Target, adapter_checks, run_all, table_checks};
 use opspec::spec::Catalog;
 use opspec_cpu::CpuAdapter;
 
@@ -21,7 +22,7 @@ fn planned_counts_are_the_counts_run() {
     assert!(planned > 500, "only {planned} checks count their inputs up front");
     let results = run_all(&catalog, &checks, &[(name, Arc::new(CpuAdapter))], &RunOptions::default(), 0);
     for (check, result) in checks.iter().zip(&results) {
-        assert_eq!(result.status, Status::Pass, "{}", result.report());
+        assert_eq!(result.status, Status::Pass, "{}", result.report(&Default::default()));
         let Some(p) = check.planned else { continue };
         assert_eq!(result.planned_inputs, Some(p));
         match check.target {

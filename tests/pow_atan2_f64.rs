@@ -6,7 +6,7 @@
 //! The array-api suite accepts 2 steps from the correctly rounded result; the kernel is built
 //! for about 0.5 ULP, so this test holds it to 1 ULP: the largest error found is printed.
 
-use opspec::format::Format;
+use opspec::bits::format::Format;
 use opspec::oracle::functions::{atan2, atan2_value, pow, pow_value};
 use opspec::oracle::ulp_error;
 use opspec_adapter::{BinaryOp, DType};

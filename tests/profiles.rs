@@ -4,9 +4,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use opspec::format::Format;
+use opspec::bits::format::Format;
 use opspec::report::{Conformance, verdicts};
-use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_all};
+use opspec::results::{CheckResult, Status};
+use opspec::run::{RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;

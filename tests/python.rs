@@ -15,9 +15,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use opspec::adapters::{self, StartOptions};
-use opspec::python::PYTHON_VARIABLE;
-use opspec::run::{RunOptions, Status, adapter_checks, run_check, skip_reason};
+use opspec::host::python::PYTHON_VARIABLE;
+use opspec::host::{self, StartOptions};
+use opspec::results::Status;
+use opspec::run::{RunOptions, adapter_checks, run_check, skip_reason};
 use opspec::spec::Catalog;
 
 /// (adapter name, backend and options, whether every check runs or only the few above).
@@ -29,7 +30,7 @@ const LIBRARIES: [(&str, &str, bool); 3] =
 const LAYOUT_OPS: [&str; 2] = ["add", "floor_divide"];
 
 /// The checks of JAX's short run.
-fn few(id: &opspec::run::CheckId) -> bool {
+fn few(id: &opspec::spec::id::CheckId) -> bool {
     id.dtype.contains('+')
         || (["f32", "f64"].contains(&id.dtype.as_str()) && ["edges", "random"].contains(&id.case.as_str()))
 }
@@ -68,8 +69,8 @@ fn main() -> ExitCode {
             .filter(|c| c.id.case != "layouts" || LAYOUT_OPS.contains(&c.id.op.as_str()))
             .collect();
         let adapter = python.clone().and_then(|p| {
-            let spec = adapters::parse_spec(&format!("{name}=python:{backend} python={p}"))?;
-            adapters::start(&spec, &StartOptions::new(Duration::from_secs(120)))
+            let spec = host::parse_spec(&format!("{name}=python:{backend} python={p}"))?;
+            host::start(&spec, &StartOptions::new(Duration::from_secs(120)))
         });
         for check in checks {
             let id = format!("python:{}", check.id);
@@ -105,7 +106,7 @@ fn main() -> ExitCode {
                 let result = run_check(&catalog, &check, Some(&adapter), &options);
                 match result.status {
                     Status::Pass | Status::KnownDeviation => Ok(()),
-                    _ => Err(Failed::from(result.report())),
+                    _ => Err(Failed::from(result.report(&Default::default()))),
                 }
             });
             trials.push(if known { trial.with_kind("known deviation") } else { trial });

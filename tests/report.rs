@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use opspec::report::{self, ResultsWriter, RunInfo};
-use opspec::run::{RunOptions, Status, run_all, select::Selection};
+use opspec::report;
+use opspec::results::Status;
+use opspec::results::{self, Rerun, ResultsWriter, RunInfo};
+use opspec::run::{RunOptions, run_all, select::Selection};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Support, Tensor};
 
@@ -63,8 +65,8 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn results(dir: &Path) -> report::Run {
-    report::read(&dir.join("results.jsonl")).unwrap()
+fn results(dir: &Path) -> results::Run {
+    results::read(&dir.join("results.jsonl")).unwrap()
 }
 
 #[test]
@@ -267,7 +269,7 @@ fn a_run_interrupted_with_ctrl_c_leaves_results_that_report_renders() {
     let rendered = dir.join("rendered").display().to_string();
     let report = opspec(&["report", results.to_str().unwrap(), "--out", &rendered]);
     assert_eq!(code(&report), 4, "{}", text(&report));
-    let run = report::read(&results).unwrap();
+    let run = results::read(&results).unwrap();
     assert!(!run.complete && run.results.iter().any(|r| r.status == Status::Missing));
     assert!(run.results.iter().filter(|r| r.status != Status::Missing).count() >= 49);
 }
@@ -322,7 +324,7 @@ fn mixed_report(dir: &Path) -> String {
         ("markup".into(), Arc::new(Markup(opspec_cpu::CpuAdapter::new()))),
     ];
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
-    let info = RunInfo::new(&catalog, &RunOptions::default(), versions);
+    let info = RunInfo::new(&catalog, 0, 0, versions, Rerun::default());
     let ids: Vec<_> = checks.iter().map(|c| c.id.clone()).collect();
     let path = dir.join("results.jsonl");
     let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources).unwrap();
@@ -330,7 +332,7 @@ fn mixed_report(dir: &Path) -> String {
         writer.check(&r).unwrap();
     }
     writer.finish(1.0, 0).unwrap();
-    let run = report::read(&path).unwrap();
+    let run = results::read(&path).unwrap();
     for status in [Status::Pass, Status::Fail, Status::KnownDeviation, Status::Skip] {
         assert!(run.results.iter().any(|r| r.status == status), "the mixed run has no {status:?}");
     }

@@ -5,10 +5,11 @@
 
 use std::sync::Arc;
 
-use opspec::adapters::NamedAdapter;
+use opspec::host::NamedAdapter;
+use opspec::results::Status;
 use opspec::run::eval::eval;
 use opspec::run::select::Selection;
-use opspec::run::{RunOptions, Status, run_check};
+use opspec::run::{RunOptions, run_check};
 use opspec::spec::Catalog;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, Checked, DType, NamedOp, OpKind, Operand, ScatterMode, ShapeChecker,
@@ -126,8 +127,8 @@ fn reproduces(wrong: Wrong, id: &str) -> String {
     };
     let check = exact(id);
     let result = run_check(&catalog, &check, Some(&adapters[0].1), &options);
-    assert_eq!(result.status, Status::Fail, "{id} must fail:\n{}", result.report());
-    let report = result.report();
+    assert_eq!(result.status, Status::Fail, "{id} must fail:\n{}", result.report(&Default::default()));
+    let report = result.report(&Default::default());
     let rerun = report.lines().find_map(|l| l.trim().strip_prefix("rerun the check: ").map(str::to_string));
     let command = result.failures.first().map(|f| f.reproduce.clone()).or(rerun).unwrap_or_else(|| {
         panic!("{id} prints no command:\n{report}");

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use half::{bf16, f16};
-use opspec::run::{CheckResult, RunOptions, Status, adapter_checks, run_all};
+use opspec::results::{CheckResult, Status};
+use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, DType, OpKind, ScatterMode, Support, Tensor};
 use opspec_cpu::CpuAdapter;
@@ -270,8 +271,11 @@ fn correct_adapters_pass_whatever_their_order() {
         variant("pairwise", pairwise),
     ] {
         let (failed, results) = failures(adapter);
-        let reports: Vec<String> =
-            results.iter().filter(|r| r.status == Status::Fail).map(|r| r.report()).collect();
+        let reports: Vec<String> = results
+            .iter()
+            .filter(|r| r.status == Status::Fail)
+            .map(|r| r.report(&Default::default()))
+            .collect();
         assert!(failed.is_empty(), "{}", reports.join("\n"));
         assert!(results.iter().all(|r| r.status == Status::Pass && r.inputs > 0));
     }
@@ -330,7 +334,7 @@ fn raising_on_out_of_range_in_ignore_mode() {
         .iter()
         .find(|r| r.id.to_string() == id("raises", "i32", "out-of-bound-skipped"))
         .unwrap()
-        .report();
+        .report(&Default::default());
     for part in [
         "tensor_scatter_add/out-of-bound-skipped",
         "instead of raising an index error, the corresponding updates will not be updated",
@@ -372,7 +376,7 @@ fn duplicate_sums_outside_the_bound() {
         .iter()
         .find(|r| r.id.to_string() == id("low-bits", "f32", "example-duplicate-index"))
         .unwrap()
-        .report();
+        .report(&Default::default());
     for part in [
         "tensor_scatter_add/example-duplicate-index",
         "MindSpore mindspore.ops.TensorScatterAdd documentation, Examples",
@@ -411,8 +415,11 @@ fn nondeterminism_is_caught() {
     // Integer sums wrap, so their order cannot show; every float dtype must be caught.
     assert_caught(&failed, "flaky", &FLOATS, &["deterministic"]);
     assert_only(&failed, &["deterministic"]);
-    let report =
-        results.iter().find(|r| r.id.to_string() == id("flaky", "f32", "deterministic")).unwrap().report();
+    let report = results
+        .iter()
+        .find(|r| r.id.to_string() == id("flaky", "f32", "deterministic"))
+        .unwrap()
+        .report(&Default::default());
     assert!(report.contains("identical bits on every run") && report.contains("run 1 gave"), "{report}");
 }
 

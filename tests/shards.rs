@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use opspec::report::{self, Run};
-use opspec::run::Status;
+use opspec::results::Status;
+use opspec::results::{self, Run};
 use serde_json::Value;
 
 /// The checks of the shard tests: a suite against two adapters with tables, so that the
@@ -62,7 +62,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn read(path: &Path) -> Run {
-    report::read(path).unwrap_or_else(|e| panic!("{e}"))
+    results::read(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `(id, status)` of every check, in order.

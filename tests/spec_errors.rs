@@ -163,7 +163,7 @@ fn assert_in_suite(suite: &str, err: &LoadError, needle: &str, field: &str, says
 
 #[test]
 fn step_bounds_load_typed() {
-    use opspec::format::Format;
+    use opspec::bits::format::Format;
     use opspec_adapter::{BinaryOp, DType, OpKind};
     let catalog = Catalog::builtin().unwrap();
     let suite = &catalog.suite("array-api").unwrap().suite;

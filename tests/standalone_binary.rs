@@ -54,7 +54,7 @@ fn a_copied_binary_validates_and_runs_the_builtin_catalog() {
     let summary = said.lines().rev().find(|l| l.contains(" passed, ")).expect("no totals line");
     let passed: usize = summary.split(' ').next().unwrap().parse().unwrap();
     assert!(passed > 0 && summary.contains(" 0 failed"), "{summary}");
-    let run = opspec::report::read(&dir.join("r/results.jsonl")).unwrap();
+    let run = opspec::results::read(&dir.join("r/results.jsonl")).unwrap();
     assert!(run.complete);
     assert_eq!(run.info.catalog, "built-in catalog");
     assert_eq!(run.info.spec_revision, revision);

@@ -4,11 +4,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use opspec::format::Format;
-use opspec::report::{ResultsWriter, RunInfo};
-use opspec::run::{CheckResult, RunOptions, Status, Target, adapter_checks, run_all};
+use opspec::bits::format::Format;
+use opspec::bits::value::IntFormat;
+use opspec::results::{CheckResult, Status};
+use opspec::results::{ResultsWriter, RunInfo};
+use opspec::run::{RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
-use opspec::value::IntFormat;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp, UnaryOp,
 };
@@ -81,13 +82,13 @@ fn html_report(results: &[CheckResult]) -> String {
     let catalog = Catalog::builtin().unwrap();
     let dir = std::env::temp_dir().join(format!("opspec-wrong-adapters-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let info = RunInfo::new(&catalog, &RunOptions::default(), vec!["zero-sign-bug".into()]);
+    let info = RunInfo::new(&catalog, 0, 0, vec!["zero-sign-bug".into()], Default::default());
     let ids: Vec<_> = results.iter().map(|r| r.id.clone()).collect();
     let path = dir.join("results.jsonl");
     let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources).unwrap();
     results.iter().for_each(|r| writer.check(r).unwrap());
     writer.finish(1.0, 0).unwrap();
-    opspec::report::write(&dir, &[opspec::report::read(&path).unwrap()], None).unwrap();
+    opspec::report::write(&dir, &[opspec::results::read(&path).unwrap()], None).unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     html
@@ -121,7 +122,7 @@ fn positive_zero_for_negative_zero_sum() {
         .iter()
         .find(|r| r.id.to_string() == "array-api:zero-sign-bug:add:f32:nzero-plus-nzero")
         .unwrap()
-        .report();
+        .report(&Default::default());
     let html = html_report(&results);
     // The page's drill-downs are drawn from the results it embeds.
     assert!(html.contains(r#""id":"array-api:zero-sign-bug:add:f32:nzero-plus-nzero""#), "{html}");
@@ -405,7 +406,7 @@ fn int32_with_python_int_widened_to_int64() {
         BTreeSet::from(["megengine:widens-python-ints:multiply:i32+int:mul-python-int-example".to_string()]),
         "only the int32-times-Python-int example may fail"
     );
-    let report = results.iter().find(|r| r.status == Status::Fail).unwrap().report();
+    let report = results.iter().find(|r| r.status == Status::Fail).unwrap().report(&Default::default());
     assert!(report.contains("dtype i64"), "{report}");
 }
 
@@ -484,7 +485,7 @@ fn fused_operation_that_broadcasts() {
     assert_eq!(failed.keys().cloned().collect::<BTreeSet<_>>(), expected);
     // Every set of shapes of the table's row is broadcast, and each failure names the row.
     let result = &failed["numr:fused-broadcasts:fused_mul_add:f32:no-broadcast"];
-    let report = result.report();
+    let report = result.report(&Default::default());
     assert_eq!((result.failed_inputs, result.inputs), (5, 5), "{report}");
     assert!(
         report.contains(
@@ -545,7 +546,7 @@ fn add_into_that_accepts_a_non_contiguous_out() {
     assert_eq!(failed, expected);
     let result =
         results.iter().find(|r| r.id.to_string() == "numr:lax-add-into:add_into:f32:into-rules").unwrap();
-    let report = result.report();
+    let report = result.report(&Default::default());
     // The failure names the row it broke; the check cites the table's rows.
     assert!(
         report.contains(

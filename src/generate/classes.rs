@@ -1,7 +1,7 @@
 //! Value classes as samplers over raw bits: how each class is built, and with what weights.
 
 use super::Generator;
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::spec::matching::in_class;
 use crate::spec::schema::Class;
 

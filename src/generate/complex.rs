@@ -6,7 +6,7 @@
 
 use super::Generator;
 use super::classes::{ValueSampler, class_sampler};
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::spec::complex::ComplexCondition;
 use crate::spec::matching::in_class;
 

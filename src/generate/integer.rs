@@ -1,7 +1,7 @@
 //! Integer operands: the edges of a width and a random mix weighted towards them.
 
 use super::Generator;
-use crate::value::IntFormat;
+use crate::bits::value::IntFormat;
 
 /// Zero, one and two with their negations, the extremes and their neighbours, halves.
 pub fn int_edge_values(int: IntFormat) -> Vec<u64> {

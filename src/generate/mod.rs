@@ -18,7 +18,7 @@ pub use sampler::Generator;
 pub use scatter::scatter_problems;
 pub use sweep::{Sweep, grid_values};
 
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::spec::matching::{condition_holds, governing_rows};
 use crate::spec::schema::{Operand, Relation, SpecTable};
 
@@ -27,11 +27,6 @@ pub type Cases = Vec<Vec<u64>>;
 
 /// How many draws one case may take before a row is declared unsatisfiable.
 const MAX_ATTEMPTS_PER_CASE: usize = 2_000;
-
-/// A stable 64-bit FNV-1a hash, used to derive per-check seeds.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
 
 /// `n` cases for which row `row` of `table` governs the result: its condition holds and no
 /// row that overrides it applies.

@@ -3,7 +3,7 @@
 //! draw the generators need. It allocates nothing, so whole batches are drawn at the cost of a
 //! few instructions per value.
 
-use super::fnv1a;
+use crate::bits::hash::fnv1a;
 
 /// A seeded source of random draws.
 #[derive(Clone, Debug)]

@@ -7,7 +7,7 @@
 use opspec_adapter::DType;
 
 use super::Generator;
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::oracle::scatter::Problem;
 use crate::spec::scatter::{GeneratedCheck, GeneratorSpec, ValueKind};
 

@@ -3,7 +3,7 @@
 //! [`Generator`], so a check id always gets the same shapes.
 
 use super::{Generator, any_value};
-use crate::format::Format;
+use crate::bits::format::Format;
 use opspec_adapter::{DType, NamedAxis, Tensor};
 
 /// Two unnamed shapes.

@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// Cases per chunk: 2^25, so a 16-bit binary sweep has 128 chunks.
 pub const CHUNK: u64 = 1 << 25;

@@ -6,7 +6,7 @@ use rug::Float;
 use rug::float::Round;
 use rug::ops::AssignRound;
 
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::oracle::rounding::{decode, round};
 
 /// Evaluates an MPFR expression at the format's precision and rounds it into the format.

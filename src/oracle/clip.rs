@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 use super::exact::compare;
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// `x` clamped to `[lo, hi]`: a NaN operand gives the quiet NaN; below `lo` gives `lo`, above
 /// `hi` gives `hi`, and otherwise `x` itself, bit for bit (so a zero `x` at a zero bound keeps

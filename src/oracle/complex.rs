@@ -19,7 +19,7 @@
 //!
 //! Special operands (infinities, NaNs, a zero divisor) have no reference: the tables' rows
 //! state those results. Values go in and come out as raw bits read through
-//! [`Format`](crate::format::Format), the parts' format.
+//! [`Format`](crate::bits::format::Format), the parts' format.
 
 use std::cmp::Ordering;
 
@@ -28,7 +28,7 @@ use rug::float::Round;
 use rug::ops::PowAssign;
 use rug::{Complex, Float, Rational};
 
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::oracle::rounding::{decode, round};
 
 /// The precision, in bits, of the references that are not rational and of error measurement.

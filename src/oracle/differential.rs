@@ -5,7 +5,7 @@
 //! stay normal).
 
 use super::{add, divide, multiply, subtract};
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// A tiny deterministic linear congruential generator (Knuth's MMIX constants).
 struct Lcg(u64);

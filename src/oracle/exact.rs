@@ -8,7 +8,7 @@ use rug::float::Round;
 
 use super::arith::evaluate;
 use super::rounding::{decode, round};
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// MPFR's `max`: the larger operand, and the non-NaN one when one is NaN (IEEE 754-2008
 /// maxNum). The array API propagates NaN instead; its table says so and wins.

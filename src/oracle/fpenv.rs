@@ -162,10 +162,10 @@ mod tests {
     fn the_reference_refuses_to_compute_under_flushing() {
         use opspec_adapter::{BinaryOp, OpKind};
         let add = OpKind::Binary(BinaryOp::Add);
-        let (tiny, f) = (1, crate::format::Format::F32);
-        assert_eq!(crate::expect::reference(add, f, &[tiny, tiny]), Ok(2));
+        let (tiny, f) = (1, crate::bits::format::Format::F32);
+        assert_eq!(crate::oracle::reference(add, f, &[tiny, tiny]), Ok(2));
         let mut refused = None;
-        with_flushing(|| refused = Some(crate::expect::reference(add, f, &[tiny, tiny])));
+        with_flushing(|| refused = Some(crate::oracle::reference(add, f, &[tiny, tiny])));
         let e = refused.unwrap().unwrap_err();
         assert!(e.contains("native reference refuses"), "{e}");
     }

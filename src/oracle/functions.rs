@@ -10,7 +10,7 @@ use rug::ops::Pow;
 
 use super::arith::evaluate;
 use super::rounding::{decode, round_exact};
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// Extra bits carried by the high-precision values beyond the format's precision.
 const GUARD_BITS: u32 = 96;

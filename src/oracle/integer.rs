@@ -7,7 +7,7 @@
 use rug::Integer;
 use rug::ops::Pow;
 
-use crate::value::IntFormat;
+use crate::bits::value::IntFormat;
 
 /// The exact outcome of an integer operation.
 #[derive(Clone, Debug, PartialEq, Eq)]

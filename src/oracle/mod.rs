@@ -1,7 +1,7 @@
 //! The reference: arbitrary-precision arithmetic (MPFR through `rug`) rounded exactly once to
 //! each format.
 //!
-//! Values go in and come out as raw bits read through [`Format`](crate::format::Format). The
+//! Values go in and come out as raw bits read through [`Format`](crate::bits::format::Format). The
 //! oracle shares no code with any adapter: it never uses an adapter crate or `half`. Only
 //! [`native`] uses host float arithmetic, where its documentation proves the result exact and
 //! its tests compare it with MPFR.
@@ -22,11 +22,9 @@
 //! - [`native`]: the same correctly rounded and exact results for the basic operations in
 //!   f16, bf16 and f32 from host f64 arithmetic and a narrowing of our own, about a hundred
 //!   times faster; [`fpenv`] checks the FP control state it relies on.
-//! - [`agreement`]: the native reference against MPFR on many random inputs.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
-pub mod agreement;
 pub mod arith;
 pub mod broadcast;
 pub mod clip;
@@ -51,3 +49,21 @@ pub use functions::{atan2, hypot, logaddexp, pow};
 pub use ops::high_precision;
 pub use rounding::{decode, round, round_exact};
 pub use ulp::ulp_error;
+
+use opspec_adapter::OpKind;
+
+use crate::bits::format::Format;
+
+/// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
+/// approximate functions, exact for the rest, and `0`/`1` for comparisons. The native
+/// reference computes it where it covers the operation and format (after checking this
+/// thread's FP control state, which an in-process adapter may have changed), MPFR elsewhere.
+pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
+    if native::covers(op, f) {
+        fpenv::check()?;
+        if let Some(bits) = native::reference(op, f, inputs) {
+            return Ok(bits);
+        }
+    }
+    ops::reference(op, f, inputs).ok_or_else(|| format!("the oracle has no reference for {op} yet"))
+}

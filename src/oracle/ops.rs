@@ -10,8 +10,8 @@ use rug::{Float, Integer};
 
 use super::integer::{self, Exact};
 use super::{arith, clip, exact, functions, unary};
-use crate::format::Format;
-use crate::value::IntFormat;
+use crate::bits::format::Format;
+use crate::bits::value::IntFormat;
 
 /// An approximate operation's value on float operands of a format with guard bits beyond its
 /// precision; `None` where the operation has none for those operands.

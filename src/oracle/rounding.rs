@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use rug::Float;
 use rug::float::{Round, Special};
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// The exact value of `bits` as an MPFR `Float` of the format's precision.
 ///

@@ -24,9 +24,9 @@ use opspec_adapter::{DType, ErrorKind, ScatterMode};
 use rug::float::Round;
 use rug::{Float, Integer, Rational};
 
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::{IntFormat, Literal, describe_value};
 use crate::oracle::rounding::round;
-use crate::value::{IntFormat, Literal, describe_value};
 
 /// The behaviour a suite promises where the document leaves a choice.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use rug::Float;
 
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::oracle::rounding::decode;
 
 /// The error of `actual` against `reference`, in ULPs of the format at the reference's binade

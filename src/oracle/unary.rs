@@ -12,7 +12,7 @@ use opspec_adapter::UnaryOp;
 use rug::Float;
 
 use super::rounding::{decode, round};
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// Extra bits carried by the high-precision values beyond the format's precision (as for the
 /// binary functions).

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::run::{CheckResult, Status};
+use crate::results::{CheckResult, Status};
 
 /// How one adapter fares on one suite.
 #[derive(Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::Run;
 use super::html::escape;
-use crate::run::{CheckResult, Status};
+use crate::results::{CheckResult, Status};
 
 /// One check whose status or ULP maximum differs between the runs.
 #[derive(Clone, Debug)]

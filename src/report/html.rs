@@ -10,8 +10,9 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::summary::counts;
-use super::{Conformance, Run, RunInfo, Tally};
-use crate::run::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
+use super::{Conformance, Tally};
+use crate::results::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
+use crate::results::{Run, RunInfo};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
 const SHOWN_INPUTS: usize = 3;
@@ -19,7 +20,7 @@ const SHOWN_INPUTS: usize = 3;
 /// Which layouts reached each adapter's library as views and which the adapter copied, over
 /// the layout checks of `runs` (none: no section).
 fn layout_coverage(runs: &[Run]) -> String {
-    let coverage = crate::run::coverage(runs.iter().flat_map(|r| &r.results));
+    let coverage = crate::results::coverage::coverage(runs.iter().flat_map(|r| &r.results));
     if coverage.is_empty() {
         return String::new();
     }
@@ -64,11 +65,9 @@ pub fn escape(s: &str) -> String {
 /// What the script draws from: every check, with its citation and deviation by index.
 #[derive(Serialize)]
 struct Data<'a> {
-    /// The command prefix that reruns one check (`… run `, then the adapter's argument and
-    /// `--exact ID`).
-    rerun: String,
-    /// The `--adapter 'NAME=SPEC' ` argument of each adapter that is not built in.
-    adapter_args: BTreeMap<&'a str, &'static str>,
+    /// Per adapter, the command that reruns one of its checks up to `--exact ID`, from the
+    /// run that checked it (its invocation, environment and `--adapter NAME=SPEC`).
+    rerun: BTreeMap<&'a str, String>,
     checks: Vec<CheckView<'a>>,
     citations: Vec<&'a Citation>,
     deviations: Vec<&'a KnownDeviation>,
@@ -114,13 +113,13 @@ fn is_zero(n: &usize) -> bool {
 
 fn data(runs: &[Run]) -> Data<'_> {
     let mut d = Data {
-        rerun: crate::run::check::run_command_prefix(),
-        adapter_args: BTreeMap::new(),
+        rerun: BTreeMap::new(),
         checks: Vec::new(),
         citations: Vec::new(),
         deviations: Vec::new(),
         sources: BTreeMap::new(),
     };
+    let reruns = Run::reruns(runs);
     let mut citation_index: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut deviation_index: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, run) in runs.iter().enumerate() {
@@ -138,10 +137,10 @@ fn data(runs: &[Run]) -> Data<'_> {
                     d.deviations.len() - 1
                 })
             });
-            let arg = crate::run::check::adapter_arg(r.id.adapter_name());
-            if !arg.is_empty() {
-                d.adapter_args.insert(r.id.adapter_label(), arg);
-            }
+            d.rerun.entry(r.id.adapter_label()).or_insert_with(|| {
+                let rerun = reruns.get(r.id.adapter_label()).copied().unwrap_or(&run.info.rerun);
+                format!("{}{}", rerun.run_prefix(), rerun.adapter_arg(r.id.adapter_name()))
+            });
             let shown = &r.failures[..r.failures.len().min(SHOWN_INPUTS)];
             d.checks.push(CheckView {
                 id: r.id.to_string(),
@@ -200,7 +199,7 @@ pub fn render(runs: &[Run]) -> String {
         escape(&counts(&total)),
         total.inputs
     );
-    for adapter in super::skipped_adapters(runs) {
+    for adapter in crate::results::skipped_adapters(runs) {
         let _ = write!(
             page,
             "<p class=\"banner\">⚠ Every check of adapter <code>{}</code> was skipped: nothing of it was checked.</p>",

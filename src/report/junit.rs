@@ -11,8 +11,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::Run;
-use crate::run::{CheckResult, Status};
+use crate::results::{CheckResult, Rerun, Run, Status};
 
 /// Text escaped for XML 1.0, which allows no control characters but tab and line breaks
 /// even as references: they become U+FFFD.
@@ -44,6 +43,7 @@ pub fn render(runs: &[Run]) -> String {
         count(&all, |s| matches!(s, Status::Missing | Status::Unavailable)),
         all.iter().map(|r| r.seconds).sum::<f64>()
     );
+    let (reruns, none) = (Run::reruns(runs), Rerun::default());
     for (name, list) in &suites {
         let _ = writeln!(
             out,
@@ -56,7 +56,7 @@ pub fn render(runs: &[Run]) -> String {
             list.iter().map(|r| r.seconds).sum::<f64>()
         );
         for r in list {
-            out += &testcase(name, r);
+            out += &testcase(name, r, reruns.get(r.id.adapter_label()).copied().unwrap_or(&none));
         }
         out += "  </testsuite>\n";
     }
@@ -64,7 +64,7 @@ pub fn render(runs: &[Run]) -> String {
     out
 }
 
-fn testcase(classname: &str, r: &CheckResult) -> String {
+fn testcase(classname: &str, r: &CheckResult, rerun: &Rerun) -> String {
     let name = format!("{}:{}:{}", r.id.op, r.id.dtype, r.id.case);
     let mut out = format!(
         "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\"",
@@ -80,7 +80,7 @@ fn testcase(classname: &str, r: &CheckResult) -> String {
             format!(
                 "<failure type=\"{kind}\" message=\"{}\">{}</failure>",
                 first_line(&r.message),
-                escape(&short_report(r))
+                escape(&short_report(r, rerun))
             )
         }
         Status::KnownDeviation => {
@@ -104,10 +104,10 @@ fn testcase(classname: &str, r: &CheckResult) -> String {
 }
 
 /// The bug report with at most [`BODY_INPUTS`] failing inputs.
-fn short_report(r: &CheckResult) -> String {
+fn short_report(r: &CheckResult, rerun: &Rerun) -> String {
     let mut shown = r.clone();
     shown.failures.truncate(BODY_INPUTS);
-    let mut text = shown.report();
+    let mut text = shown.report(rerun);
     if r.failures.len() > BODY_INPUTS {
         let _ = writeln!(text, "  (and {} more listed in the HTML report)", r.failures.len() - BODY_INPUTS);
     }

@@ -18,9 +18,11 @@ use std::collections::btree_map::{BTreeMap, Entry};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use super::{ResultsWriter, Run};
-use crate::run::shard::{Shard, chunk_key, shard_of, split_key};
-use crate::run::{CheckId, CheckResult, ChunkResult, RunOptions, Status, sweep_message};
+use crate::results::shard::{Shard, chunk_key, shard_of, split_key};
+use crate::results::{CheckResult, ChunkResult, Status};
+use crate::results::{ResultsWriter, Run};
+use crate::run::{RunOptions, sweep_message};
+use crate::spec::id::CheckId;
 
 /// Joins `runs`, the shards of one plan, into the run of the whole plan, to be written at
 /// `path`; it is complete when every unit of the plan ran in some shard.

@@ -166,7 +166,7 @@
       box.append(el("pre", { text: lines.join("\n") }));
     });
     if (c.more) box.append(el("p", { text: "… and " + c.more + " more failing inputs of " + c.n + "." }));
-    box.append(el("p", {}, "Rerun this check: ", el("code", { text: D.rerun + (D.adapter_args[c.ad] || "") + "--exact " + c.id })));
+    box.append(el("p", {}, "Rerun this check: ", el("code", { text: D.rerun[c.ad] + "--exact " + c.id })));
     return box;
   }
   function checkRow(c, open) {

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use super::{Conformance, Run, Tally, verdicts};
-use crate::run::{CheckResult, Status};
+use super::{Conformance, Tally, verdicts};
+use crate::results::{CheckResult, Rerun, Run, Status};
 
 /// Failures printed in full on the terminal; the rest are listed by id.
 const FULL_REPORTS: usize = 20;
@@ -62,8 +62,9 @@ pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
             t.max_ulp_text()
         );
     }
-    for (adapter, layouts) in crate::run::coverage(all(runs)) {
-        let _ = writeln!(out, "layouts      {adapter:<10} {}", crate::run::coverage_text(&layouts));
+    for (adapter, layouts) in crate::results::coverage::coverage(all(runs)) {
+        let _ =
+            writeln!(out, "layouts      {adapter:<10} {}", crate::results::coverage::coverage_text(&layouts));
     }
     if verbose {
         out += "\n";
@@ -149,6 +150,7 @@ fn known_deviations(runs: &[Run]) -> String {
 /// [`FULL_REPORTS`] only the ids.
 fn failures(runs: &[Run]) -> String {
     let failed = grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label(), r.id.op.as_str()));
+    let (reruns, none) = (Run::reruns(runs), Rerun::default());
     let mut out = String::new();
     let mut printed = 0;
     for ((suite, adapter, op), results) in failed {
@@ -159,7 +161,7 @@ fn failures(runs: &[Run]) -> String {
         let _ = writeln!(out, "\n== {suite}:{adapter}:{op}: {} failing checks", results.len());
         for r in results {
             if printed < FULL_REPORTS {
-                out += &r.report();
+                out += &r.report(reruns.get(adapter).copied().unwrap_or(&none));
                 printed += 1;
             } else {
                 let _ = writeln!(out, "  {} {}: {}", r.id, r.status.name(), r.message);

@@ -1,6 +1,6 @@
 //! Counting results by status.
 
-use crate::run::{CheckResult, Status};
+use crate::results::{CheckResult, Status};
 
 /// Counts of a group of results.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -8,10 +8,10 @@ use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use super::call::apply_guarded;
 use super::check::RunOptions;
 use super::record::{Failure, Recorder, Repro};
-use crate::check::{Expect, step_distance};
+use crate::bits::value::Domain;
 use crate::generate::Cases;
+use crate::judge::expect::{Expect, step_distance};
 use crate::spec::suite::NanPolicy;
-use crate::value::Domain;
 
 /// How one batch's values are read and compared.
 #[derive(Clone, Copy, Debug)]

@@ -13,17 +13,17 @@ use super::batch::steps_from;
 use super::call::apply_guarded;
 use super::check::{Check, RunOptions, ValueCases};
 use super::record::{Failure, Recorder, Repro};
-use crate::check::Expect;
-use crate::expect::Context;
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::Domain;
 use crate::generate::shapes::{
     PermutationAxes, permutation_axes, shape_pairs, strided_view, swap_pair, unravel,
 };
 use crate::generate::{Generator, any_value};
+use crate::judge::context::Context;
+use crate::judge::expect::Expect;
 use crate::oracle::broadcast as oracle;
 use crate::spec::broadcast::Case;
 use crate::spec::{Catalog, LoadedSuite};
-use crate::value::Domain;
 
 /// Default number of generated shape pairs per value check.
 const DEFAULT_SHAPES: usize = 16;

@@ -20,11 +20,7 @@ pub fn apply(
     operands: &[Tensor],
     out_dtype: DType,
 ) -> Result<Tensor, AdapterError> {
-    let arity = match op {
-        OpKind::Unary(_) => 1,
-        OpKind::Ternary(_) => 3,
-        _ => 2,
-    };
+    let arity = op.arity();
     if operands.len() != arity {
         return Err(AdapterError::unsupported(format!(
             "{op} takes {arity} operands, {} given",

@@ -1,248 +1,16 @@
-//! The vocabulary of a run: check ids, planned checks, what each check exercises, and the
+//! The vocabulary of a run: planned checks, what each check exercises, and the
 //! knobs of a run. Every other module of `run` builds on this one; it imports none of them.
-//!
-//! # Check ids
-//!
-//! Every check has one query-style id, used by `list`, `run --filter`/`--exact`, `eval`, the
-//! expectations files, libtest trial names, `results.json` and the HTML anchors:
-//!
-//! ```text
-//! suite:adapter:op:dtype:case      a check of an adapter against a suite
-//! table:op:dtype:case              a table's self-check against the oracle alone
-//! ```
-//!
-//! - `suite` and `adapter` are names: lowercase ASCII letters, digits and `-`
-//!   (`array-api`, `cuda-deterministic`); `table` is reserved for the tables' own checks.
-//! - `op` is an operation (`add`, `fused_mul_add`, `tensor_scatter_add`: letters, digits and
-//!   `_`) or, for a broadcasting vector, the broadcasting table's name (`numpy`, `named`).
-//! - `dtype` is a dtype (`f32`), two joined by `+` for a promotion case (`i8+u8`, `f32+int`),
-//!   or `-` for a check that is about no one dtype (a broadcasting vector).
-//! - `case` is a name: a row or property id of the table (`nzero-plus-nzero`), a generated set
-//!   (`edges`, `random`, `broadcast-strided`), or a literal case of a promotion, broadcasting
-//!   or scatter table.
 
-use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use opspec_adapter::{DType, OpKind};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::results::Rerun;
 pub use crate::spec::broadcast::ValueCases;
+pub use crate::spec::id::{CheckId, NO_DTYPE, Scope, is_name};
 use crate::spec::suite::Suite;
 use crate::spec::{Catalog, LoadedSuite};
-
-/// What a check is run against: an adapter in a suite, or the oracle (a table self-check).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scope {
-    /// `table:…`: the table against the oracle.
-    Table,
-    /// `suite:adapter:…`.
-    Adapter { suite: String, adapter: String },
-}
-
-/// A check's id; see the [module documentation](self) for the grammar.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct CheckId {
-    pub scope: Scope,
-    pub op: String,
-    pub dtype: String,
-    pub case: String,
-}
-
-/// The dtype segment of checks that are about no one dtype.
-pub const NO_DTYPE: &str = "-";
-
-impl CheckId {
-    /// The id of an adapter check.
-    pub fn adapter(suite: &str, adapter: &str, op: &str, dtype: &str, case: &str) -> CheckId {
-        CheckId {
-            scope: Scope::Adapter { suite: suite.into(), adapter: adapter.into() },
-            op: op.into(),
-            dtype: dtype.into(),
-            case: case.into(),
-        }
-    }
-
-    /// The id of a table self-check.
-    pub fn table(op: &str, dtype: &str, case: &str) -> CheckId {
-        CheckId { scope: Scope::Table, op: op.into(), dtype: dtype.into(), case: case.into() }
-    }
-
-    /// The suite's name; `None` for a table self-check.
-    pub fn suite(&self) -> Option<&str> {
-        match &self.scope {
-            Scope::Table => None,
-            Scope::Adapter { suite, .. } => Some(suite),
-        }
-    }
-
-    /// The adapter's name; `None` for a table self-check.
-    pub fn adapter_name(&self) -> Option<&str> {
-        match &self.scope {
-            Scope::Table => None,
-            Scope::Adapter { adapter, .. } => Some(adapter),
-        }
-    }
-
-    /// The suite's name, or `table` for a table self-check: how summaries group results.
-    pub fn suite_label(&self) -> &str {
-        self.suite().unwrap_or("table")
-    }
-
-    /// The adapter's name, or `oracle` for a table self-check: how summaries group results.
-    pub fn adapter_label(&self) -> &str {
-        self.adapter_name().unwrap_or("oracle")
-    }
-
-    /// The id's `:`-separated segments.
-    pub fn segments(&self) -> Vec<&str> {
-        let mut parts = match &self.scope {
-            Scope::Table => vec!["table"],
-            Scope::Adapter { suite, adapter } => vec![suite.as_str(), adapter.as_str()],
-        };
-        parts.extend([self.op.as_str(), self.dtype.as_str(), self.case.as_str()]);
-        parts
-    }
-}
-
-impl fmt::Display for CheckId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.segments().join(":"))
-    }
-}
-
-/// Whether `s` is a name: lowercase ASCII letters, digits and `-`, not empty (the tables'
-/// permanent ids follow the same rule).
-pub use crate::spec::load::is_valid_id as is_name;
-
-fn is_op(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-}
-
-fn is_dtype(s: &str) -> bool {
-    let word = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    s == NO_DTYPE || s.split('+').count() <= 2 && s.split('+').all(word)
-}
-
-impl FromStr for CheckId {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<CheckId, String> {
-        let grammar = "a check id is suite:adapter:op:dtype:case or table:op:dtype:case";
-        let parts: Vec<&str> = text.split(':').collect();
-        let (scope, rest) = match parts.as_slice() {
-            ["table", rest @ ..] if rest.len() == 3 => (Scope::Table, rest),
-            ["table", ..] => return Err(format!("`{text}`: {grammar} (`table` ids have 4 segments)")),
-            [suite, adapter, rest @ ..] if rest.len() == 3 => {
-                for (what, name) in [("suite", suite), ("adapter", adapter)] {
-                    if !is_name(name) {
-                        return Err(format!(
-                            "`{text}`: the {what} `{name}` is not a name (lowercase letters, digits, `-`)"
-                        ));
-                    }
-                }
-                (Scope::Adapter { suite: suite.to_string(), adapter: adapter.to_string() }, rest)
-            }
-            _ => return Err(format!("`{text}`: {grammar}")),
-        };
-        let [op, dtype, case] = [rest[0], rest[1], rest[2]];
-        if !is_op(op) {
-            return Err(format!("`{text}`: `{op}` is not an operation or table name"));
-        }
-        if !is_dtype(dtype) {
-            return Err(format!("`{text}`: `{dtype}` is not a dtype, two joined by `+`, or `-`"));
-        }
-        if !is_name(case) {
-            return Err(format!(
-                "`{text}`: the case `{case}` is not a name (lowercase letters, digits, `-`)"
-            ));
-        }
-        Ok(CheckId { scope, op: op.into(), dtype: dtype.into(), case: case.into() })
-    }
-}
-
-/// In `results.json` an id is written as its string and its parts
-/// (`{"id": "...", "suite": ..., "adapter": ..., "op": ..., "dtype": ..., "case": ...}`,
-/// flattened into the result); it is read back from the string.
-impl Serialize for CheckId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(6))?;
-        map.serialize_entry("id", &self.to_string())?;
-        map.serialize_entry("suite", &self.suite())?;
-        map.serialize_entry("adapter", &self.adapter_name())?;
-        map.serialize_entry("op", &self.op)?;
-        map.serialize_entry("dtype", &self.dtype)?;
-        map.serialize_entry("case", &self.case)?;
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for CheckId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CheckId, D::Error> {
-        #[derive(Deserialize)]
-        struct Written {
-            id: String,
-        }
-        let written = Written::deserialize(deserializer)?;
-        written.id.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// How this program is invoked in printed commands: the `opspec` binary's
-/// (`cargo run --release --`) unless [`set_invocation`] said otherwise.
-static INVOCATION: OnceLock<String> = OnceLock::new();
-
-/// Sets how this program is invoked in the commands it prints (a vendor harness:
-/// `cargo test --release --test conformance --`); the first call of a process decides.
-pub fn set_invocation(prefix: &str) {
-    let _ = INVOCATION.set(prefix.to_string());
-}
-
-fn invocation() -> &'static str {
-    INVOCATION.get().map_or("cargo run --release --", String::as_str)
-}
-
-/// The `--adapter` arguments of the adapters that are not built in, by name: a printed
-/// command about such an adapter's check must start it the same way.
-static ADAPTER_ARGS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
-
-/// Records the specs of the run's adapters that are not built in (`NAME=SPEC`), for the
-/// commands it prints; the first call of a process decides.
-pub fn set_adapter_specs(specs: &[crate::adapters::AdapterSpec]) {
-    let quoted = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
-    let args = specs
-        .iter()
-        .map(|s| (s.name.clone(), format!("--adapter {} ", quoted(&format!("{}={}", s.name, s.spec)))));
-    let _ = ADAPTER_ARGS.set(args.collect());
-}
-
-/// The `--adapter 'NAME=SPEC' ` argument (with its trailing space) that a command about
-/// adapter `name`'s checks needs; empty for a built-in adapter and a table self-check.
-pub fn adapter_arg(name: Option<&str>) -> &'static str {
-    name.and_then(|n| ADAPTER_ARGS.get()?.get(n)).map_or("", String::as_str)
-}
-
-/// The command that reruns exactly the check `id`.
-pub fn run_command(id: &CheckId) -> String {
-    format!("{}{}--exact {id}", run_command_prefix(), adapter_arg(id.adapter_name()))
-}
-
-/// [`run_command`] up to its adapter argument (the report adds each check's, then `--exact ID`).
-pub fn run_command_prefix() -> String {
-    format!("{} run ", invocation())
-}
-
-/// The command that evaluates one input of the check `id` in detail, calling the adapter as
-/// the check did.
-pub fn eval_command(id: &CheckId, operands: &[u64]) -> String {
-    let bits: Vec<String> = operands.iter().map(|x| format!("0x{x:x}")).collect();
-    format!("{} eval {}{id} {}", invocation(), adapter_arg(id.adapter_name()), bits.join(" "))
-}
 
 /// One check: a set of cases run against one adapter (or, for table self-checks, against the
 /// oracle alone).
@@ -489,6 +257,10 @@ pub struct RunOptions {
     pub table_seed: u64,
     /// Where sweeps keep their finished chunks, to resume from (none: not kept).
     pub state_dir: Option<PathBuf>,
+    /// How the commands a failure prints rerun it (recorded in the run's [`RunInfo`]).
+    ///
+    /// [`RunInfo`]: crate::results::RunInfo
+    pub rerun: Rerun,
 }
 
 impl RunOptions {
@@ -512,6 +284,7 @@ impl Default for RunOptions {
             table_cases_per_row: 512,
             table_seed: 0x0995_ec00,
             state_dir: None,
+            rerun: Rerun::default(),
         }
     }
 }

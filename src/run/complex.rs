@@ -20,18 +20,18 @@ use rug::Float;
 use super::call::apply_guarded;
 use super::check::{Check, CheckId, ComplexCases, ComplexTarget, RunOptions, Target};
 use super::record::{Failure, Recorder, Repro, citation};
-use super::result::{CheckResult, Status};
-use crate::check::step_distance;
-use crate::expect::constant;
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::generate::Generator;
 use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
+use crate::judge::context::constant;
+use crate::judge::expect::step_distance;
 use crate::oracle::complex::{
     PRECISION, Reference, TRANSCENDENTAL, binary as reference_binary, cis_signs, pow_exponent_size,
     unary as reference_unary,
 };
 use crate::oracle::ops::reference;
 use crate::oracle::{decode, round_exact};
+use crate::results::{CheckResult, Status};
 use crate::spec::complex::{
     ComplexAccuracy, ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex, Part,
 };

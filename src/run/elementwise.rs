@@ -13,24 +13,24 @@ use super::check::{
     ShapeRuleTarget, Target,
 };
 use super::record::{Recorder, citation};
-use super::result::{CheckResult, Citation, ULP_BUCKETS};
 use super::shape_rules;
 use super::unary_sweep;
-use crate::check::Expect;
-use crate::expect::Context;
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::{Domain, IntFormat};
 use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
 };
+use crate::judge::context::Context;
+use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
 use crate::oracle::native::Reference;
 use crate::oracle::ops::exact_integer;
 use crate::oracle::{high_precision, ulp_error};
+use crate::results::{CheckResult, Citation, ULP_BUCKETS};
 use crate::spec::schema::{Accuracy, Property};
 use crate::spec::suite::Suite;
 use crate::spec::suite::{DivisionByZero, NanPolicy};
 use crate::spec::{Catalog, LoadedSuite, LoadedTable};
-use crate::value::{Domain, IntFormat};
 
 fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
     match cases {
@@ -297,7 +297,7 @@ impl<'a> FloatBatch<'a> {
     /// The oracle's result for every case.
     fn reference(&self) -> Result<Vec<u64>, String> {
         let op = self.table.op;
-        self.batch.cases.par_iter().map(|c| crate::expect::reference(op, self.format, c)).collect()
+        self.batch.cases.par_iter().map(|c| crate::oracle::reference(op, self.format, c)).collect()
     }
 }
 

@@ -12,10 +12,10 @@ use super::check::{Check, RunOptions, Target};
 use super::elementwise::FloatBatch;
 use super::integer::IntegerBatch;
 use super::property::PropertyRun;
-use crate::adapters::{NamedAdapter, find_adapter};
-use crate::check::Expect;
+use crate::bits::value::Domain;
+use crate::host::{NamedAdapter, find_adapter};
+use crate::judge::expect::Expect;
 use crate::spec::Catalog;
-use crate::value::Domain;
 
 /// What `eval` found.
 pub struct Evaluation {
@@ -60,7 +60,7 @@ pub fn eval(
             let expected = floats.batch.expected[p].clone();
             let output = floats.batch.reading.output;
             lines.push(format!("expected: {}", expected.describe(output)));
-            let oracle = crate::expect::reference(floats.table.op, floats.format, operands);
+            let oracle = crate::oracle::reference(floats.table.op, floats.format, operands);
             if let Ok(r) = &oracle {
                 lines.push(format!("oracle:   {}", output.describe(*r)));
             }
@@ -95,7 +95,7 @@ pub fn eval(
             return Err(format!(
                 "`eval` shows one input of an element-wise or property check; `{}` is checked as a whole: {}",
                 check.id,
-                super::check::run_command(&check.id)
+                options.rerun.run_command(&check.id)
             ));
         }
     };
@@ -144,7 +144,7 @@ fn eval_property(
     lines: &mut Vec<String>,
 ) -> Result<bool, String> {
     let mut run = PropertyRun::prepare(catalog, check, target, options)?;
-    let f = crate::format::Format::of(target.dtype).ok_or("not a float dtype")?;
+    let f = crate::bits::format::Format::of(target.dtype).ok_or("not a float dtype")?;
     if operands.len() != 2 {
         return Err(format!("the property takes 2 operands, {} given", operands.len()));
     }

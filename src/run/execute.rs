@@ -7,10 +7,10 @@ use std::time::Instant;
 use opspec_adapter::{Adapter, Support};
 
 use super::check::{Check, RunOptions, Target};
-use super::result::{CheckResult, KnownDeviation, ProfileVerdict, Status};
 use super::{
     broadcast, complex, elementwise, integer, layouts, promotion, property, scatter, shape_rules, sweep,
 };
+use crate::results::{CheckResult, KnownDeviation, ProfileVerdict, Status};
 use crate::spec::Catalog;
 use crate::spec::expectations::Tolerance;
 

@@ -9,15 +9,15 @@ use opspec_adapter::Adapter;
 use super::batch::{Batch, CallError, Reading};
 use super::check::{Check, IntegerCases, IntegerTarget, RunOptions};
 use super::record::Recorder;
-use super::result::CheckResult;
-use crate::check::Expect;
+use crate::bits::value::{Domain, IntFormat};
 use crate::generate::{Cases, Generator, int_edge_values, int_values};
+use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
+use crate::results::CheckResult;
 use crate::spec::schema::Output;
 use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Unspecified};
 use crate::spec::{Catalog, LoadedTable};
-use crate::value::{Domain, IntFormat};
 
 /// Random operands drawn per case kept (the contract may exclude most inputs of an
 /// operation, e.g. `pow` without overflow).

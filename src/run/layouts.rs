@@ -19,9 +19,9 @@ use super::check::{
 use super::elementwise::FloatBatch;
 use super::integer::IntegerBatch;
 use super::record::{Failure, Recorder, Repro};
-use super::result::{CheckResult, Status};
-use crate::check::Expect;
 use crate::generate::layouts::{Call, Layout, PairTable, Scale, Shot, layout_traits, operand_shape, shots};
+use crate::judge::expect::Expect;
+use crate::results::{CheckResult, Status};
 use crate::spec::{Catalog, LoadedSuite};
 
 /// The layout checks of `suite`'s element-wise tables against `adapter` at `scale`: one per
@@ -119,7 +119,7 @@ pub fn run(
             (layout.name().to_string(), words.iter().copied().collect::<Vec<_>>().join("+"))
         })
         .collect();
-    let coverage = coverage_text(&summary);
+    let coverage = crate::results::coverage::coverage_text(&summary);
     let message = &mut rec.result.message;
     *message = if message.is_empty() {
         format!("{} elements in {calls} calls; {coverage}", rec.result.inputs)
@@ -128,48 +128,6 @@ pub fn run(
     };
     rec.result.layouts = summary;
     Ok(())
-}
-
-/// Per adapter, how each layout reached its library over all the layout checks in `results`:
-/// adapter to layout to `view`, `copy`, `unknown`, `refused`, or several joined by `+` where
-/// checks (operations, dtypes, sizes) differed.
-pub fn coverage<'r>(
-    results: impl IntoIterator<Item = &'r CheckResult>,
-) -> BTreeMap<String, BTreeMap<String, String>> {
-    let mut seen: BTreeMap<String, BTreeMap<String, BTreeSet<&str>>> = BTreeMap::new();
-    for r in results {
-        let Some(adapter) = r.id.adapter_name() else { continue };
-        for (layout, words) in &r.layouts {
-            let entry = seen.entry(adapter.to_string()).or_default().entry(layout.clone()).or_default();
-            entry.extend(words.split('+'));
-        }
-    }
-    seen.into_iter()
-        .map(|(adapter, layouts)| {
-            let joined =
-                layouts.into_iter().map(|(l, w)| (l, w.into_iter().collect::<Vec<_>>().join("+"))).collect();
-            (adapter, joined)
-        })
-        .collect()
-}
-
-/// "reached the library as views: contiguous, offset; copied by the adapter: reversed;
-/// refused: out-offset": which layouts reached the library how.
-pub fn coverage_text(summary: &BTreeMap<String, String>) -> String {
-    let mut by_word: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (layout, word) in summary {
-        by_word.entry(word.as_str()).or_default().push(layout.as_str());
-    }
-    let label = |word: &str| match word {
-        "view" => "reached the library as views".to_string(),
-        "copy" => "copied by the adapter".to_string(),
-        "refused" => "refused".to_string(),
-        "unknown" => "not said by the adapter".to_string(),
-        mixed => format!("{mixed} (depending on the operation, dtype, size or operand)"),
-    };
-    let parts: Vec<String> =
-        by_word.iter().map(|(word, layouts)| format!("{}: {}", label(word), layouts.join(", "))).collect();
-    parts.join("; ")
 }
 
 /// Everything the calls of one layout check share.

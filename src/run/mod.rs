@@ -7,6 +7,7 @@
 //! for its checks; and on top, [`select`] (which checks a command runs), [`shard`] (which of
 //! them one shard runs, and the plan's hash), [`eval`] (one input in detail) and [`run_all`].
 
+pub mod agreement;
 mod batch;
 mod broadcast;
 mod broadcast_values;
@@ -19,12 +20,10 @@ mod execute;
 mod integer;
 mod layouts;
 mod plan;
-pub mod profile;
 mod promotion;
 mod property;
 pub mod record;
 pub mod renamed;
-mod result;
 mod scatter;
 pub mod select;
 mod shape_rules;
@@ -33,16 +32,12 @@ mod sweep;
 mod unary_sweep;
 
 pub use check::{
-    BroadcastTarget, CaseSet, Check, CheckId, ComplexCases, ComplexTarget, ElementwiseTarget, IntegerCases,
+    BroadcastTarget, CaseSet, Check, ComplexCases, ComplexTarget, ElementwiseTarget, IntegerCases,
     IntegerTarget, LayoutTarget, PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget,
-    Scope, ShapeRule, ShapeRuleTarget, SweepTarget, Target, ValueCases,
+    ShapeRule, ShapeRuleTarget, SweepTarget, Target, ValueCases,
 };
 pub use execute::{run_check, skip_reason, unavailable};
-pub use layouts::{coverage, coverage_text};
 pub use plan::{adapter_checks, large_layout_checks, table_checks, validate_expectations};
-pub use result::{
-    CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS,
-};
 pub use sweep::{sweep_checks, sweep_message};
 
 use std::io::Write;
@@ -50,7 +45,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::adapters::{NamedAdapter, find_adapter};
+use crate::host::{NamedAdapter, find_adapter};
+use crate::results::{CheckResult, Status};
 use crate::spec::Catalog;
 
 /// Runs `checks` in parallel, printing one progress line every `progress_every` checks to

@@ -8,11 +8,11 @@ use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Scalar, ScalarSide, Tenso
 use super::call::{apply, guarded};
 use super::check::{Check, CheckId, PromotionTarget, RunOptions, Target};
 use super::record::{Failure, Recorder, Repro, citation};
-use super::result::{CheckResult, Citation};
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::{Domain, IntFormat};
+use crate::results::{CheckResult, Citation};
 use crate::spec::promotion::{Literal, Operand, literal_bits};
 use crate::spec::{Catalog, LoadedPromotion, LoadedSuite};
-use crate::value::{Domain, IntFormat};
 
 /// The checks of `suite`'s promotion tables against `adapter`: one per literal case, with the
 /// case's operand dtypes (or `int`/`float` for a Python scalar) joined by `+` as the dtype.

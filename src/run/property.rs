@@ -10,10 +10,10 @@ use super::batch::call_batch;
 use super::check::{Check, PropertyTarget, RunOptions};
 use super::elementwise::cite;
 use super::record::{Failure, Recorder, Repro};
-use super::result::CheckResult;
-use crate::expect::reference;
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::generate::{Cases, Generator, random_cases, tiny_value};
+use crate::oracle::reference;
+use crate::results::CheckResult;
 use crate::spec::schema::{Property, PropertyRow, Transform};
 use crate::spec::{Catalog, LoadedTable};
 
@@ -29,7 +29,7 @@ pub fn run(
     let run = PropertyRun::prepare(catalog, check, target, options)?;
     let p = run.stated;
     result.citation = Some(cite(run.table, &p.id, &p.source, p.bullet, &p.text));
-    if let Some(f) = crate::format::Format::of(target.dtype) {
+    if let Some(f) = crate::bits::format::Format::of(target.dtype) {
         result.reference = Some(crate::oracle::native::Reference::of(run.table.op, f));
     }
     let violations = run.evaluate(adapter, options)?;

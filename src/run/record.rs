@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde_saphyr::Spanned;
 
-use super::check::{CheckId, RunOptions, eval_command, run_command};
-use super::profile::Profile;
-use super::result::{CaseFailure, CheckResult, Citation, Status};
+use super::check::{CheckId, RunOptions};
+use crate::results::{CaseFailure, CheckResult, Citation, Rerun, Status};
+use crate::spec::profile::Profile;
 
 /// What reproduces a failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,11 +40,12 @@ pub struct Failure {
 pub struct Recorder<'a> {
     pub result: &'a mut CheckResult,
     max_listed: usize,
+    rerun: Rerun,
 }
 
 impl<'a> Recorder<'a> {
     pub fn new(result: &'a mut CheckResult, options: &RunOptions) -> Recorder<'a> {
-        Recorder { result, max_listed: options.max_listed_failures }
+        Recorder { result, max_listed: options.max_listed_failures, rerun: options.rerun.clone() }
     }
 
     /// Counts `n` inputs as checked.
@@ -87,9 +88,9 @@ impl<'a> Recorder<'a> {
         };
         let f = failure();
         let reproduce = match &f.repro {
-            Repro::Element(operands) => eval_command(&self.result.id, operands),
-            Repro::Check => run_command(&self.result.id),
-            Repro::Eval { id, operands } => eval_command(id, operands),
+            Repro::Element(operands) => self.rerun.eval_command(&self.result.id, operands),
+            Repro::Check => self.rerun.run_command(&self.result.id),
+            Repro::Eval { id, operands } => self.rerun.eval_command(id, operands),
         };
         let input_bits = match &f.repro {
             Repro::Element(operands) | Repro::Eval { operands, .. } => {

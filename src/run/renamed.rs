@@ -9,10 +9,6 @@ use crate::spec::Catalog;
 use crate::spec::expectations::ExpectationsFile;
 use crate::spec::pattern::Pattern;
 
-/// The version of the check-id contract. Adding checks or an alias keeps it; a check id
-/// that goes away without an alias that keeps it bumps it.
-pub const CONTRACT_VERSION: u32 = 1;
-
 /// The ids check `id` had before its row was renamed (none for checks of no renamed row).
 pub fn old_ids(catalog: &Catalog, id: &CheckId) -> Vec<CheckId> {
     let row = catalog

@@ -14,16 +14,16 @@ use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Tensor};
 use super::call::guarded;
 use super::check::{Check, CheckId, RunOptions, ScatterCases, ScatterTarget, Target};
 use super::record::{Failure, Recorder, Repro, citation};
-use super::result::{CheckResult, Citation};
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::describe_value;
 use crate::generate::shapes::unravel;
 use crate::generate::{Generator, scatter_problems};
 use crate::oracle::scatter::{ElementExpect, ElementRef, Policy, Problem, parse_value, reference};
+use crate::results::{CheckResult, Citation};
 use crate::spec::scatter::{
     GeneratedCheck, LiteralCase, LoadedScatter, NegativeIndices, ScatterParams, StatedResult,
 };
 use crate::spec::{Catalog, LoadedSuite};
-use crate::value::describe_value;
 
 /// The checks of `suite`'s scatter tables against `adapter`.
 pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
@@ -409,7 +409,7 @@ impl ProblemRun<'_> {
 fn ulp(dtype: DType, expect: &ElementExpect, actual: u64) -> Option<u64> {
     let f = Format::of(dtype)?;
     let centre = expect.centre()?;
-    (!f.is_nan(centre) && !f.is_nan(actual)).then(|| crate::check::step_distance(f, actual, centre))
+    (!f.is_nan(centre) && !f.is_nan(actual)).then(|| crate::judge::expect::step_distance(f, actual, centre))
 }
 
 /// `[1, 2]` for the row-major position `flat` of `shape`.

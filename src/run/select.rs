@@ -3,8 +3,8 @@
 
 use super::check::{Check, CheckId, is_name};
 use super::plan::{adapter_checks, large_layout_checks, table_checks};
-use super::shard::Shard;
 use super::sweep::{keep_chunks, sweep_checks};
+use crate::results::shard::Shard;
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;
 
@@ -76,7 +76,7 @@ impl Selection {
     /// The checks of `plan` that the selection's shard runs (all of them without a shard).
     pub fn shard_of(&self, plan: Vec<Check>) -> Vec<Check> {
         match self.shard {
-            Some(shard) => plan.into_iter().filter_map(|c| shard.part_of(c)).collect(),
+            Some(shard) => plan.into_iter().filter_map(|c| super::shard::part_of(shard, c)).collect(),
             None => plan,
         }
     }

@@ -18,10 +18,10 @@ use serde_saphyr::Spanned;
 use super::call::{apply_guarded, guarded};
 use super::check::{RunOptions, ShapeRule, ShapeRuleTarget};
 use super::record::{Failure, Recorder, Repro, citation};
-use super::result::{CheckResult, Citation};
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::oracle::broadcast::{expand, numpy_alignment, numpy_shape};
 use crate::oracle::scatter::parse_value;
+use crate::results::{CheckResult, Citation};
 use crate::spec::Catalog;
 use crate::spec::LoadedTable;
 use crate::spec::schema::{Destination, IntoResult, Layout, OutDtype};
@@ -188,7 +188,7 @@ fn check_into_rules(
     let sum = lined_up(&a_bits, &rules.a.shape)
         .into_iter()
         .zip(lined_up(&b_bits, &rules.b.shape))
-        .map(|(x, y)| crate::expect::reference(table.op, f, &[x, y]))
+        .map(|(x, y)| crate::oracle::reference(table.op, f, &[x, y]))
         .collect::<Result<Vec<u64>, _>>()?;
     let a = Tensor::from_bits(dtype, &rules.a.shape, &a_bits).map_err(|e| e.to_string())?;
     let b = Tensor::from_bits(dtype, &rules.b.shape, &b_bits).map_err(|e| e.to_string())?;
@@ -329,8 +329,9 @@ fn destination(out: &Destination, dtype: DType) -> Result<Tensor, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Status;
     use crate::run::check::Target;
-    use crate::run::{Status, adapter_checks, run_check};
+    use crate::run::{adapter_checks, run_check};
 
     /// Runs `numr:cpu:add_into:f32:into-rules` on the shipped catalog after `edit` changed
     /// the add_into table's rules.
@@ -398,7 +399,7 @@ mod tests {
             (result.status, result.inputs, result.failed_inputs),
             (Status::Pass, 5, 0),
             "{}",
-            result.report()
+            result.report(&Default::default())
         );
     }
 

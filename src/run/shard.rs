@@ -1,73 +1,18 @@
-//! Shards: one plan's work units split over N processes or machines (`run --shard I/N`), and
-//! the hash that names a plan, so that `merge` joins only the shards of one plan.
-//!
-//! # Work units
-//!
-//! A unit is named by its key, a string: a check is one unit keyed by its id, except a sweep
-//! (`run --exhaustive`), whose every fixed chunk of 2^25 cases is a unit keyed `CHECK_ID#CHUNK`
-//! (the chunk's decimal index; `#` is outside the id grammar, so the two never collide). A
-//! unit's shard depends on its key and N alone, never on which other units the plan has.
-//!
-//! # Assignment
-//!
-//! Jump consistent hashing (Lamping and Veach, "A Fast, Minimal Memory, Consistent Hash
-//! Algorithm", 2014) of a stable 64-bit hash of the key: FNV-1a of its bytes, then splitmix64's
-//! finalizer, so that keys that differ only in their last bytes still differ in every bit.
-//! From N shards to N + 1, a unit either stays where it was or moves to the new shard N + 1
-//! (about 1/(N + 1) of them do); none moves between the old shards. Both steps are integer
-//! and IEEE-754 arithmetic fixed by their definitions, so every build on every platform
-//! assigns alike, which `std`'s `DefaultHasher` does not promise.
-
-use std::fmt;
-use std::str::FromStr;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+//! Planning shards: the part of a check one shard runs, the work-unit keys of a check, and the
+//! hash that names a plan, so that `merge` joins only the shards of one plan. The units and
+//! their assignment to shards: [`crate::results::shard`].
 
 use super::check::{Check, RunOptions, Target};
-use crate::generate::fnv1a;
+use crate::bits::hash::fnv1a;
+use crate::results::shard::{Shard, chunk_key};
 use crate::spec::Catalog;
 
-/// Shard `index` of `total` (`--shard I/N`; 1-based, as nextest, Jest and Playwright count).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Shard {
-    index: u32,
-    total: u32,
-}
-
-impl Shard {
-    /// Shard `index` of `total`, with 1 ≤ `index` ≤ `total`.
-    pub fn new(index: u32, total: u32) -> Result<Shard, String> {
-        if total == 0 {
-            return Err("N is 0: there is at least one shard".to_string());
-        }
-        if index == 0 || index > total {
-            return Err(format!("I is {index}: it counts from 1 to N ({total})"));
-        }
-        Ok(Shard { index, total })
-    }
-
-    /// The shard's number, from 1.
-    pub fn index(self) -> u32 {
-        self.index
-    }
-
-    /// The number of shards.
-    pub fn total(self) -> u32 {
-        self.total
-    }
-
-    /// Whether the unit keyed `key` belongs to this shard.
-    pub fn owns(self, key: &str) -> bool {
-        shard_of(key, self.total) == self.index
-    }
-
-    /// The part of `check` this shard runs: all of it, the sweep chunks it owns, or `None`.
-    pub fn part_of(self, check: Check) -> Option<Check> {
-        let id = check.id.to_string();
-        match check.target {
-            Target::Sweep(_) => super::sweep::keep_chunks(check, |k| self.owns(&chunk_key(&id, k))),
-            _ => self.owns(&id).then_some(check),
-        }
+/// The part of `check` that `shard` runs: all of it, the sweep chunks it owns, or `None`.
+pub fn part_of(shard: Shard, check: Check) -> Option<Check> {
+    let id = check.id.to_string();
+    match check.target {
+        Target::Sweep(_) => super::sweep::keep_chunks(check, |k| shard.owns(&chunk_key(&id, k))),
+        _ => shard.owns(&id).then_some(check),
     }
 }
 
@@ -80,85 +25,6 @@ pub fn unit_keys(check: &Check) -> Vec<String> {
     }
 }
 
-/// The key of chunk `k` of the sweep check `id`.
-pub fn chunk_key(id: &str, k: u64) -> String {
-    format!("{id}#{k}")
-}
-
-/// The check id and chunk of a unit key: `(id, None)` for a whole check, `(id, Some(k))` for
-/// chunk `k` of a sweep; `None` for a `#` without a chunk number.
-pub fn split_key(key: &str) -> Option<(&str, Option<u64>)> {
-    match key.split_once('#') {
-        None => Some((key, None)),
-        Some((id, k)) => k.parse().ok().map(|k| (id, Some(k))),
-    }
-}
-
-/// The shard (1 to `total`) that the unit keyed `key` belongs to among `total` (at least 1).
-pub fn shard_of(key: &str, total: u32) -> u32 {
-    jump(finalize(fnv1a(key.as_bytes())), total.max(1)) + 1
-}
-
-/// splitmix64's output function: a bijection of 64 bits in which every input bit reaches
-/// every output bit.
-fn finalize(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// Jump consistent hash: the bucket in `0..buckets` of `key` (the paper's code, in Rust).
-fn jump(mut key: u64, buckets: u32) -> u32 {
-    let (mut b, mut j) = (-1i64, 0i64);
-    while j < i64::from(buckets) {
-        b = j;
-        key = key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1);
-        j = ((b + 1) as f64 * ((1u64 << 31) as f64 / ((key >> 33) + 1) as f64)) as i64;
-    }
-    b as u32
-}
-
-impl FromStr for Shard {
-    type Err = String;
-
-    /// Reads `I/N`.
-    fn from_str(text: &str) -> Result<Shard, String> {
-        let form = |why: &str| format!("`{text}` is not a shard I/N (e.g. 2/4): {why}");
-        let (i, n) = text.split_once('/').ok_or_else(|| form("no `/`"))?;
-        let number = |part: &str, what: &str| {
-            part.parse::<u32>().map_err(|_| form(&format!("{what} `{part}` is not a whole number")))
-        };
-        Shard::new(number(i, "I")?, number(n, "N")?).map_err(|e| form(&e))
-    }
-}
-
-impl fmt::Display for Shard {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.index, self.total)
-    }
-}
-
-/// In `results.jsonl` a shard is written as its text, `"2/4"`.
-impl Serialize for Shard {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Shard {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Shard, D::Error> {
-        String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// A run that is one shard of a plan: which shard, and the key of every unit of the whole
-/// plan, in order (what `merge` needs to name the units no shard ran).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ShardOfPlan {
-    pub shard: Shard,
-    pub units: Vec<String>,
-}
-
 /// The plan's hash: 16 hex digits of FNV-1a over everything that decides what a plan's units
 /// are and what their results can be: opspec's version; the catalog (its revision, the
 /// check-id contract's version, and the text of every table and expectations file, which
@@ -167,8 +33,10 @@ pub struct ShardOfPlan {
 /// between honest machines: paths of the catalog, the target, CPU features, threads.
 pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, units: &[String]) -> String {
     // Every option, named: a new option must be added here (or said not to change results).
-    // `state_dir` (where sweeps keep their finished chunks) changes no result.
-    let RunOptions { timeout, max_listed_failures, table_cases_per_row, table_seed, state_dir: _ } = options;
+    // `state_dir` (where sweeps keep their finished chunks) and `rerun` (how printed commands
+    // rerun a check) change no result.
+    let RunOptions { timeout, max_listed_failures, table_cases_per_row, table_seed, state_dir: _, rerun: _ } =
+        options;
     let mut bytes = Vec::new();
     let mut put = |field: &[u8]| {
         bytes.extend_from_slice(&(field.len() as u64).to_le_bytes());
@@ -176,7 +44,7 @@ pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, u
     };
     put(env!("CARGO_PKG_VERSION").as_bytes());
     put(catalog.revision.as_bytes());
-    put(&super::renamed::CONTRACT_VERSION.to_le_bytes());
+    put(&crate::spec::id::CONTRACT_VERSION.to_le_bytes());
     catalog.sources.values().for_each(|text| put(text.as_bytes()));
     adapters.iter().for_each(|a| put(a.as_bytes()));
     put(&timeout.as_nanos().to_le_bytes());
@@ -190,28 +58,6 @@ pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, u
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shards_read_as_i_of_n_and_bad_ones_say_why() {
-        let s: Shard = "2/4".parse().unwrap();
-        assert_eq!((s.index(), s.total(), s.to_string()), (2, 4, "2/4".to_string()));
-        assert_eq!(serde_json::to_string(&s).unwrap(), "\"2/4\"");
-        assert_eq!(serde_json::from_str::<Shard>("\"1/1\"").unwrap(), Shard::new(1, 1).unwrap());
-        for (bad, says) in [
-            ("2", "no `/`"),
-            ("0/4", "I is 0: it counts from 1 to N (4)"),
-            ("5/4", "I is 5: it counts from 1 to N (4)"),
-            ("1/0", "N is 0"),
-            ("a/4", "I `a` is not a whole number"),
-            ("1/-3", "N `-3` is not a whole number"),
-            ("1/4/2", "N `4/2` is not a whole number"),
-            ("", "no `/`"),
-        ] {
-            let e = bad.parse::<Shard>().unwrap_err();
-            assert!(e.contains(says) && e.contains("is not a shard I/N"), "{bad}: {e}");
-        }
-        assert!(serde_json::from_str::<Shard>("\"3/2\"").is_err());
-    }
 
     #[test]
     fn the_plan_hash_changes_with_each_part_of_the_plan() {
@@ -232,26 +78,6 @@ mod tests {
             plan_hash(&catalog, &cpu, &options, &[]),
         ] {
             assert_ne!(other, hash);
-        }
-    }
-
-    #[test]
-    fn unit_keys_split_into_a_check_and_a_chunk() {
-        let id = "array-api:cpu:add:f16:exhaustive";
-        assert_eq!(split_key(&chunk_key(id, 17)), Some((id, Some(17))));
-        assert_eq!(split_key(id), Some((id, None)));
-        assert_eq!(split_key("array-api:cpu:add:f16:exhaustive#x"), None);
-    }
-
-    #[test]
-    fn one_shard_owns_everything_and_a_new_bucket_only_takes_keys() {
-        assert!(["a", "b", "table:add:f32:edges"].iter().all(|k| Shard::new(1, 1).unwrap().owns(k)));
-        // A key's bucket among n + 1 is its bucket among n, or the new one, n.
-        for key in 0..2_000u64 {
-            for n in 1..40 {
-                let (a, b) = (jump(finalize(key), n), jump(finalize(key), n + 1));
-                assert!(a < n && (b == a || b == n), "key {key}: {a} of {n}, then {b} of {}", n + 1);
-            }
         }
     }
 }

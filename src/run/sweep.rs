@@ -24,18 +24,18 @@ use serde::{Deserialize, Serialize};
 use super::call::apply_guarded;
 use super::check::{Check, CheckId, RunOptions, SweepTarget, Target};
 use super::record::{Failure, Recorder, Repro};
-use super::result::{CheckResult, ChunkResult};
-use crate::check::Expect;
-use crate::expect::Context;
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::Domain;
 use crate::generate::sweep::Sweep;
+use crate::judge::context::Context;
+use crate::judge::expect::Expect;
 use crate::oracle::fpenv;
 use crate::oracle::native::{self, Reference};
+use crate::results::{CheckResult, ChunkResult};
 use crate::spec::matching::{governing_rows, in_class};
 use crate::spec::schema::{Accuracy, Class, Outcome, Relation, SignRule, SpecTable};
 use crate::spec::suite::NanPolicy;
 use crate::spec::{Catalog, LoadedSuite, LoadedTable};
-use crate::value::Domain;
 
 /// Every sweep check of every suite against each named adapter, in a stable order.
 pub fn sweep_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
@@ -201,7 +201,7 @@ pub fn run(
     }
     rec.result.failed_inputs = usize::try_from(total.failed).unwrap_or(usize::MAX);
     if total.failed > 0 {
-        rec.result.status = super::result::Status::Fail;
+        rec.result.status = crate::results::Status::Fail;
     }
     rec.result.message = sweep_message(target.dtype.name(), total.cases, total.failed, &total.by_row);
     rec.result.failed_by_row = total.by_row;

@@ -13,7 +13,7 @@ use serde_saphyr::Spanned;
 use super::files::CatalogFiles;
 use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::pattern::Pattern;
-use crate::run::profile::{Profile, Relaxation};
+use crate::spec::profile::{Profile, Relaxation};
 
 /// One adapter's expectations file.
 #[derive(Debug, Deserialize)]

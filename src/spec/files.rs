@@ -89,15 +89,12 @@ impl CatalogFiles {
     /// in path order, as 32 hex digits. It depends on the files alone, not on where they came
     /// from, so a `--root` holding the shipped files has the built-in revision.
     pub fn revision(&self) -> String {
-        const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-        const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
-        let mut hash = OFFSET;
-        for (path, text) in &self.files {
-            let length = (text.len() as u64).to_le_bytes();
-            for &b in path.as_bytes().iter().chain(&[0]).chain(&length).chain(text.as_bytes()) {
-                hash = (hash ^ u128::from(b)).wrapping_mul(PRIME);
-            }
-        }
+        let parts = self.files.iter().flat_map(|(path, text)| {
+            let length = (text.len() as u64).to_le_bytes().to_vec();
+            [path.as_bytes().to_vec(), vec![0], length, text.as_bytes().to_vec()]
+        });
+        let parts: Vec<Vec<u8>> = parts.collect();
+        let hash = crate::bits::hash::fnv1a_128(parts.iter().map(Vec::as_slice));
         format!("{hash:032x}")
     }
 }

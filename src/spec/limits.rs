@@ -1,7 +1,7 @@
 //! The bounds the loader holds counts, sizes and tolerances to, so that no table or suite can
 //! make opspec generate, allocate or accept without bound. Errors name the limit and why.
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// Most inputs a suite may ask one check to generate (`cases_per_row`, `random_cases`):
 /// 2^20, so that a check's operands stay within 24 MiB (three f64 operands).

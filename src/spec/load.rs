@@ -15,8 +15,8 @@ use super::limits::check_shape;
 use super::schema::{
     Accuracy, Class, Condition, IntoResult, Layout, Operand, OutDtype, Outcome, Property, SpecTable,
 };
-use crate::format::Format;
-use crate::value::Literal;
+use crate::bits::format::Format;
+use crate::bits::value::Literal;
 
 /// A load or validation error, located in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]

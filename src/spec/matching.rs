@@ -1,6 +1,6 @@
 //! Which rows of a table apply to given operand values.
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 use super::schema::{Class, Condition, Operand, Relation, Row, SpecTable};
 

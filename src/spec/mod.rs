@@ -4,6 +4,7 @@ pub mod broadcast;
 pub mod complex;
 pub mod expectations;
 pub mod files;
+pub mod id;
 pub mod limits;
 mod listing;
 pub mod load;
@@ -11,6 +12,7 @@ mod locate;
 pub mod matching;
 pub mod notation;
 pub mod pattern;
+pub mod profile;
 pub mod promotion;
 pub mod scatter;
 pub mod schema;
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use opspec_adapter::{BinaryOp, DType, OpKind, TernaryOp, UnaryOp};
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 use broadcast::LoadedBroadcastTable;
 use expectations::Expectations;
@@ -245,21 +247,12 @@ pub fn parse_op(name: &str) -> Option<OpKind> {
     None
 }
 
-/// Number of operands of an operation.
-pub fn arity(op: OpKind) -> usize {
-    match op {
-        OpKind::Unary(_) => 1,
-        OpKind::Ternary(_) | OpKind::ScatterAdd => 3,
-        _ => 2,
-    }
-}
-
 fn load_table(path: &Path, text: &str) -> Result<LoadedTable, LoadError> {
     let table: SpecTable = parse_yaml(path, text)?;
     let op = parse_op(&table.op)
         .ok_or_else(|| LoadError::in_field(path, "op", format!("unknown operation `{}`", table.op)))?;
-    if arity(op) != table.operands.len() {
-        let m = format!("`{}` takes {} operands, not {}", table.op, arity(op), table.operands.len());
+    if op.arity() != table.operands.len() {
+        let m = format!("`{}` takes {} operands, not {}", table.op, op.arity(), table.operands.len());
         return Err(LoadError::in_field(path, "operands", m));
     }
     validate_table(path, &table, op)?;

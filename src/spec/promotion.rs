@@ -12,7 +12,7 @@ use super::LoadError;
 use super::limits::check_shape;
 use super::load::is_valid_id;
 use super::source::Source;
-use crate::value::Domain;
+use crate::bits::value::Domain;
 
 /// One promotion table.
 #[derive(Debug, Deserialize)]

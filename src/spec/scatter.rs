@@ -23,7 +23,7 @@ use super::limits::{MAX_ELEMENTS, MAX_SCATTER_PROBLEMS, check_shape};
 use super::load::{LoadError, is_valid_id, parse_yaml};
 pub use super::schema::TensorLiteral;
 use super::source::{NotCovered, Source};
-use crate::value::{IntFormat, Literal};
+use crate::bits::value::{IntFormat, Literal};
 
 /// One scatter operation's table.
 #[derive(Debug, Deserialize)]

@@ -7,7 +7,7 @@ use opspec_adapter::{DType, OpKind};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// A suite: specs × dtypes × comparison rules × case counts.
 #[derive(Debug, Deserialize)]

@@ -176,6 +176,18 @@ pub enum OpKind {
     ScatterAdd,
 }
 
+impl OpKind {
+    /// How many operands the operation takes: its tensors, a scalar form's scalar included
+    /// (scatter-add: the input, the indices and the updates).
+    pub const fn arity(self) -> usize {
+        match self {
+            OpKind::Unary(_) => 1,
+            OpKind::Ternary(_) | OpKind::ScatterAdd => 3,
+            _ => 2,
+        }
+    }
+}
+
 /// A host scalar operand with Python's semantics: a Python `int` or `float`, which takes part
 /// in dtype promotion by its kind, not by a dtype of its own.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -4,29 +4,15 @@ use opspec_adapter::OpKind;
 use rug::Float;
 use rug::float::Constant;
 
-use crate::check::Expect;
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::Domain;
+use crate::judge::expect::Expect;
 use crate::oracle;
-use crate::oracle::{fpenv, native};
+use crate::oracle::reference;
 use crate::spec::LoadedTable;
 use crate::spec::matching::governing_rows;
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
 use crate::spec::suite::{SignalingPolicy, Suite};
-use crate::value::Domain;
-
-/// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
-/// approximate functions, exact for the rest, and `0`/`1` for comparisons. The native
-/// reference computes it where it covers the operation and format (after checking this
-/// thread's FP control state, which an in-process adapter may have changed), MPFR elsewhere.
-pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
-    if native::covers(op, f) {
-        fpenv::check()?;
-        if let Some(bits) = native::reference(op, f, inputs) {
-            return Ok(bits);
-        }
-    }
-    oracle::ops::reference(op, f, inputs).ok_or_else(|| format!("the oracle has no reference for {op} yet"))
-}
 
 /// The domain of `table`'s results for operands of format `f`.
 pub fn output_domain(table: &SpecTable, f: Format) -> Domain {

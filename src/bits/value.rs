@@ -3,7 +3,7 @@
 
 use opspec_adapter::DType;
 
-use crate::format::Format;
+use crate::bits::format::Format;
 
 /// A two's-complement or unsigned integer type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

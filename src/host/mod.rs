@@ -2,7 +2,13 @@
 //! `cuda`, all on by default), specs (`NAME=SPEC`) for adapters that run in worker processes
 //! (`process:…`), are C libraries served by `opspec adapter-host` (`lib:…`) or Python libraries
 //! driven by the embedded Python worker (`python:…`), and the ones a caller offers (the Rust
-//! vendor harness offers the vendor's): an [`AdapterSet`].
+//! vendor harness offers the vendor's): an [`AdapterSet`]. Everything that reaches an
+//! implementation lives here: the wire protocol's host and worker ([`process`]), C libraries
+//! ([`ffi`]) and the Python worker ([`python`]).
+
+pub mod ffi;
+pub mod process;
+pub mod python;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -10,10 +16,9 @@ use std::time::Duration;
 
 use opspec_adapter::Adapter;
 
-use crate::process::{Launch, ProcessAdapter, ProcessOptions};
-use crate::python::PythonSpec;
-use crate::run::Check;
-use crate::run::check::is_name;
+use crate::host::process::{Launch, ProcessAdapter, ProcessOptions};
+use crate::host::python::PythonSpec;
+use crate::spec::id::is_name;
 
 /// An adapter with the name it is offered under.
 pub type NamedAdapter = (String, Arc<dyn Adapter>);
@@ -285,16 +290,16 @@ impl AdapterSet {
         names
     }
 
-    /// Starts every adapter `checks` name, once each: an offered one by its [`Start`], one of
+    /// Starts every adapter in `names`, once each: an offered one by its [`Start`], one of
     /// `specs` by its spec, any other as a built-in. Returns those that started, and the name
     /// and reason of each that did not (its checks are unavailable, the run goes on).
     pub fn start_for(
         &self,
-        checks: &[Check],
+        names: &[&str],
         specs: &[AdapterSpec],
         options: &StartOptions,
     ) -> Result<(Vec<NamedAdapter>, Vec<Unavailable>), String> {
-        let mut names: Vec<&str> = checks.iter().filter_map(|c| c.id.adapter_name()).collect();
+        let mut names = names.to_vec();
         names.sort_unstable();
         names.dedup();
         let (mut started, mut unavailable) = (Vec::new(), Vec::new());
@@ -390,14 +395,8 @@ mod tests {
     #[test]
     fn an_adapter_that_cannot_start_is_unavailable_with_the_reason() {
         let specs = parse_specs(&["gone=process:/nonexistent/worker".into(), "cpu".into()]).unwrap();
-        let catalog = crate::spec::Catalog::builtin().unwrap();
-        let names = ["gone".to_string(), "cpu".to_string()];
-        let checks: Vec<Check> = crate::run::adapter_checks(&catalog, &names)
-            .into_iter()
-            .filter(|c| c.id.op == "add" && c.id.case == "edges")
-            .collect();
         let (started, unavailable) = AdapterSet::builtin()
-            .start_for(&checks, &specs, &StartOptions::new(Duration::from_secs(5)))
+            .start_for(&["gone", "cpu"], &specs, &StartOptions::new(Duration::from_secs(5)))
             .unwrap();
         assert_eq!(started.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["cpu"]);
         let (name, reason) = &unavailable[0];

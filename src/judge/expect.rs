@@ -1,8 +1,8 @@
 //! Expectations and the comparison of actual results with them.
 
-use crate::format::Format;
+use crate::bits::format::Format;
+use crate::bits::value::Domain;
 use crate::spec::suite::NanPolicy;
-use crate::value::Domain;
 
 /// What a result may be: a set or an interval, never only a point.
 #[derive(Clone, Debug, PartialEq)]

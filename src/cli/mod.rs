@@ -10,12 +10,16 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::adapters::{self, AdapterSet, AdapterSpec, StartOptions};
+use crate::host::{AdapterSet, AdapterSpec, StartOptions};
 use crate::platform::unix_now;
-use crate::report::{self, ResultsWriter, RunInfo, terminal_summary};
+use crate::report::{self, terminal_summary};
+use crate::results::Status;
+use crate::results::rerun::quoted;
+use crate::results::shard::{Shard, ShardOfPlan};
+use crate::results::{self, Rerun, ResultsWriter, RunInfo};
 use crate::run::select::Selection;
-use crate::run::shard::{self, Shard, ShardOfPlan};
-use crate::run::{RunOptions, Status, eval::eval, run_streamed, validate_expectations};
+use crate::run::shard;
+use crate::run::{RunOptions, eval::eval, run_streamed, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
 use opspec_adapter::Adapter;
@@ -48,7 +52,7 @@ impl Setup {
             root: None,
             expectations: Vec::new(),
             out: PathBuf::from("reports"),
-            invocation: "cargo run --release --".to_string(),
+            invocation: invocation(),
         }
     }
 }
@@ -106,6 +110,37 @@ struct Select {
     chunks: Option<std::ops::Range<u64>>,
 }
 
+/// How this process was invoked, for the commands it prints: `cargo run --release --` (or
+/// `cargo run --` for a debug build) under `cargo run`, else the program as it was called
+/// (`target/release/opspec`, or `opspec` from the `PATH`).
+fn invocation() -> String {
+    let under_cargo = std::env::var_os("CARGO").is_some()
+        && std::env::var("CARGO_PKG_NAME").is_ok_and(|name| name == env!("CARGO_PKG_NAME"));
+    match (under_cargo, cfg!(debug_assertions)) {
+        (true, false) => "cargo run --release --".to_string(),
+        (true, true) => "cargo run --".to_string(),
+        (false, _) => std::env::args().next().map_or_else(|| "opspec".to_string(), |p| quoted(&p)),
+    }
+}
+
+/// The environment variables a Python adapter reads, recorded where the run has one.
+const PYTHON_ENVIRONMENT: [&str; 2] = ["PYTHONPATH", crate::host::python::PYTHON_VARIABLE];
+
+/// How the commands of a run with the adapter `specs` rerun its checks.
+fn rerun(setup: &Setup, specs: &[AdapterSpec]) -> Rerun {
+    let python = specs.iter().any(|s| s.spec.starts_with("python:"));
+    let environment = PYTHON_ENVIRONMENT
+        .iter()
+        .filter(|_| python)
+        .filter_map(|&name| Some((name.to_string(), std::env::var(name).ok()?)))
+        .collect();
+    Rerun {
+        invocation: setup.invocation.clone(),
+        environment,
+        adapters: specs.iter().map(|s| (s.name.clone(), s.spec.clone())).collect(),
+    }
+}
+
 /// Reads `--chunks A..B` (B exclusive, B > A).
 fn chunk_range(text: &str) -> Result<std::ops::Range<u64>, String> {
     let form = |why: &str| format!("`{text}` is not a chunk range A..B (e.g. 0..4): {why}");
@@ -130,8 +165,7 @@ impl Select {
         };
         let (offered, others): (Vec<String>, Vec<String>) =
             texts.into_iter().partition(|t| setup.adapters.offers(t));
-        let specs = adapters::parse_specs(&others)?;
-        crate::run::check::set_adapter_specs(&specs);
+        let specs = crate::host::parse_specs(&others)?;
         if let Some(s) = specs.iter().find(|s| offered.contains(&s.name)) {
             return Err(format!("two adapters are named `{}`: name one of them as NAME=SPEC", s.name));
         }
@@ -293,13 +327,12 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(report::EXIT_BAD_INPUT));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(results::EXIT_BAD_INPUT));
         }
     };
     if let Command::AdapterHost { lib, config, builtin } = &cli.command {
         return adapter_host(lib.as_deref(), config.as_deref(), builtin.as_deref());
     }
-    crate::run::check::set_invocation(&setup.invocation);
     let catalog = || -> Result<Catalog, String> {
         let loaded = match cli.root.as_ref().or(setup.root.as_ref()) {
             Some(root) => Catalog::load(root),
@@ -322,18 +355,19 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             let options = RunOptions {
                 timeout: Duration::from_secs_f64(*timeout),
                 state_dir: Some(out.join("sweeps")),
+                rerun: rerun(&setup, &specs),
                 ..RunOptions::default()
             };
             run(&catalog, &setup.adapters, selection, &specs, out, &options, render)
         }),
         Command::Report { results, out, render } => results
             .iter()
-            .map(|p| report::read(p))
+            .map(|p| results::read(p))
             .collect::<Result<Vec<_>, _>>()
             .and_then(|runs| show(&runs, out, render)),
         Command::Merge { shards, out, render } => merge(shards, out, render),
         Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
-        Command::Expect { from: Some(from), .. } => report::read(from).map(|run| {
+        Command::Expect { from: Some(from), .. } => results::read(from).map(|run| {
             say(&draft_expectations(&run));
             0
         }),
@@ -344,7 +378,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             list(&c, &setup.adapters, selection, &specs, *planned)
         }),
         Command::Eval { id, bits, adapters } => {
-            catalog().and_then(|c| evaluate(&c, &setup.adapters, id, bits, adapters))
+            catalog().and_then(|c| evaluate(&c, &setup, id, bits, adapters))
         }
         Command::AdapterHost { .. } => Ok(0),
         Command::OracleAgreement { cases, seed, ops, dtypes } => oracle_agreement(*cases, *seed, ops, dtypes),
@@ -365,14 +399,14 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(report::EXIT_BAD_INPUT)
+            ExitCode::from(results::EXIT_BAD_INPUT)
         }
     }
 }
 
 /// `oracle-agreement`: one line per (operation, format); exit 1 if the references disagree.
 fn oracle_agreement(cases: u64, seed: u64, ops: &[String], dtypes: &[String]) -> Result<u8, String> {
-    use crate::oracle::agreement;
+    use crate::run::agreement;
     let wanted = |list: &[String], name: &str| list.is_empty() || list.iter().any(|x| x == name);
     let mut code = 0;
     for (op, f) in agreement::covered() {
@@ -393,7 +427,7 @@ fn oracle_agreement(cases: u64, seed: u64, ops: &[String], dtypes: &[String]) ->
             say(&format!("  ({}): native {native:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
         }
         if a.mismatched > 0 {
-            code = report::EXIT_FAIL;
+            code = results::EXIT_FAIL;
         }
     }
     Ok(code)
@@ -417,8 +451,8 @@ const MAX_TIMEOUT: f64 = 86_400.0;
 /// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
 fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
     serve_stdio(|| match (lib, builtin) {
-        (Some(path), _) => Ok(Arc::new(crate::ffi::LibAdapter::open(path, config)?)),
-        (None, Some(name)) => adapters::builtin(name),
+        (Some(path), _) => Ok(Arc::new(crate::host::ffi::LibAdapter::open(path, config)?)),
+        (None, Some(name)) => crate::host::builtin(name),
         (None, None) => Err("adapter-host needs --lib or --builtin".to_string()),
     })
 }
@@ -429,17 +463,17 @@ pub(crate) fn serve_stdio(open: impl FnOnce() -> Result<Arc<dyn Adapter>, String
     // Taken before the adapter opens (a library loads), so that nothing it prints can reach
     // the protocol.
     #[cfg(unix)]
-    let output = crate::process::protocol_stdout();
+    let output = crate::host::process::protocol_stdout();
     #[cfg(not(unix))]
     let output: std::io::Result<std::io::Stdout> = Ok(std::io::stdout());
     let served = output
         .map_err(|e| format!("cannot keep stdout for the protocol: {e}"))
-        .and_then(|output| crate::process::serve(open()?.as_ref(), std::io::stdin().lock(), output));
+        .and_then(|output| crate::host::process::serve(open()?.as_ref(), std::io::stdin().lock(), output));
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(report::EXIT_BAD_INPUT)
+            ExitCode::from(results::EXIT_BAD_INPUT)
         }
     }
 }
@@ -452,7 +486,7 @@ fn say(text: &str) {
 /// The error of a selection that matched no check (exit 3).
 fn nothing_selected() -> u8 {
     eprintln!("error: the selection matches no check: nothing to check");
-    report::EXIT_NOTHING_CHECKED
+    results::EXIT_NOTHING_CHECKED
 }
 
 /// Runs the checks, streaming each result to `out/results.jsonl`, then renders the report
@@ -481,12 +515,20 @@ fn run(
     let checks = selection.shard_of(plan);
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
-    let (adapters, unavailable) = set.start_for(&checks, specs, &StartOptions::new(options.timeout))?;
+    let (adapters, unavailable) =
+        set.start_for(&adapter_names(&checks), specs, &StartOptions::new(options.timeout))?;
     for (name, reason) in &unavailable {
         eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
     }
     let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
-    let info = RunInfo { plan_hash, shard, ..RunInfo::new(catalog, options, versions) };
+    let new = RunInfo::new(
+        catalog,
+        options.table_seed,
+        options.table_cases_per_row,
+        versions,
+        options.rerun.clone(),
+    );
+    let info = RunInfo { plan_hash, shard, ..new };
     let path = out.join("results.jsonl");
     let ids: Vec<_> = checks.iter().map(|c| c.id.clone()).collect();
     let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources)?;
@@ -522,13 +564,13 @@ fn run(
         );
         return Ok(0);
     }
-    show(&[report::read(&path)?], out, render)
+    show(&[results::read(&path)?], out, render)
 }
 
 /// `merge`: joins the shards' results into `out/results.jsonl`, names the checks no shard
 /// ran, and renders the report as `report` would.
 fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> {
-    let runs = shards.iter().map(|p| report::read(p)).collect::<Result<Vec<_>, _>>()?;
+    let runs = shards.iter().map(|p| results::read(p)).collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the merged results there: {e}", out.display()))?;
     let merged = report::merge(&runs, &out.join("results.jsonl"))?;
@@ -547,14 +589,14 @@ fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> 
             );
         }
     }
-    show(&[report::read(&merged.path)?], out, render)
+    show(&[results::read(&merged.path)?], out, render)
 }
 
 /// How many missing checks `merge` names on the terminal (the report lists them all).
 const MISSING_LISTED: usize = 50;
 
 /// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
-fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String> {
+fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result<u8, String> {
     say(&terminal_summary(runs, render.verbose));
     report::write(out, runs, render.github_summary.as_deref())?;
     say(&format!(
@@ -562,7 +604,7 @@ fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String>
         out.join("index.html").display(),
         out.join("junit.xml").display()
     ));
-    let verdict = report::verdict(runs, render.allow_skips);
+    let verdict = results::verdict(runs, render.allow_skips);
     if verdict.code != 0 {
         eprintln!("{}", verdict.reason);
     }
@@ -571,7 +613,7 @@ fn show(runs: &[report::Run], out: &Path, render: &Render) -> Result<u8, String>
 
 /// `diff`: the changes as text (and HTML); exit 1 on a new failure.
 fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
-    let (a, b) = (report::read(old)?, report::read(new)?);
+    let (a, b) = (results::read(old)?, results::read(new)?);
     let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
     say(&d.text());
     if let Some(path) = html {
@@ -580,10 +622,10 @@ fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
     }
     let incomplete = [&a, &b].into_iter().find(|r| !r.complete);
     Ok(match incomplete {
-        _ if d.regressed() => report::EXIT_FAIL,
+        _ if d.regressed() => results::EXIT_FAIL,
         Some(r) => {
             eprintln!("{} is incomplete: the comparison covers only the checks it ran", r.path.display());
-            report::EXIT_INCOMPLETE
+            results::EXIT_INCOMPLETE
         }
         None => 0,
     })
@@ -592,8 +634,8 @@ fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
 /// Expectations entries, one per failing (suite, adapter, op, case) with its failing dtypes
 /// as a `{…}` pattern: what the implementation did and how to reproduce it; the reason is
 /// left for the vendor to quote from the document.
-fn draft_expectations(run: &report::Run) -> String {
-    let mut groups: BTreeMap<(String, String, String, String), Vec<&crate::run::CheckResult>> =
+fn draft_expectations(run: &results::Run) -> String {
+    let mut groups: BTreeMap<(String, String, String, String), Vec<&crate::results::CheckResult>> =
         BTreeMap::new();
     for r in run.results.iter().filter(|r| r.status == Status::Fail) {
         let Some(adapter) = r.id.adapter_name() else { continue };
@@ -664,7 +706,7 @@ fn migrate(catalog: &Catalog, path: &Path) -> Result<u8, String> {
         }
     }
     std::fs::write(path, lines.join("\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(if refused > 0 { report::EXIT_FAIL } else { 0 })
+    Ok(if refused > 0 { results::EXIT_FAIL } else { 0 })
 }
 
 fn list(
@@ -699,13 +741,12 @@ fn list(
 /// setup, or one of `adapters`' specs).
 fn evaluate(
     catalog: &Catalog,
-    set: &AdapterSet,
+    setup: &Setup,
     id: &str,
     bits: &[String],
     adapters: &[String],
 ) -> Result<u8, String> {
-    let specs = adapters::parse_specs(adapters)?;
-    crate::run::check::set_adapter_specs(&specs);
+    let specs = crate::host::parse_specs(adapters)?;
     let operands = bits
         .iter()
         .map(|b| {
@@ -715,10 +756,14 @@ fn evaluate(
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let set = &setup.adapters;
     let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
-    let options = RunOptions::default();
-    let (adapters, unavailable) =
-        set.start_for(std::slice::from_ref(&check), &specs, &StartOptions::new(options.timeout))?;
+    let options = RunOptions { rerun: rerun(setup, &specs), ..RunOptions::default() };
+    let (adapters, unavailable) = set.start_for(
+        &adapter_names(std::slice::from_ref(&check)),
+        &specs,
+        &StartOptions::new(options.timeout),
+    )?;
     if let Some((_, reason)) = unavailable.first() {
         return Err(reason.clone());
     }
@@ -730,7 +775,7 @@ fn evaluate(
             break;
         }
     }
-    Ok(if evaluation.pass { 0 } else { report::EXIT_FAIL })
+    Ok(if evaluation.pass { 0 } else { results::EXIT_FAIL })
 }
 
 #[cfg(test)]
@@ -748,4 +793,9 @@ mod tests {
             assert!(e.contains(says) && e.contains("is not a chunk range"), "{bad}: {e}");
         }
     }
+}
+
+/// The adapters `checks` name.
+fn adapter_names(checks: &[crate::run::Check]) -> Vec<&str> {
+    checks.iter().filter_map(|c| c.id.adapter_name()).collect()
 }

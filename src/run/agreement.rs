@@ -8,9 +8,9 @@
 use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
 use rayon::prelude::*;
 
-use super::{fpenv, native, ops};
-use crate::format::Format;
+use crate::bits::format::Format;
 use crate::generate::Generator;
+use crate::oracle::{fpenv, native, ops};
 
 /// The operations and formats the native reference computes (every one [`native::covers`]).
 pub fn covered() -> Vec<(OpKind, Format)> {
@@ -82,4 +82,64 @@ fn draw(g: &mut Generator, f: Format, arity: usize) -> Vec<u64> {
         _ => {}
     }
     case
+}
+
+/// The native reference against MPFR on every edge pair, edge against grid, and random inputs.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{edge_values, grid_values, random_cases};
+
+    const FORMATS: [Format; 4] = [Format::F16, Format::BF16, Format::F32, Format::F64];
+
+    fn covered() -> Vec<OpKind> {
+        let binary = BinaryOp::ALL.into_iter().map(OpKind::Binary);
+        binary.chain(TernaryOp::ALL.map(OpKind::Ternary)).collect()
+    }
+
+    /// Every covered operation agrees bit for bit with the MPFR oracle on `cases`.
+    fn agrees(f: Format, op: OpKind, cases: impl Iterator<Item = Vec<u64>>) {
+        for case in cases {
+            let native = native::reference(op, f, &case).unwrap();
+            let mpfr = ops::reference(op, f, &case).unwrap();
+            let hex: Vec<String> = case.iter().map(|x| format!("{x:#x}")).collect();
+            assert_eq!(native, mpfr, "{op} {} ({})", f.name, hex.join(", "));
+        }
+    }
+
+    /// Every special pair (edge × edge) and every edge against every grid value, both ways.
+    #[test]
+    fn agrees_with_mpfr_on_every_edge_pair_and_edge_grid_pair() {
+        for f in FORMATS {
+            let edges = &edge_values(f);
+            let grid = &grid_values(f);
+            for op in covered().into_iter().filter(|&op| native::covers(op, f)) {
+                match op.arity() {
+                    2 => {
+                        let both = edges.iter().chain(grid);
+                        let pairs = edges
+                            .iter()
+                            .flat_map(|&a| both.clone().flat_map(move |&b| [vec![a, b], vec![b, a]]));
+                        agrees(f, op, pairs);
+                    }
+                    _ => {
+                        let triples = edges.iter().flat_map(|&a| {
+                            edges.iter().flat_map(move |&b| edges.iter().map(move |&c| vec![a, b, c]))
+                        });
+                        agrees(f, op, triples);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_mpfr_on_random_inputs() {
+        for f in FORMATS {
+            for op in covered().into_iter().filter(|&op| native::covers(op, f)) {
+                let mut g = Generator::new(7, &format!("native {op} {}", f.name));
+                agrees(f, op, random_cases(f, op.arity(), 3_000, &mut g).unwrap().into_iter());
+            }
+        }
+    }
 }

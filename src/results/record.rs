@@ -1,4 +1,4 @@
-//! The outcome of one check, as written to `results.json`.
+//! The outcome of one check, as written to `results.jsonl`.
 
 use std::collections::BTreeMap;
 
@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::oracle::native::Reference;
 
-use super::check::{CheckId, run_command};
-use super::profile::Profile;
+use super::Rerun;
+use crate::spec::id::CheckId;
+use crate::spec::profile::Profile;
 
 /// Upper edges, in ULPs, of the buckets of [`CheckResult::ulp_histogram`]: at most 0.5
 /// (correctly rounded), at most 1, 2, 4, …; the last bucket takes every larger error.
@@ -202,8 +203,9 @@ impl CheckResult {
         }
     }
 
-    /// The failure as a bug report: id, citation, failing inputs, reproduction commands.
-    pub fn report(&self) -> String {
+    /// The failure as a bug report: id, citation, failing inputs, reproduction commands
+    /// (the check's own, from `rerun`).
+    pub fn report(&self, rerun: &Rerun) -> String {
         let mut out = format!("{} {}: {}\n", self.id, self.status.name(), self.message);
         if let Some(d) = &self.deviation {
             out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);
@@ -234,7 +236,7 @@ impl CheckResult {
             );
         }
         if self.status == Status::Fail {
-            out += &format!("  rerun the check: {}\n", run_command(&self.id));
+            out += &format!("  rerun the check: {}\n", rerun.run_command(&self.id));
         }
         out
     }

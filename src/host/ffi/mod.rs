@@ -16,8 +16,8 @@ use opspec_adapter::{
     Tensor, TernaryOp, UnaryOp,
 };
 
-use crate::process::CallArg;
-use crate::process::wire::{self, DlType, Form};
+use crate::host::process::CallArg;
+use crate::host::process::wire::{self, DlType, Form};
 use abi::{RawArg, RawError, RawOutput, RawTensor, RawVtable};
 
 /// The longest message a library may write into an error.

@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::run::RunOptions;
-use crate::run::shard::ShardOfPlan;
+use super::Rerun;
+use super::shard::ShardOfPlan;
 use crate::spec::Catalog;
 
 /// What a run was: enough to reproduce it.
@@ -15,7 +15,7 @@ pub struct RunInfo {
     /// The contract revision: a hash of the catalog files loaded (tables, suites,
     /// expectations), so reports of different contracts differ.
     pub spec_revision: String,
-    /// The version of the check-id contract ([`crate::run::renamed::CONTRACT_VERSION`]).
+    /// The version of the check-id contract ([`crate::spec::id::CONTRACT_VERSION`]).
     #[serde(default)]
     pub contract_version: u32,
     /// `name: seed` for every suite run.
@@ -39,6 +39,9 @@ pub struct RunInfo {
     pub seconds: f64,
     /// The command line that produced the report.
     pub command: String,
+    /// How to rerun its checks: every command a report prints comes from this.
+    #[serde(default)]
+    pub rerun: Rerun,
     /// The contract's gaps: what each table does not encode yet.
     #[serde(default)]
     pub gaps: Vec<Gap>,
@@ -52,9 +55,16 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    /// Describes a run of `catalog` under `options` with the given adapter versions, as it
-    /// starts (its end is recorded by the results file's `end` record).
-    pub fn new(catalog: &Catalog, options: &RunOptions, adapters: Vec<String>) -> RunInfo {
+    /// Describes a run of `catalog` with the given table self-check seed and inputs per row,
+    /// adapter versions and rerun commands, as it starts (its end is recorded by the results
+    /// file's `end` record).
+    pub fn new(
+        catalog: &Catalog,
+        table_seed: u64,
+        table_cases_per_row: usize,
+        adapters: Vec<String>,
+        rerun: Rerun,
+    ) -> RunInfo {
         let threads = match std::env::var("RAYON_NUM_THREADS") {
             Ok(v) => format!("{} (RAYON_NUM_THREADS={v})", rayon::current_num_threads()),
             Err(_) => format!("{} (rayon's default: one per CPU)", rayon::current_num_threads()),
@@ -63,10 +73,10 @@ impl RunInfo {
             opspec_version: env!("CARGO_PKG_VERSION").to_string(),
             catalog: catalog.origin.to_string(),
             spec_revision: catalog.revision.clone(),
-            contract_version: crate::run::renamed::CONTRACT_VERSION,
+            contract_version: crate::spec::id::CONTRACT_VERSION,
             seeds: catalog.suites.iter().map(|s| format!("{}: {}", s.suite.name, s.suite.seed)).collect(),
-            table_seed: options.table_seed,
-            table_cases_per_row: options.table_cases_per_row,
+            table_seed,
+            table_cases_per_row,
             threads,
             adapters,
             reference: reference_version(),
@@ -75,6 +85,7 @@ impl RunInfo {
             finished_at: 0,
             seconds: 0.0,
             command: std::env::args().collect::<Vec<_>>().join(" "),
+            rerun,
             gaps: gaps(catalog),
             plan_hash: String::new(),
             shard: None,

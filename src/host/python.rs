@@ -4,19 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::generate::fnv1a;
-use crate::process::Launch;
+use crate::bits::hash::fnv1a;
+use crate::host::process::Launch;
 
 /// The interpreter a spec without `python=` uses: `$OPSPEC_PYTHON`, else `python3`.
 pub const PYTHON_VARIABLE: &str = "OPSPEC_PYTHON";
 
 /// The worker's files, embedded so that a copied binary needs no source tree.
 const FILES: [(&str, &str); 5] = [
-    ("__init__.py", include_str!("../adapters/python/opspec_worker/__init__.py")),
-    ("__main__.py", include_str!("../adapters/python/opspec_worker/__main__.py")),
-    ("protocol.py", include_str!("../adapters/python/opspec_worker/protocol.py")),
-    ("backends.py", include_str!("../adapters/python/opspec_worker/backends.py")),
-    ("worker.py", include_str!("../adapters/python/opspec_worker/worker.py")),
+    ("__init__.py", include_str!("../../adapters/python/opspec_worker/__init__.py")),
+    ("__main__.py", include_str!("../../adapters/python/opspec_worker/__main__.py")),
+    ("protocol.py", include_str!("../../adapters/python/opspec_worker/protocol.py")),
+    ("backends.py", include_str!("../../adapters/python/opspec_worker/backends.py")),
+    ("worker.py", include_str!("../../adapters/python/opspec_worker/worker.py")),
 ];
 
 /// A parsed `python:` spec.

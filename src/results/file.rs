@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::RunInfo;
-use crate::run::{CheckId, CheckResult, Status};
+use super::{CheckResult, Rerun, Status};
+use crate::spec::id::CheckId;
 
 /// The `format` field of a results file's first record.
 pub const FORMAT: &str = "opspec-results";
@@ -48,6 +49,20 @@ pub struct Run {
     pub sources: BTreeMap<String, String>,
     /// False when the file ended before its `end` record: the run was killed.
     pub complete: bool,
+}
+
+impl Run {
+    /// How to rerun the checks of `runs` per adapter label: the rerun commands of the first
+    /// run that checked the adapter.
+    pub fn reruns(runs: &[Run]) -> BTreeMap<&str, &Rerun> {
+        let mut reruns = BTreeMap::new();
+        for run in runs {
+            for r in &run.results {
+                reruns.entry(r.id.adapter_label()).or_insert(&run.info.rerun);
+            }
+        }
+        reruns
+    }
 }
 
 /// Writes a results file as the run goes; every record is flushed when written, so a killed
@@ -162,11 +177,10 @@ pub fn read(path: &Path) -> Result<Run, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::RunOptions;
     use crate::spec::Catalog;
 
     fn info() -> RunInfo {
-        RunInfo::new(&Catalog::builtin().unwrap(), &RunOptions::default(), vec![])
+        RunInfo::new(&Catalog::builtin().unwrap(), 0, 0, vec![], Rerun::default())
     }
 
     fn ids(list: &[&str]) -> Vec<CheckId> {

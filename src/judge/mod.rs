@@ -1,0 +1,7 @@
+//! Judging: every way a result is accepted. An [`expect::Expect`] is the set of results an
+//! input allows; [`context`] computes it for an element-wise input from the table and the
+//! oracle; [`profile`] judges again under a relaxation profile an adapter declares.
+
+pub mod context;
+pub mod expect;
+pub mod profile;
