@@ -2,27 +2,33 @@
 //! that the binary and the Rust vendor harness ([`crate::harness`]) run the same code over
 //! the adapters each offers ([`Setup`]).
 
-use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::host::{AdapterSet, AdapterSpec, StartOptions};
-use crate::platform::unix_now;
-use crate::report::{self, terminal_summary};
-use crate::results::Status;
+use crate::host::{AdapterSet, AdapterSpec};
 use crate::results::rerun::quoted;
-use crate::results::shard::{Shard, ShardOfPlan};
-use crate::results::{self, Rerun, ResultsWriter, RunInfo};
+use crate::results::shard::Shard;
+use crate::results::{self, Rerun};
 use crate::run::select::Selection;
-use crate::run::shard;
-use crate::run::{RunOptions, eval::eval, run_streamed, validate_expectations};
+use crate::run::{RunOptions, validate_expectations};
 use crate::spec::Catalog;
 use clap::{Args, Parser, Subcommand};
-use opspec_adapter::Adapter;
+
+mod eval;
+mod expect;
+mod host;
+mod report;
+mod run;
+
+use eval::{evaluate, oracle_agreement};
+use expect::{draft_expectations, migrate};
+use host::adapter_host;
+pub(crate) use host::serve_stdio;
+use report::{compare, merge, show};
+use run::{list, run};
 
 /// What a command line runs against: the adapters it may name, and the values of the options
 /// it leaves out. The `opspec` binary runs [`Setup::builtin`]; the Rust vendor harness offers
@@ -404,35 +410,6 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
     }
 }
 
-/// `oracle-agreement`: one line per (operation, format); exit 1 if the references disagree.
-fn oracle_agreement(cases: u64, seed: u64, ops: &[String], dtypes: &[String]) -> Result<u8, String> {
-    use crate::run::agreement;
-    let wanted = |list: &[String], name: &str| list.is_empty() || list.iter().any(|x| x == name);
-    let mut code = 0;
-    for (op, f) in agreement::covered() {
-        if !wanted(ops, &op.to_string()) || !wanted(dtypes, f.name) {
-            continue;
-        }
-        let started = Instant::now();
-        let a = agreement::compare(op, f, cases, seed)?;
-        say(&format!(
-            "{op} {}: {} cases, {} disagreements, {:.1} s\n",
-            f.name,
-            a.cases,
-            a.mismatched,
-            started.elapsed().as_secs_f64()
-        ));
-        for (case, native, mpfr) in &a.mismatches {
-            let hex: Vec<String> = case.iter().map(|x| format!("{x:#x}")).collect();
-            say(&format!("  ({}): native {native:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
-        }
-        if a.mismatched > 0 {
-            code = results::EXIT_FAIL;
-        }
-    }
-    Ok(code)
-}
-
 /// Seconds from [`MIN_TIMEOUT`] to [`MAX_TIMEOUT`].
 fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
@@ -448,36 +425,6 @@ const MIN_TIMEOUT: f64 = 0.001;
 /// The longest `--timeout`: one day.
 const MAX_TIMEOUT: f64 = 86_400.0;
 
-/// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
-fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
-    serve_stdio(|| match (lib, builtin) {
-        (Some(path), _) => Ok(Arc::new(crate::host::ffi::LibAdapter::open(path, config)?)),
-        (None, Some(name)) => crate::host::builtin(name),
-        (None, None) => Err("adapter-host needs --lib or --builtin".to_string()),
-    })
-}
-
-/// Serves the adapter `open` gives over the wire protocol on stdin and stdout (a worker's
-/// life); exit 2 with the reason when it cannot.
-pub(crate) fn serve_stdio(open: impl FnOnce() -> Result<Arc<dyn Adapter>, String>) -> ExitCode {
-    // Taken before the adapter opens (a library loads), so that nothing it prints can reach
-    // the protocol.
-    #[cfg(unix)]
-    let output = crate::host::process::protocol_stdout();
-    #[cfg(not(unix))]
-    let output: std::io::Result<std::io::Stdout> = Ok(std::io::stdout());
-    let served = output
-        .map_err(|e| format!("cannot keep stdout for the protocol: {e}"))
-        .and_then(|output| crate::host::process::serve(open()?.as_ref(), std::io::stdin().lock(), output));
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(results::EXIT_BAD_INPUT)
-        }
-    }
-}
-
 /// Writes `text` to stdout; a closed pipe (`opspec run | head`) is not an error of the run.
 fn say(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
@@ -489,294 +436,8 @@ fn nothing_selected() -> u8 {
     results::EXIT_NOTHING_CHECKED
 }
 
-/// Runs the checks, streaming each result to `out/results.jsonl`, then renders the report
-/// from that file, as `report` would.
-fn run(
-    catalog: &Catalog,
-    set: &AdapterSet,
-    selection: Selection,
-    specs: &[AdapterSpec],
-    out: &Path,
-    options: &RunOptions,
-    render: &Render,
-) -> Result<u8, String> {
-    let plan = selection.plan(catalog, &set.available(specs))?;
-    if plan.is_empty() {
-        return Ok(nothing_selected());
-    }
-    let named: Vec<String> = selection
-        .adapters
-        .iter()
-        .map(|n| specs.iter().find(|s| &s.name == n).map_or(n.clone(), |s| format!("{n}={}", s.spec)))
-        .collect();
-    let units: Vec<String> = plan.iter().flat_map(shard::unit_keys).collect();
-    let plan_hash = shard::plan_hash(catalog, &named, options, &units);
-    let shard = selection.shard.map(|shard| ShardOfPlan { shard, units });
-    let checks = selection.shard_of(plan);
-    std::fs::create_dir_all(out)
-        .map_err(|e| format!("--out {}: cannot write the report there: {e}", out.display()))?;
-    let (adapters, unavailable) =
-        set.start_for(&adapter_names(&checks), specs, &StartOptions::new(options.timeout))?;
-    for (name, reason) in &unavailable {
-        eprintln!("warning: {reason}; the checks of `{name}` are unavailable");
-    }
-    let versions = adapters.iter().map(|(n, a)| format!("{n}: {}", a.version())).collect();
-    let new = RunInfo::new(
-        catalog,
-        options.table_seed,
-        options.table_cases_per_row,
-        versions,
-        options.rerun.clone(),
-    );
-    let info = RunInfo { plan_hash, shard, ..new };
-    let path = out.join("results.jsonl");
-    let ids: Vec<_> = checks.iter().map(|c| c.id.clone()).collect();
-    let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources)?;
-    let names: Vec<&str> = adapters.iter().map(|(n, _)| n.as_str()).collect();
-    eprintln!(
-        "running {} checks against {}; results go to {} as they finish",
-        checks.len(),
-        names.join(", "),
-        path.display()
-    );
-    let started = Instant::now();
-    let lost = Mutex::new(None);
-    let reason = |c: &crate::run::Check| unavailable.iter().find(|(n, _)| c.id.adapter_name() == Some(n));
-    let (not_run, checks): (Vec<_>, Vec<_>) = checks.into_iter().partition(|c| reason(c).is_some());
-    for (c, (_, why)) in not_run.iter().filter_map(|c| reason(c).map(|r| (c, r))) {
-        writer.check(&crate::run::unavailable(c, why))?;
-    }
-    run_streamed(catalog, &checks, &adapters, options, (checks.len() / 10).max(1), &|result| {
-        if let Err(e) = writer.check(result) {
-            lost.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-        }
-    });
-    if let Some(e) = lost.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
-    }
-    writer.finish(started.elapsed().as_secs_f64(), unix_now())?;
-    if let (true, Some(s)) = (ids.is_empty(), &info.shard) {
-        eprintln!(
-            "shard {} has none of the plan's {} checks: {} records the plan alone, for `opspec merge`",
-            s.shard,
-            s.units.len(),
-            path.display()
-        );
-        return Ok(0);
-    }
-    show(&[results::read(&path)?], out, render)
-}
-
-/// `merge`: joins the shards' results into `out/results.jsonl`, names the checks no shard
-/// ran, and renders the report as `report` would.
-fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> {
-    let runs = shards.iter().map(|p| results::read(p)).collect::<Result<Vec<_>, _>>()?;
-    std::fs::create_dir_all(out)
-        .map_err(|e| format!("--out {}: cannot write the merged results there: {e}", out.display()))?;
-    let merged = report::merge(&runs, &out.join("results.jsonl"))?;
-    report::write_results(&merged)?;
-    let missing: Vec<_> = merged.results.iter().filter(|r| r.status == Status::Missing).collect();
-    if !missing.is_empty() {
-        eprintln!("{} of the plan's {} checks were run by no shard:", missing.len(), merged.results.len());
-        for r in missing.iter().take(MISSING_LISTED) {
-            eprintln!("  missing {}: {}", r.id, r.message);
-        }
-        if missing.len() > MISSING_LISTED {
-            eprintln!(
-                "  … and {} more, each `missing` in {}",
-                missing.len() - MISSING_LISTED,
-                merged.path.display()
-            );
-        }
-    }
-    show(&[results::read(&merged.path)?], out, render)
-}
-
 /// How many missing checks `merge` names on the terminal (the report lists them all).
 const MISSING_LISTED: usize = 50;
-
-/// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
-fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result<u8, String> {
-    say(&terminal_summary(runs, render.verbose));
-    report::write(out, runs, render.github_summary.as_deref())?;
-    say(&format!(
-        "report: {} (JUnit: {})\n",
-        out.join("index.html").display(),
-        out.join("junit.xml").display()
-    ));
-    let verdict = results::verdict(runs, render.allow_skips);
-    if verdict.code != 0 {
-        eprintln!("{}", verdict.reason);
-    }
-    Ok(verdict.code)
-}
-
-/// `diff`: the changes as text (and HTML); exit 1 on a new failure.
-fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
-    let (a, b) = (results::read(old)?, results::read(new)?);
-    let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
-    say(&d.text());
-    if let Some(path) = html {
-        let page = d.html(&old.display().to_string(), &new.display().to_string());
-        std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    let incomplete = [&a, &b].into_iter().find(|r| !r.complete);
-    Ok(match incomplete {
-        _ if d.regressed() => results::EXIT_FAIL,
-        Some(r) => {
-            eprintln!("{} is incomplete: the comparison covers only the checks it ran", r.path.display());
-            results::EXIT_INCOMPLETE
-        }
-        None => 0,
-    })
-}
-
-/// Expectations entries, one per failing (suite, adapter, op, case) with its failing dtypes
-/// as a `{…}` pattern: what the implementation did and how to reproduce it; the reason is
-/// left for the vendor to quote from the document.
-fn draft_expectations(run: &results::Run) -> String {
-    let mut groups: BTreeMap<(String, String, String, String), Vec<&crate::results::CheckResult>> =
-        BTreeMap::new();
-    for r in run.results.iter().filter(|r| r.status == Status::Fail) {
-        let Some(adapter) = r.id.adapter_name() else { continue };
-        let key = (adapter.to_string(), r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
-        groups.entry(key).or_default().push(r);
-    }
-    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let mut out =
-        String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
-    let mut current = None;
-    for ((adapter, suite, op, case), results) in groups {
-        if current.as_ref() != Some(&adapter) {
-            out += &format!("adapter: {adapter}\ndeviations:\n");
-            current = Some(adapter.clone());
-        }
-        let dtypes: Vec<&str> = results.iter().map(|r| r.id.dtype.as_str()).collect();
-        let dtype =
-            if dtypes.len() == 1 { dtypes[0].to_string() } else { format!("{{{}}}", dtypes.join(",")) };
-        let first = results[0];
-        let mut does = first.message.clone();
-        if let Some(f) = first.failures.first() {
-            does += &format!(
-                "; e.g. {}: expected {}, got {} (reproduce: {})",
-                f.inputs.join(", "),
-                f.expected,
-                f.actual,
-                f.reproduce
-            );
-        }
-        out += &format!(
-            "  - id: {}\n    does: {}\n    why: {}\n",
-            quote(&format!("{suite}:{adapter}:{op}:{dtype}:{case}")),
-            quote(&does),
-            quote("TODO: quote the document's words this result breaks")
-        );
-    }
-    out
-}
-
-/// `expect --migrate`: rewrites in place the entries of `path` that name checks by old ids;
-/// exit 1 when one could not be rewritten.
-fn migrate(catalog: &Catalog, path: &Path) -> Result<u8, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let file = crate::spec::expectations::read_file(path, &text).map_err(|e| e.to_string())?;
-    let checks = crate::run::adapter_checks(catalog, std::slice::from_ref(&file.adapter));
-    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-    let mut refused = 0;
-    for m in crate::run::renamed::migrate(catalog, &file, &checks) {
-        let line = usize::try_from(m.line).unwrap_or(0).saturating_sub(1);
-        match (&m.new, lines.get_mut(line)) {
-            (Ok(new), Some(l)) if l.contains(&m.old) => {
-                *l = l.replacen(&m.old, new, 1);
-                eprintln!("{}:{}: {} -> {new}", path.display(), m.line, m.old);
-            }
-            (Ok(_), _) => {
-                refused += 1;
-                eprintln!(
-                    "{}:{}: `{}` is not on that line: rewrite it by hand",
-                    path.display(),
-                    m.line,
-                    m.old
-                );
-            }
-            (Err(why), _) => {
-                refused += 1;
-                eprintln!("{}:{}: {why}", path.display(), m.line);
-            }
-        }
-    }
-    std::fs::write(path, lines.join("\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(if refused > 0 { results::EXIT_FAIL } else { 0 })
-}
-
-fn list(
-    catalog: &Catalog,
-    set: &AdapterSet,
-    selection: Selection,
-    specs: &[AdapterSpec],
-    planned: bool,
-) -> Result<u8, String> {
-    let plan = selection.plan(catalog, &set.available(specs))?;
-    if plan.is_empty() {
-        return Ok(nothing_selected());
-    }
-    // A shard with none of the plan's checks lists nothing, as `run` runs nothing.
-    let checks = selection.shard_of(plan);
-    let mut out = std::io::stdout().lock();
-    for check in checks {
-        let line = match (planned, check.planned) {
-            (false, _) => check.id.to_string(),
-            (true, Some(n)) => format!("{} {n}", check.id),
-            (true, None) => format!("{} -", check.id),
-        };
-        // A closed pipe (`opspec list | head`) ends the listing, not the program.
-        if writeln!(out, "{line}").is_err() {
-            break;
-        }
-    }
-    Ok(0)
-}
-
-/// Evaluates one input of a check against the adapter its id names (built in, offered by the
-/// setup, or one of `adapters`' specs).
-fn evaluate(
-    catalog: &Catalog,
-    setup: &Setup,
-    id: &str,
-    bits: &[String],
-    adapters: &[String],
-) -> Result<u8, String> {
-    let specs = crate::host::parse_specs(adapters)?;
-    let operands = bits
-        .iter()
-        .map(|b| {
-            let digits = b
-                .strip_prefix("0x")
-                .ok_or_else(|| format!("`{b}`: operand bits are written in hex, as 0x…"))?;
-            u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let set = &setup.adapters;
-    let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
-    let options = RunOptions { rerun: rerun(setup, &specs), ..RunOptions::default() };
-    let (adapters, unavailable) = set.start_for(
-        &adapter_names(std::slice::from_ref(&check)),
-        &specs,
-        &StartOptions::new(options.timeout),
-    )?;
-    if let Some((_, reason)) = unavailable.first() {
-        return Err(reason.clone());
-    }
-    let evaluation = eval(catalog, &adapters, &check, &operands, &options)?;
-    let mut out = std::io::stdout().lock();
-    for line in &evaluation.lines {
-        // A closed pipe ends the listing, not the program.
-        if writeln!(out, "{line}").is_err() {
-            break;
-        }
-    }
-    Ok(if evaluation.pass { 0 } else { results::EXIT_FAIL })
-}
 
 #[cfg(test)]
 mod tests {

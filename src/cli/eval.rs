@@ -1,0 +1,86 @@
+//! `eval` (one input of a check in detail) and `oracle-agreement` (the native reference
+//! against MPFR).
+
+use std::io::Write;
+use std::time::Instant;
+
+use super::{Setup, adapter_names, rerun, say};
+use crate::host::StartOptions;
+use crate::results;
+use crate::run::{RunOptions, eval::eval};
+use crate::spec::Catalog;
+
+/// Evaluates one input of a check against the adapter its id names (built in, offered by the
+/// setup, or one of `adapters`' specs).
+pub(super) fn evaluate(
+    catalog: &Catalog,
+    setup: &Setup,
+    id: &str,
+    bits: &[String],
+    adapters: &[String],
+) -> Result<u8, String> {
+    let specs = crate::host::parse_specs(adapters)?;
+    let operands = bits
+        .iter()
+        .map(|b| {
+            let digits = b
+                .strip_prefix("0x")
+                .ok_or_else(|| format!("`{b}`: operand bits are written in hex, as 0x…"))?;
+            u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let set = &setup.adapters;
+    let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
+    let options = RunOptions { rerun: rerun(setup, &specs), ..RunOptions::default() };
+    let (adapters, unavailable) = set.start_for(
+        &adapter_names(std::slice::from_ref(&check)),
+        &specs,
+        &StartOptions::new(options.timeout),
+    )?;
+    if let Some((_, reason)) = unavailable.first() {
+        return Err(reason.clone());
+    }
+    let evaluation = eval(catalog, &adapters, &check, &operands, &options)?;
+    let mut out = std::io::stdout().lock();
+    for line in &evaluation.lines {
+        // A closed pipe ends the listing, not the program.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+    Ok(if evaluation.pass { 0 } else { results::EXIT_FAIL })
+}
+
+/// `oracle-agreement`: one line per (operation, format); exit 1 if the references disagree.
+pub(super) fn oracle_agreement(
+    cases: u64,
+    seed: u64,
+    ops: &[String],
+    dtypes: &[String],
+) -> Result<u8, String> {
+    use crate::run::agreement;
+    let wanted = |list: &[String], name: &str| list.is_empty() || list.iter().any(|x| x == name);
+    let mut code = 0;
+    for (op, f) in agreement::covered() {
+        if !wanted(ops, &op.to_string()) || !wanted(dtypes, f.name) {
+            continue;
+        }
+        let started = Instant::now();
+        let a = agreement::compare(op, f, cases, seed)?;
+        say(&format!(
+            "{op} {}: {} cases, {} disagreements, {:.1} s\n",
+            f.name,
+            a.cases,
+            a.mismatched,
+            started.elapsed().as_secs_f64()
+        ));
+        for (case, native, mpfr) in &a.mismatches {
+            let hex: Vec<String> = case.iter().map(|x| format!("{x:#x}")).collect();
+            say(&format!("  ({}): native {native:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
+        }
+        if a.mismatched > 0 {
+            code = results::EXIT_FAIL;
+        }
+    }
+    Ok(code)
+}

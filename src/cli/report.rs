@@ -1,0 +1,69 @@
+//! `report`, `merge` and `diff`: results files rendered, shards joined, two runs compared.
+
+use std::path::{Path, PathBuf};
+
+use super::{MISSING_LISTED, Render, say};
+use crate::report::{self, terminal_summary};
+use crate::results;
+use crate::results::Status;
+
+/// `merge`: joins the shards' results into `out/results.jsonl`, names the checks no shard
+/// ran, and renders the report as `report` would.
+pub(super) fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> {
+    let runs = shards.iter().map(|p| results::read(p)).collect::<Result<Vec<_>, _>>()?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("--out {}: cannot write the merged results there: {e}", out.display()))?;
+    let merged = report::merge(&runs, &out.join("results.jsonl"))?;
+    report::write_results(&merged)?;
+    let missing: Vec<_> = merged.results.iter().filter(|r| r.status == Status::Missing).collect();
+    if !missing.is_empty() {
+        eprintln!("{} of the plan's {} checks were run by no shard:", missing.len(), merged.results.len());
+        for r in missing.iter().take(MISSING_LISTED) {
+            eprintln!("  missing {}: {}", r.id, r.message);
+        }
+        if missing.len() > MISSING_LISTED {
+            eprintln!(
+                "  … and {} more, each `missing` in {}",
+                missing.len() - MISSING_LISTED,
+                merged.path.display()
+            );
+        }
+    }
+    show(&[results::read(&merged.path)?], out, render)
+}
+
+/// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
+pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result<u8, String> {
+    say(&terminal_summary(runs, render.verbose));
+    report::write(out, runs, render.github_summary.as_deref())?;
+    say(&format!(
+        "report: {} (JUnit: {})\n",
+        out.join("index.html").display(),
+        out.join("junit.xml").display()
+    ));
+    let verdict = results::verdict(runs, render.allow_skips);
+    if verdict.code != 0 {
+        eprintln!("{}", verdict.reason);
+    }
+    Ok(verdict.code)
+}
+
+/// `diff`: the changes as text (and HTML); exit 1 on a new failure.
+pub(super) fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
+    let (a, b) = (results::read(old)?, results::read(new)?);
+    let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
+    say(&d.text());
+    if let Some(path) = html {
+        let page = d.html(&old.display().to_string(), &new.display().to_string());
+        std::fs::write(path, page).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let incomplete = [&a, &b].into_iter().find(|r| !r.complete);
+    Ok(match incomplete {
+        _ if d.regressed() => results::EXIT_FAIL,
+        Some(r) => {
+            eprintln!("{} is incomplete: the comparison covers only the checks it ran", r.path.display());
+            results::EXIT_INCOMPLETE
+        }
+        None => 0,
+    })
+}
