@@ -27,3 +27,17 @@ pub fn cpu_features() -> Vec<String> {
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
+
+/// Whether this process was started by `cargo` itself (`cargo run`), read from `/proc` on
+/// Linux: its parent's name. Elsewhere, and where `/proc` cannot be read, false.
+pub fn parent_is_cargo() -> bool {
+    let parent = std::fs::read_to_string("/proc/self/stat").ok().and_then(|stat| {
+        // `pid (comm) state ppid …`: the name may hold spaces and parentheses, so read after
+        // its last `)`.
+        let after = &stat[stat.rfind(')')? + 1..];
+        after.split_whitespace().nth(1)?.parse::<u32>().ok()
+    });
+    parent
+        .and_then(|ppid| std::fs::read_to_string(format!("/proc/{ppid}/comm")).ok())
+        .is_some_and(|name| name.trim() == "cargo")
+}

@@ -332,7 +332,7 @@ fn matmul_demands_equal_names() {
         "y = real [D=8 D=8]",
         "expected: real [b=2 n=3 D=8]",
         "actual:   error shape_mismatch [E0401]: contracted axes must have the same name",
-        "cargo run --release -- run --exact named-axes:matmul-names:matmul:-:seed-merged-axis-equal-size",
+        "opspec run --exact named-axes:matmul-names:matmul:-:seed-merged-axis-equal-size",
     ] {
         assert!(report.contains(part), "{part:?} missing from:\n{report}");
     }

@@ -133,8 +133,7 @@ fn reproduces(wrong: Wrong, id: &str) -> String {
     let command = result.failures.first().map(|f| f.reproduce.clone()).or(rerun).unwrap_or_else(|| {
         panic!("{id} prints no command:\n{report}");
     });
-    let args: Vec<&str> =
-        command.strip_prefix("cargo run --release -- ").expect("a cargo run command").split(' ').collect();
+    let args: Vec<&str> = command.strip_prefix("opspec ").expect("an opspec command").split(' ').collect();
     match args.as_slice() {
         ["eval", id, bits @ ..] => {
             let operands: Vec<u64> =
@@ -165,9 +164,9 @@ fn elementwise_float() {
         Wrong { binary: Some(binary), ..Wrong::default() },
         "array-api:wrong:add:f32:nzero-plus-nzero",
     );
-    assert!(command.starts_with(
-        "cargo run --release -- eval array-api:wrong:add:f32:nzero-plus-nzero 0x80000000 0x80000000"
-    ));
+    assert!(
+        command.starts_with("opspec eval array-api:wrong:add:f32:nzero-plus-nzero 0x80000000 0x80000000")
+    );
 }
 
 #[test]
@@ -295,4 +294,90 @@ fn exact_rejects_what_is_not_one_check() {
     }
     let listed = Selection { adapters: vec!["nmr".into()], ..Selection::default() };
     assert!(listed.checks(&catalog, &["cpu"]).unwrap_err().contains("unknown adapter `nmr`"));
+}
+
+/// The interpreter with NumPy that `.ci/run` installs (or `$OPSPEC_PYTHON`), if there is one.
+fn python_with_numpy() -> Option<String> {
+    let venv =
+        std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/opspec-python/bin/python"));
+    let python = std::env::var("OPSPEC_PYTHON").ok().or_else(|| Some(venv?.to_str()?.to_string()))?;
+    let probe = std::process::Command::new(&python).args(["-c", "import numpy"]).output().ok()?;
+    probe.status.success().then_some(python)
+}
+
+/// A failure of a `python:` adapter whose module lives on `PYTHONPATH`, rendered by `opspec
+/// report` in another process with none of the run's environment, prints commands that rerun
+/// it: the run's program, its `PYTHONPATH` and its `--adapter NAME=SPEC`.
+#[test]
+fn a_report_rendered_later_reruns_a_python_adapter_as_it_ran() {
+    use std::process::Command;
+    let Some(python) = python_with_numpy() else {
+        eprintln!("skipped: no Python with NumPy ($OPSPEC_PYTHON or .ci/run's venv)");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("opspec-repro-python-{}", std::process::id()));
+    let module_dir = dir.join("my lib");
+    std::fs::create_dir_all(&module_dir).unwrap();
+    // NumPy with one bug: an add that turns -0 + -0 into +0.
+    std::fs::write(
+        module_dir.join("zerosign.py"),
+        "import numpy\nfrom numpy import *\n\ndef add(x1, x2):\n    return numpy.add(x1, x2) + 0.0\n",
+    )
+    .unwrap();
+    let opspec = env!("CARGO_BIN_EXE_opspec");
+    let spec = format!("python:module=zerosign python={python}");
+    let run = Command::new(opspec)
+        .args([
+            "run",
+            "--no-tables",
+            "--adapter",
+            &spec,
+            "--filter",
+            "array-api:zerosign:add:f32:nzero-plus-nzero",
+        ])
+        .arg("--out")
+        .arg(dir.join("run"))
+        .env("PYTHONPATH", &module_dir)
+        .env_remove("OPSPEC_PYTHON")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = Command::new(opspec)
+        .arg("report")
+        .arg(dir.join("run/results.jsonl"))
+        .arg("--out")
+        .arg(dir.join("later"))
+        .env_remove("PYTHONPATH")
+        .env_remove("OPSPEC_PYTHON")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    let line = |prefix: &str| {
+        let found = text.lines().find_map(|l| l.trim().strip_prefix(prefix));
+        found.unwrap_or_else(|| panic!("no `{prefix}` line in:\n{text}")).to_string()
+    };
+    let html = std::fs::read_to_string(dir.join("later/index.html")).unwrap();
+    for command in [line("reproduce: "), line("rerun the check: ")] {
+        assert!(
+            command.starts_with(&format!("PYTHONPATH='{}' {opspec} ", module_dir.display())),
+            "{command}"
+        );
+        assert!(command.contains(&format!("--adapter 'zerosign={spec}'")), "{command}");
+        let again = Command::new("sh")
+            .args(["-c", &command])
+            .current_dir(&dir)
+            .env_remove("PYTHONPATH")
+            .env_remove("OPSPEC_PYTHON")
+            .output()
+            .unwrap();
+        let says = String::from_utf8_lossy(&again.stdout);
+        assert_eq!(again.status.code(), Some(1), "`{command}` must fail again:\n{says}");
+        assert!(!says.contains("No module named"), "`{command}` did not find the module:\n{says}");
+    }
+    // The page's "Rerun this check" comes from the same record.
+    assert!(
+        html.contains("PYTHONPATH=") && html.contains("zerosign=python:module=zerosign"),
+        "the page's rerun"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -342,7 +342,7 @@ fn raising_on_out_of_range_in_ignore_mode() {
         "indices = [[0, 1], [2, 0], [1, 3], [-1, 0], [1, 2]]",
         "expected: a result",
         "actual:   error out_of_range",
-        "reproduce: cargo run --release -- run --exact mindspore:raises:tensor_scatter_add:i32:out-of-bound-skipped",
+        "reproduce: opspec run --exact mindspore:raises:tensor_scatter_add:i32:out-of-bound-skipped",
     ] {
         assert!(report.contains(part), "{part:?} missing from:\n{report}");
     }
@@ -386,7 +386,7 @@ fn duplicate_sums_outside_the_bound() {
         "within γ(2)·Σ|x| = ",
         "of the exact sum 3.10000004619359970e0",
         "|r - S| is 1985.814× the bound",
-        "reproduce: cargo run --release -- run --exact mindspore:low-bits:tensor_scatter_add:f32:example-duplicate-index",
+        "reproduce: opspec run --exact mindspore:low-bits:tensor_scatter_add:f32:example-duplicate-index",
     ] {
         assert!(report.contains(part), "{part:?} missing from:\n{report}");
     }

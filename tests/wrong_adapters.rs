@@ -135,8 +135,8 @@ fn positive_zero_for_negative_zero_sum() {
         "expected: -0 (-0x0p+0, 0x80000000)",
         "actual:   0.0 (0x0p+0, 0x00000000)",
         "distance: 0 steps from the expectation's centre",
-        "reproduce: cargo run --release -- eval array-api:zero-sign-bug:add:f32:nzero-plus-nzero 0x80000000 0x80000000",
-        "rerun the check: cargo run --release -- run --exact array-api:zero-sign-bug:add:f32:nzero-plus-nzero",
+        "reproduce: opspec eval array-api:zero-sign-bug:add:f32:nzero-plus-nzero 0x80000000 0x80000000",
+        "rerun the check: opspec run --exact array-api:zero-sign-bug:add:f32:nzero-plus-nzero",
     ] {
         assert!(report.contains(part), "{part:?} missing from:\n{report}");
     }

@@ -120,9 +120,7 @@ struct Select {
 /// `cargo run --` for a debug build) under `cargo run`, else the program as it was called
 /// (`target/release/opspec`, or `opspec` from the `PATH`).
 fn invocation() -> String {
-    let under_cargo = std::env::var_os("CARGO").is_some()
-        && std::env::var("CARGO_PKG_NAME").is_ok_and(|name| name == env!("CARGO_PKG_NAME"));
-    match (under_cargo, cfg!(debug_assertions)) {
+    match (crate::platform::parent_is_cargo(), cfg!(debug_assertions)) {
         (true, false) => "cargo run --release --".to_string(),
         (true, true) => "cargo run --".to_string(),
         (false, _) => std::env::args().next().map_or_else(|| "opspec".to_string(), |p| quoted(&p)),

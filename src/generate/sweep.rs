@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+use opspec_adapter::{DType, Tensor};
+
 use crate::bits::format::Format;
 
 /// Cases per chunk: 2^25, so a 16-bit binary sweep has 128 chunks.
@@ -25,6 +27,11 @@ pub struct Sweep {
 }
 
 impl Sweep {
+    /// The sweep of binary operations in `f`: every pair of a 16-bit format, else the grid.
+    pub fn binary(f: Format) -> Sweep {
+        Sweep::exhaustive(f, 2).unwrap_or_else(|| Sweep::grid(f, 2))
+    }
+
     /// Every value (`arity` 1: 2^16 cases) or every pair (`arity` 2: 2^32 cases) of a 16-bit
     /// format; `None` for a wider format or another arity. Case `i` of a pair sweep has
     /// `x1 = i mod 2^16` and `x2 = i / 2^16` (XLA's packing: the low half is the left operand).
@@ -116,6 +123,69 @@ pub fn grid_values(f: Format) -> Vec<u64> {
     values.sort_unstable();
     values.dedup();
     values
+}
+
+pub fn operand_tensor(
+    domain: &[u8],
+    first: u64,
+    n: usize,
+    slot: usize,
+    dtype: DType,
+) -> Result<Tensor, String> {
+    let size = dtype.size();
+    let values = domain.len() / size;
+    let mut bytes = vec![0u8; n * size];
+    let mut at = Digits::new(first, values as u64);
+    let mut done = 0;
+    while done < n {
+        let run = (values - at.low).min(n - done);
+        let out = &mut bytes[done * size..(done + run) * size];
+        if slot == 0 {
+            out.copy_from_slice(&domain[at.low * size..(at.low + run) * size]);
+        } else {
+            // One copy of the value, then doubling copies of what is written.
+            out[..size].copy_from_slice(&domain[at.high * size..(at.high + 1) * size]);
+            let mut filled = size;
+            while filled < out.len() {
+                let more = filled.min(out.len() - filled);
+                out.copy_within(..more, filled);
+                filled += more;
+            }
+        }
+        done += run;
+        at = Digits { low: 0, high: at.high + 1 };
+    }
+    Tensor::from_bytes(dtype, &[n], bytes).map_err(|e| e.to_string())
+}
+
+/// The two operand positions of a case index `low + high × base`.
+pub struct Digits {
+    pub low: usize,
+    pub high: usize,
+}
+
+impl Digits {
+    /// The positions of case `index` in a domain of `base` values.
+    pub fn new(index: u64, base: u64) -> Digits {
+        Digits { low: (index % base) as usize, high: (index / base) as usize }
+    }
+}
+
+/// Element `j` of a contiguous little-endian buffer of `size`-byte elements, as bits.
+#[inline]
+pub fn element(bytes: &[u8], j: usize, size: usize) -> u64 {
+    match size {
+        1 => u64::from(bytes[j]),
+        2 => u64::from(u16::from_le_bytes([bytes[2 * j], bytes[2 * j + 1]])),
+        4 => {
+            let b = &bytes[4 * j..4 * j + 4];
+            u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        }
+        _ => {
+            let b = &bytes[8 * j..8 * j + 8];
+            u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+        }
+    }
 }
 
 #[cfg(test)]

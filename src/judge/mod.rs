@@ -1,7 +1,9 @@
 //! Judging: every way a result is accepted. An [`expect::Expect`] is the set of results an
 //! input allows; [`context`] computes it for an element-wise input from the table and the
-//! oracle; [`profile`] judges again under a relaxation profile an adapter declares.
+//! oracle; [`classes`] judges a sweep's cases once per combination of value classes;
+//! [`profile`] judges again under a relaxation profile an adapter declares.
 
+pub mod classes;
 pub mod context;
 pub mod expect;
 pub mod profile;

@@ -181,10 +181,7 @@ mod tests {
         assert_eq!((result.failed_inputs, result.failures.len()), (3, 2));
         assert_eq!(result.status, Status::Fail);
         assert_eq!(result.message, "3 of 10 inputs gave a result the contract does not allow");
-        assert_eq!(
-            result.failures[0].reproduce,
-            "cargo run --release -- eval numr:cpu:add:f32:edges 0x3c00 0x1"
-        );
-        assert_eq!(result.failures[1].reproduce, "cargo run --release -- run --exact numr:cpu:add:f32:edges");
+        assert_eq!(result.failures[0].reproduce, "opspec eval numr:cpu:add:f32:edges 0x3c00 0x1");
+        assert_eq!(result.failures[1].reproduce, "opspec run --exact numr:cpu:add:f32:edges");
     }
 }

@@ -1,0 +1,457 @@
+//! The sweep's keyed judge: what a sweep case's governing rows accept, found once per
+//! combination of the value classes and relations the table's rows name rather than once per
+//! case, and the counts of what one chunk found.
+
+use crate::generate::sweep::{Digits, element};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use opspec_adapter::{BinaryOp, OpKind, Tensor};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::bits::format::Format;
+use crate::bits::value::Domain;
+use crate::generate::sweep::Sweep;
+use crate::judge::context::Context;
+use crate::judge::expect::Expect;
+use crate::oracle::fpenv;
+use crate::oracle::native::{self};
+use crate::spec::LoadedTable;
+use crate::spec::matching::{governing_rows, in_class};
+use crate::spec::schema::{Accuracy, Class, Outcome, Relation, SignRule, SpecTable};
+use crate::spec::suite::NanPolicy;
+
+/// What one chunk found.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ChunkTally {
+    pub cases: u64,
+    pub failed: u64,
+    /// Failed cases per governing row id (`(no row)`: where only the table's accuracy governs).
+    pub by_row: BTreeMap<String, u64>,
+    /// The first failing cases: operands and the actual result.
+    pub listed: Vec<(Vec<u64>, u64)>,
+}
+
+impl ChunkTally {
+    /// Adds `other`'s counts, listing its failures while fewer than `max_listed` are.
+    pub fn merge(&mut self, other: ChunkTally, max_listed: usize) {
+        self.cases += other.cases;
+        self.failed += other.failed;
+        for (row, n) in other.by_row {
+            *self.by_row.entry(row).or_default() += n;
+        }
+        let room = max_listed.saturating_sub(self.listed.len());
+        self.listed.extend(other.listed.into_iter().take(room));
+    }
+}
+
+/// The row id failures outside every row are counted under.
+const NO_ROW: &str = "(no row)";
+
+/// Cases judged between two checks of the FP control state.
+const SLICE: u64 = 1 << 16;
+
+/// Judges sweep cases: finds each case's governing rows, and what they accept, once per
+/// combination of the value classes and relations the table's rows name (and whether an
+/// operand is a NaN, a signaling one), not once per case; where that is the native reference,
+/// a case costs one reference result and a comparison.
+pub struct ClassJudge<'a> {
+    table: &'a SpecTable,
+    pub ctx: Context<'a>,
+    nan: NanPolicy,
+    format: Format,
+    /// Which of the three relation pairs the rows name, as a mask of [`ClassJudge::key`]'s
+    /// relation bits.
+    relations: usize,
+    /// The values each operand ranges over ([`Sweep::domain`]).
+    pub domain: Vec<u64>,
+    /// Per value of `domain`: the index into `masks` of its class membership, its exact f64
+    /// value, and bit 0 (a signaling NaN) and bit 1 (a NaN) of its part of the key.
+    mask_of: Vec<u16>,
+    value_of: Vec<f64>,
+    nan_of: Vec<u8>,
+    /// The distinct class memberships (bit `c`: in the `c`th class the rows name).
+    masks: Vec<u32>,
+    /// What governs, per key ([`ClassJudge::key`]).
+    governed: Vec<OnceLock<Governed>>,
+    /// The binary operation, where the native reference computes it and the table is not
+    /// approximate.
+    fast: Option<BinaryOp>,
+}
+
+impl<'a> ClassJudge<'a> {
+    pub fn new(
+        table: &'a LoadedTable,
+        ctx: Context<'a>,
+        nan: NanPolicy,
+        sweep: &Sweep,
+    ) -> Result<ClassJudge<'a>, String> {
+        let f = ctx.format;
+        let mut classes: Vec<Class> = Vec::new();
+        let mut relations = 0;
+        for row in &table.table.rows {
+            let when = &row.when;
+            let named = when.x1.0.iter().chain(&when.x2.0).chain(&when.either).chain(&when.both);
+            for c in named {
+                if !classes.contains(c) {
+                    classes.push(c.clone());
+                }
+            }
+            relations |= when.relation.map_or(0, relation_bit);
+        }
+        if classes.len() > 32 {
+            return Err(format!(
+                "{}: a sweep handles at most 32 distinct value classes in a table's rows",
+                table.path.display()
+            ));
+        }
+        let domain = sweep.domain();
+        let mut masks: Vec<u32> = Vec::new();
+        let mut mask_of = Vec::with_capacity(domain.len());
+        for &x in &domain {
+            let mask =
+                classes.iter().enumerate().fold(0, |m, (c, class)| m | u32::from(in_class(f, x, class)) << c);
+            let i = masks.iter().position(|&m| m == mask).unwrap_or_else(|| {
+                masks.push(mask);
+                masks.len() - 1
+            });
+            mask_of.push(u16::try_from(i).map_err(|_| "too many distinct class memberships")?);
+        }
+        let quiet = 1 << (f.frac_bits - 1);
+        let nan_of =
+            domain.iter().map(|&x| if f.is_nan(x) { 2 | u8::from(x & quiet == 0) } else { 0 }).collect();
+        let value_of = domain.iter().map(|&x| native::to_f64(f, x)).collect();
+        let keys = (masks.len() * masks.len()) << (RELATION_BITS + 2);
+        Ok(ClassJudge {
+            table: &table.table,
+            nan,
+            format: f,
+            fast: match ctx.op {
+                OpKind::Binary(op) | OpKind::BinaryInto(op)
+                    if table.table.accuracy != Accuracy::Approximate && native::covers(ctx.op, f) =>
+                {
+                    Some(op)
+                }
+                _ => None,
+            },
+            ctx,
+            relations,
+            domain,
+            mask_of,
+            value_of,
+            nan_of,
+            masks,
+            governed: std::iter::repeat_with(OnceLock::new).take(keys).collect(),
+        })
+    }
+
+    /// The key of the case at positions `p1`, `p2` of the domain: both memberships, the
+    /// relation pairs that hold (of those the rows name: bit 0 negation, bit 1 numerical
+    /// equality, bit 2 the same sign bit; a pair's other relation holds where its bit is
+    /// clear), and the NaN bits of both operands.
+    #[inline]
+    fn key(&self, p1: usize, p2: usize) -> usize {
+        let (x1, x2, v1, v2) = (self.domain[p1], self.domain[p2], self.value_of[p1], self.value_of[p2]);
+        let f = self.format;
+        // `matching::related`, on the decoded values, without a branch.
+        let holding = (usize::from(x2 == f.neg(x1))
+            | usize::from(v1 == v2) << 1
+            | usize::from((x1 ^ x2) & f.sign_mask() == 0) << 2)
+            & self.relations;
+        let combination = usize::from(self.mask_of[p1]) * self.masks.len() + usize::from(self.mask_of[p2]);
+        let nans = usize::from(self.nan_of[p1] | self.nan_of[p2]);
+        (((combination << RELATION_BITS) | holding) << 2) | nans
+    }
+
+    /// Judges the cases `range`, whose results the adapter returned in `returned`, in
+    /// parallel slices.
+    pub fn batch(
+        &self,
+        range: Range<u64>,
+        returned: &Tensor,
+        max_listed: usize,
+    ) -> Result<ChunkTally, String> {
+        let bytes = returned.contiguous_bytes().ok_or("the adapter's result is not contiguous")?;
+        let size = returned.dtype().size();
+        let n = range.end - range.start;
+        let slices = n.div_ceil(SLICE);
+        let tallies = (0..slices)
+            .into_par_iter()
+            .map(|s| {
+                fpenv::check()?;
+                let (from, to) = (s * SLICE, ((s + 1) * SLICE).min(n));
+                self.slice(range.start + from, from as usize..to as usize, (bytes, size), max_listed)
+            })
+            .collect::<Result<Vec<ChunkTally>, String>>()?;
+        let mut chunk = ChunkTally::default();
+        for t in tallies {
+            chunk.merge(t, max_listed);
+        }
+        Ok(chunk)
+    }
+
+    /// Judges the cases from index `first` on, whose results are elements `at` of `bytes`,
+    /// one run of cases with the same second operand at a time.
+    fn slice(
+        &self,
+        first: u64,
+        at: Range<usize>,
+        (bytes, size): (&[u8], usize),
+        max_listed: usize,
+    ) -> Result<ChunkTally, String> {
+        let mut failed_per_row = vec![0u64; self.table.rows.len() + 1];
+        let mut tally = ChunkTally { cases: at.len() as u64, ..ChunkTally::default() };
+        let n = self.domain.len();
+        let mut position = Digits::new(first, n as u64);
+        let mut j = at.start;
+        // Neighbouring cases mostly share a key: the last one's is kept at hand.
+        let mut last: Option<(usize, &Governed)> = None;
+        while j < at.end {
+            let (low, p2) = (position.low, position.high);
+            let run = (n - low).min(at.end - j);
+            for (p1, j) in (low..low + run).zip(j..) {
+                let actual = element(bytes, j, size);
+                let key = self.key(p1, p2);
+                let governed = match last {
+                    Some((k, governed)) if k == key => governed,
+                    _ => {
+                        let governed = self.governed[key].get_or_init(|| self.governed_for(p1, p2));
+                        last = Some((key, governed));
+                        governed
+                    }
+                };
+                if self.accepts(governed, p1, p2, actual)? {
+                    continue;
+                }
+                tally.failed += 1;
+                if governed.rows.is_empty() {
+                    failed_per_row[self.table.rows.len()] += 1;
+                }
+                for &r in &governed.rows {
+                    failed_per_row[r] += 1;
+                }
+                if tally.listed.len() < max_listed {
+                    tally.listed.push((vec![self.domain[p1], self.domain[p2]], actual));
+                }
+            }
+            j += run;
+            position = Digits { low: 0, high: p2 + 1 };
+        }
+        for (r, &n) in failed_per_row.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let row = self.table.rows.get(r).map_or(NO_ROW, |row| row.id.value.as_str());
+            tally.by_row.insert(row.to_string(), n);
+        }
+        Ok(tally)
+    }
+
+    /// What governs the case at `p1`, `p2` (and every case of its key).
+    fn governed_for(&self, p1: usize, p2: usize) -> Governed {
+        let case = [self.domain[p1], self.domain[p2]];
+        let rows = governing_rows(self.table, self.format, &case);
+        let with_nan = self.nan_of[p1] | self.nan_of[p2] != 0;
+        let is_rounded = |&r: &usize| matches!(self.table.rows[r].result, Outcome::CorrectlyRounded);
+        let others: Vec<usize> = rows.iter().copied().filter(|r| !is_rounded(r)).collect();
+        let rounded = rows.is_empty() || rows.iter().any(is_rounded);
+        let verdict = if !rows.is_empty() && rows.iter().all(|&r| constant(&self.table.rows[r].result)) {
+            match self.ctx.expectation_under(&rows, &case) {
+                Ok(expect) => KeyVerdict::Constant(expect),
+                Err(_) => KeyVerdict::General,
+            }
+        } else if self.fast.is_some() && !with_nan && others.is_empty() {
+            KeyVerdict::Reference
+        } else if self.fast.is_some() && !with_nan {
+            let (fixed, per_case): (Vec<usize>, Vec<usize>) =
+                others.iter().partition(|&&r| constant(&self.table.rows[r].result));
+            match fixed.iter().map(|&r| self.ctx.row_expectation(r, &case)).collect() {
+                Ok(fixed) => KeyVerdict::Mixed { rounded, fixed, per_case },
+                Err(_) => KeyVerdict::General,
+            }
+        } else {
+            KeyVerdict::General
+        };
+        Governed { rows, verdict }
+    }
+
+    /// Whether `actual` is accepted for the case at `p1`, `p2`, which `governed` governs.
+    #[inline]
+    fn accepts(&self, governed: &Governed, p1: usize, p2: usize, actual: u64) -> Result<bool, String> {
+        Ok(match &governed.verdict {
+            KeyVerdict::Reference => self.is_reference(p1, p2, actual),
+            KeyVerdict::Constant(expect) => expect.accepts(self.ctx.output, actual, self.nan),
+            KeyVerdict::Mixed { rounded, fixed, per_case } => {
+                let output = self.ctx.output;
+                let case = [self.domain[p1], self.domain[p2]];
+                let mut accepted = (!rounded || self.is_reference(p1, p2, actual))
+                    && fixed.iter().all(|expect| expect.accepts(output, actual, self.nan));
+                for &r in per_case {
+                    accepted &= self.ctx.row_expectation(r, &case)?.accepts(output, actual, self.nan);
+                }
+                accepted
+            }
+            KeyVerdict::General => {
+                let case = [self.domain[p1], self.domain[p2]];
+                self.ctx.expectation_under(&governed.rows, &case)?.accepts(self.ctx.output, actual, self.nan)
+            }
+        })
+    }
+
+    /// Whether `actual` is the native reference's result for the case at `p1`, `p2` (any NaN,
+    /// a quiet one where the suite asks, for a NaN result).
+    #[inline(always)]
+    fn is_reference(&self, p1: usize, p2: usize, actual: u64) -> bool {
+        let Some(op) = self.fast else { return false };
+        let f = self.format;
+        let (x1, x2) = (self.domain[p1], self.domain[p2]);
+        let reference = native::binary_decoded(op, f, x1, x2, self.value_of[p1], self.value_of[p2]);
+        match self.ctx.output {
+            Domain::Float(_) if f.is_nan(reference) => {
+                f.is_nan(actual) && (self.nan == NanPolicy::Any || actual & (1 << (f.frac_bits - 1)) != 0)
+            }
+            _ => actual == reference,
+        }
+    }
+}
+
+/// The key bits of the relation pairs ([`ClassJudge::key`]).
+const RELATION_BITS: usize = 3;
+
+/// The key bit of `relation`'s pair.
+fn relation_bit(relation: Relation) -> usize {
+    match relation {
+        Relation::Negation | Relation::NotNegation => 1,
+        Relation::Equal | Relation::NotEqual => 2,
+        Relation::SameSign | Relation::DifferentSign => 4,
+    }
+}
+
+/// Whether `outcome` asks the same of every input (no operand, no product of signs, no
+/// reference result in it).
+fn constant(outcome: &Outcome) -> bool {
+    match outcome {
+        Outcome::Nan
+        | Outcome::Boolean(_)
+        | Outcome::PosZero
+        | Outcome::NegZero
+        | Outcome::PosInfinity
+        | Outcome::NegInfinity
+        | Outcome::Value(_)
+        | Outcome::Approx(_)
+        | Outcome::Unspecified => true,
+        Outcome::NanWithSign(rule) | Outcome::Sign(rule) | Outcome::SignedInfinity(rule) => {
+            *rule != SignRule::ProductOfSigns
+        }
+        Outcome::AnyOf(list) => list.iter().all(constant),
+        Outcome::Operand(_)
+        | Outcome::NegOperand(_)
+        | Outcome::AbsOperand(_)
+        | Outcome::NegAbsOperand(_)
+        | Outcome::CorrectlyRounded => false,
+    }
+}
+
+/// The rows that govern a key's cases, and how a result is judged there.
+#[derive(Clone, Debug)]
+struct Governed {
+    rows: Vec<usize>,
+    verdict: KeyVerdict,
+}
+
+/// How the results of one key's cases are judged.
+#[derive(Clone, Debug)]
+enum KeyVerdict {
+    /// The native reference's result: no row governs, or only rows whose result is
+    /// `correctly_rounded`, and neither operand is a NaN.
+    Reference,
+    /// This expectation: every governing row asks the same of every input.
+    Constant(Expect),
+    /// The native reference's result where `rounded`, the expectations `fixed` of the rows
+    /// that ask the same of every input (built once), and every row of `per_case`, case by case.
+    Mixed { rounded: bool, fixed: Vec<Expect>, per_case: Vec<usize> },
+    /// The expectation under the governing rows, case by case.
+    General,
+}
+
+/// A sweep's finished chunks on disk: a header line, then one line per chunk.
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Catalog;
+    use opspec_adapter::DType;
+
+    /// The keyed verdicts (the native reference, constant expectations) accept exactly what
+    /// the check's expectations (every governing row, found case by case) accept: on every
+    /// pair of edge values and on random pairs, for 16-bit sweeps and the f32 grid.
+    #[test]
+    fn the_keyed_judge_accepts_what_the_expectations_accept() {
+        let catalog = Catalog::builtin().unwrap();
+        let suite = catalog.suite("array-api").unwrap();
+        let ops = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal"];
+        for (op, f) in ops.iter().flat_map(|&op| [Format::F16, Format::BF16, Format::F32].map(|f| (op, f))) {
+            let table = catalog.tables.iter().find(|t| t.table.op == op).unwrap();
+            let sweep = Sweep::binary(f);
+            let ctx = Context::new(table, Some(&suite.suite), f);
+            let judge = ClassJudge::new(table, ctx, suite.suite.nan, &sweep).unwrap();
+            let n = judge.domain.len();
+            let edges: Vec<usize> = crate::generate::edge_values(f)
+                .iter()
+                .filter_map(|x| judge.domain.iter().position(|d| d == x))
+                .collect();
+            let mut g = crate::generate::Generator::new(3, op);
+            let mut positions: Vec<(usize, usize)> =
+                edges.iter().flat_map(|&a| edges.iter().map(move |&b| (a, b))).collect();
+            positions.extend((0..3_000).map(|_| (g.bits() as usize % n, g.bits() as usize % n)));
+            for (p1, p2) in positions {
+                let case = [judge.domain[p1], judge.domain[p2]];
+                let expected = judge.ctx.expectation(&case).unwrap();
+                let oracle = crate::oracle::ops::reference(table.op, f, &case).unwrap();
+                for actual in [oracle, oracle ^ 1, f.quiet_nan(), f.quiet_nan() ^ 1, case[0], f.neg_zero()] {
+                    let governed =
+                        judge.governed[judge.key(p1, p2)].get_or_init(|| judge.governed_for(p1, p2));
+                    let judged = judge.accepts(governed, p1, p2, actual).unwrap();
+                    let accepted = expected.accepts(judge.ctx.output, actual, suite.suite.nan);
+                    assert_eq!(judged, accepted, "{op} {} {case:x?} -> {actual:#x}", f.name);
+                }
+            }
+        }
+    }
+
+    /// A batch judged the way a sweep judges it (in order, the last key kept at hand) fails
+    /// exactly the cases whose result the expectations reject: multiply's f16 cases with
+    /// `x2` the largest finite value, +infinity and a NaN, every 97th result corrupted.
+    #[test]
+    fn a_batch_fails_exactly_the_cases_the_expectations_reject() {
+        let catalog = Catalog::builtin().unwrap();
+        let suite = catalog.suite("array-api").unwrap();
+        let f = Format::F16;
+        let table = catalog.tables.iter().find(|t| t.table.op == "multiply").unwrap();
+        let judge = ClassJudge::new(
+            table,
+            Context::new(table, Some(&suite.suite), f),
+            suite.suite.nan,
+            &Sweep::binary(f),
+        )
+        .unwrap();
+        let cases = 0x7bff_u64 << 16..0x7c02 << 16;
+        let (mut bytes, mut rejected) = (Vec::new(), 0);
+        for i in cases.clone() {
+            let case = [i & 0xffff, i >> 16];
+            let mut actual = crate::oracle::ops::reference(table.op, f, &case).unwrap();
+            if i % 97 == 0 {
+                actual ^= 1;
+            }
+            let expected = judge.ctx.expectation(&case).unwrap();
+            rejected += u64::from(!expected.accepts(judge.ctx.output, actual, suite.suite.nan));
+            bytes.extend_from_slice(&(actual as u16).to_le_bytes());
+        }
+        let n = (cases.end - cases.start) as usize;
+        let returned = Tensor::from_bytes(DType::F16, &[n], bytes).unwrap();
+        let tally = judge.batch(cases, &returned, 5).unwrap();
+        assert!(rejected > 1000, "{rejected}");
+        assert_eq!((tally.cases, tally.failed), (n as u64, rejected));
+        // A failing case counts once under each governing row (or under `(no row)`).
+        assert!(tally.by_row.values().sum::<u64>() >= rejected);
+    }
+}

@@ -1,0 +1,238 @@
+//! Sweeps (`run --exhaustive`): every pair of 16-bit values of a binary element-wise
+//! operation (2^32 cases), or the dense TestFloat-style grid of f32 and f64 pairs, checked
+//! in fixed chunks of [`CHUNK`] cases against the same expectations as the sampled checks.
+//!
+//! A chunk is judged in batches of [`BATCH`] cases, one adapter call each (the next batch's
+//! call runs while this one is judged on every core); a finished chunk is appended to the
+//! check's state file (`<out>/sweeps/<id>.jsonl`), so a killed sweep resumes after its last
+//! finished chunk when the same command runs again. A chunk is also a shard unit
+//! (`ID#CHUNK`, [`crate::results::shard`]), and the result lists each chunk's counts for `merge`. A progress line shows the rate and the time
+//! left. Failures are counted per governing table row; the first few are listed in full.
+//!
+//! The keyed judge is [`crate::judge::classes`]; the operands come from
+//! [`crate::generate::sweep`].
+
+mod progress;
+mod state;
+
+use crate::generate::sweep::operand_tensor;
+use crate::judge::classes::{ChunkTally, ClassJudge};
+use progress::group;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use opspec_adapter::{Adapter, DType, OpKind, Tensor};
+
+use super::call::apply_guarded;
+use super::check::{Check, CheckId, RunOptions, SweepTarget, Target};
+use super::record::{Failure, Recorder, Repro};
+use crate::bits::format::Format;
+use crate::bits::value::Domain;
+use crate::generate::sweep::Sweep;
+use crate::judge::context::Context;
+use crate::oracle::native::Reference;
+use crate::results::{CheckResult, ChunkResult};
+use crate::spec::{Catalog, LoadedSuite};
+
+use progress::Progress;
+use state::State;
+
+/// Every sweep check of every suite against each named adapter, in a stable order.
+pub fn sweep_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
+    let suites = catalog.suites.iter();
+    suites.flat_map(|s| adapters.iter().flat_map(move |a| plan_suite(catalog, s, a))).collect()
+}
+
+/// The sweep checks of `suite`'s binary element-wise tables against `adapter`: `exhaustive`
+/// in each 16-bit dtype, `grid` in f32 and f64.
+fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for &t in &suite.tables {
+        let table = &catalog.tables[t];
+        if table.table.operands.len() != 2 || !matches!(table.op, OpKind::Binary(_) | OpKind::BinaryInto(_)) {
+            continue;
+        }
+        let dtypes =
+            suite.dtypes.iter().filter(|d| d.is_float() && table.table.dtypes.iter().any(|x| x == d.name()));
+        for &dtype in dtypes {
+            let Some(f) = Format::of(dtype) else { continue };
+            let sweep = Sweep::binary(f);
+            let id =
+                CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case_name(f));
+            checks.push(Check {
+                id,
+                needs: Some((table.op, dtype)),
+                target: Target::Sweep(SweepTarget { table: t, dtype, chunks: (0..sweep.chunks()).collect() }),
+                planned: usize::try_from(sweep.len()).ok(),
+            });
+        }
+    }
+    checks
+}
+
+/// `check` with only the sweep chunks `keep` selects (its planned inputs counted again), or
+/// `None` when it keeps none; any other check is returned as it is.
+pub fn keep_chunks(mut check: Check, keep: impl Fn(u64) -> bool) -> Option<Check> {
+    let Target::Sweep(target) = &mut check.target else { return Some(check) };
+    target.chunks.retain(|&k| keep(k));
+    if target.chunks.is_empty() {
+        return None;
+    }
+    let sweep = Format::of(target.dtype).map(Sweep::binary)?;
+    let cases: u64 = target.chunks.iter().map(|&k| sweep.chunk(k).end - sweep.chunk(k).start).sum();
+    check.planned = usize::try_from(cases).ok();
+    Some(check)
+}
+
+/// `exhaustive` for a 16-bit format, `grid` for a wider one.
+fn case_name(f: Format) -> &'static str {
+    if f.bits == 16 { "exhaustive" } else { "grid" }
+}
+
+/// The message of a sweep check's result in `dtype`: the cases checked of the sweep's, and the
+/// failures per governing row (`by_row`) where there are any.
+pub fn sweep_message(dtype: &str, checked: u64, failed: u64, by_row: &BTreeMap<String, u64>) -> String {
+    let of = dtype.parse::<DType>().ok().and_then(Format::of).map_or(checked, |f| Sweep::binary(f).len());
+    let mut message = format!("{} of {} pairs checked", group(checked), group(of));
+    if failed > 0 {
+        let rows: Vec<String> = by_row.iter().map(|(row, n)| format!("{row}: {}", group(*n))).collect();
+        message = format!(
+            "{message}; {} gave a result the contract does not allow ({})",
+            group(failed),
+            rows.join(", ")
+        );
+    }
+    message
+}
+
+/// Runs a sweep check's chunks, resuming from its state file in `options.state_dir` if there
+/// is one.
+pub fn run(
+    catalog: &Catalog,
+    check: &Check,
+    target: &SweepTarget,
+    adapter: &Arc<dyn Adapter>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let table = &catalog.tables[target.table];
+    let f = Format::of(target.dtype).ok_or("not a float dtype")?;
+    let suite = check.adapter_suite(catalog)?;
+    let sweep = Sweep::binary(f);
+    let judge = ClassJudge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan, &sweep)?;
+    result.reference = Some(Reference::of(table.op, f));
+    let fingerprint = format!(
+        "{} | {} | catalog {} | {} cases",
+        env!("CARGO_PKG_VERSION"),
+        adapter.version(),
+        catalog.revision,
+        sweep.len()
+    );
+    let mut state = State::open(options.state_dir.as_deref(), &check.id, &fingerprint)?;
+    let mut done: BTreeMap<u64, ChunkTally> =
+        target.chunks.iter().filter_map(|k| state.finished.remove(k).map(|t| (*k, t))).collect();
+    let todo: Vec<u64> = target.chunks.iter().copied().filter(|k| !done.contains_key(k)).collect();
+    let cases = |k: u64| sweep.chunk(k).end - sweep.chunk(k).start;
+    let mut progress = Progress::new(&check.id, target.chunks.iter().map(|&k| cases(k)).sum());
+    progress.advance(done.values().map(|t| t.cases).sum());
+    // The chunks' batches, in order; the adapter computes the next batch while this one is
+    // judged.
+    let batches: Vec<(u64, Range<u64>)> = todo
+        .iter()
+        .flat_map(|&k| {
+            let r = sweep.chunk(k);
+            (r.start..r.end).step_by(BATCH as usize).map(move |b| (k, b..(b + BATCH).min(r.end)))
+        })
+        .collect();
+    let (op, output) = (judge.ctx.op, judge.ctx.output);
+    let size = target.dtype.size();
+    let domain: Vec<u8> = judge.domain.iter().flat_map(|x| x.to_le_bytes()[..size].to_vec()).collect();
+    let call = |cases: Range<u64>| call_chunk(&domain, cases, op, output, adapter, target.dtype, options);
+    std::thread::scope(|scope| -> Result<(), String> {
+        let mut next = batches.first().map(|(_, r)| scope.spawn(move || call(r.clone())));
+        let mut tally = ChunkTally::default();
+        for (i, (k, cases)) in batches.iter().enumerate() {
+            let returned = next.take().map(|h| h.join()).ok_or("no adapter call")?;
+            let returned = returned.map_err(|_| format!("chunk {k}: the adapter call's thread panicked"))?;
+            let returned = returned.map_err(|e| format!("chunk {k}: {e}"))?;
+            next = batches.get(i + 1).map(|(_, r)| scope.spawn(move || call(r.clone())));
+            let batch = judge.batch(cases.clone(), &returned, options.max_listed_failures)?;
+            progress.advance(batch.cases);
+            tally.merge(batch, options.max_listed_failures);
+            if batches.get(i + 1).is_none_or(|(later, _)| later != k) {
+                let finished = std::mem::take(&mut tally);
+                state.record(*k, &finished)?;
+                done.insert(*k, finished);
+            }
+        }
+        Ok(())
+    })?;
+    progress.finish();
+    let mut total = ChunkTally::default();
+    for (k, tally) in done {
+        let (before, failed, by_row) = (total.listed.len(), tally.failed, tally.by_row.clone());
+        let chunk_cases = tally.cases;
+        total.merge(tally, options.max_listed_failures);
+        let listed = total.listed.len() - before;
+        result.chunks.push(ChunkResult { chunk: k, cases: chunk_cases, failed, by_row, listed });
+    }
+    let mut rec = Recorder::new(result, options);
+    rec.checked(usize::try_from(total.cases).map_err(|_| "too many cases for this platform")?);
+    let random = CheckId { case: "random".to_string(), ..check.id.clone() };
+    let (input, output) = (Domain::Float(f), judge.ctx.output);
+    for (operands, actual) in &total.listed {
+        let expected = judge.ctx.expectation(operands)?;
+        rec.fail(0, || Failure {
+            inputs: operands
+                .iter()
+                .zip(["x1", "x2"])
+                .map(|(&x, n)| format!("{n} = {}", input.describe(x)))
+                .collect(),
+            expected: expected.describe(output),
+            actual: output.describe(*actual),
+            steps: super::batch::steps_from(&expected, output, *actual),
+            actual_bits: Some(*actual),
+            repro: Repro::Eval { id: random.clone(), operands: operands.clone() },
+        });
+    }
+    rec.result.failed_inputs = usize::try_from(total.failed).unwrap_or(usize::MAX);
+    if total.failed > 0 {
+        rec.result.status = crate::results::Status::Fail;
+    }
+    rec.result.message = sweep_message(target.dtype.name(), total.cases, total.failed, &total.by_row);
+    rec.result.failed_by_row = total.by_row;
+    Ok(())
+}
+
+/// Cases per adapter call: a chunk is called and judged in batches this large, whose buffers
+/// the allocator reuses (a whole chunk's would be mapped and zeroed afresh each time).
+const BATCH: u64 = 1 << 20;
+
+/// Builds the operands of `cases` from the domain's values (`dtype`'s little-endian bytes) and
+/// calls the adapter on them: its result, checked for dtype and shape.
+fn call_chunk(
+    domain: &[u8],
+    cases: Range<u64>,
+    op: OpKind,
+    output: Domain,
+    adapter: &Arc<dyn Adapter>,
+    dtype: DType,
+    options: &RunOptions,
+) -> Result<Tensor, String> {
+    let n = (cases.end - cases.start) as usize;
+    let operands = (0..2)
+        .map(|slot| operand_tensor(domain, cases.start, n, slot, dtype))
+        .collect::<Result<Vec<_>, _>>()?;
+    let out_dtype = if output == Domain::Bool { DType::Bool } else { dtype };
+    let returned = apply_guarded(adapter, op, operands, out_dtype, options.timeout)?
+        .map_err(|e| format!("the adapter returned an error: {e}"))?;
+    if returned.dtype() != out_dtype || returned.shape() != [n] {
+        return Err(format!(
+            "the adapter returned {} {:?}, expected {out_dtype} [{n}]",
+            returned.dtype(),
+            returned.shape()
+        ));
+    }
+    Ok(if returned.contiguous_bytes().is_some() { returned } else { returned.to_contiguous() })
+}
