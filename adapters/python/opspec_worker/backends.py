@@ -43,7 +43,7 @@ def version_of(module):
 
 def describe(e):
     """``Type: first line of the message`` of an exception."""
-    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    first = str(e).strip().splitlines()[0] if str(e).strip() else "(no message)"
     return f"{type(e).__name__}: {first[:300]}"
 
 
