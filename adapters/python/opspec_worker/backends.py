@@ -210,7 +210,7 @@ class Backend:
         elif hasattr(b, "asarray"):
             self.make_array, self.make_name = b.asarray, f"the binding's asarray"
         else:
-            self.make_array, self.make_name = getattr(self.xp, "asarray", None), f"{module}.asarray"
+            self.make_array, self.make_name = self.default_asarray()
         if self.make_array is None:
             raise SystemExit(f"opspec_worker: {module} has no asarray to make its arrays from NumPy arrays: pass "
                              f"asarray=DOTTED.PATH (a function taking a NumPy array, e.g. asarray=megengine.Tensor) "
@@ -224,6 +224,10 @@ class Backend:
                 self.export_fn, self.export_name = resolve(method, "export"), method
             else:
                 self.export_fn, self.export_name = (lambda x: getattr(x, method)()), f"the result's {method}()"
+
+    def default_asarray(self):
+        """(function, its name) that makes an operand from a NumPy array without options."""
+        return getattr(self.xp, "asarray", None), f"{self.module}.asarray"
 
     def attribute(self, attr, option):
         if not hasattr(self.xp, attr):
@@ -620,8 +624,10 @@ class MegEngine(Backend):
 
         self.mge = megengine
         super().__init__(host, name, "megengine.functional", options)
-        self.make_array, self.make_name = megengine.Tensor, "megengine.Tensor"
         self.numpy_dtypes = True
+
+    def default_asarray(self):
+        return self.mge.Tensor, "megengine.Tensor"
 
     def version(self):
         return version_of(self.mge)
