@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs every shell command the README shows, as a reader of a fresh clone would:
 #   1. copies the files git tracks (with their uncommitted edits; a deleted one is left out)
-#      into a temporary folder, keeping their and their folders' modification times;
+#      into $CARGO_TARGET_DIR/readme-check/clone, keeping their and their folders' modification
+#      times;
 #   2. takes every line of README.md's ```sh blocks as one command (a `#` after a blank starts
 #      a comment; a line ending in `\` continues on the next);
 #   3. runs each there with bash, in order, with CARGO_TARGET_DIR set to the caller's target
 #      directory (default: target/ of this checkout), so that what is built is built once;
-#   4. fails naming the first command that exits non-zero.
+#   4. fails naming the first command that exits non-zero, with the end of its output (a
+#      command's output is shown only when it fails).
 # Skipped, each saying why: scripts/test-all.sh (the test command, which runs this check), and a
 # command with a `python:` adapter where no Python with NumPy is found ($OPSPEC_PYTHON, else the
 # venv .ci/run makes at $HOME/.cache/opspec-python, else python3).
@@ -24,12 +26,16 @@ target=${CARGO_TARGET_DIR:-$repo/target}
 case $target in /*) ;; *) target=$repo/$target ;; esac
 export CARGO_TARGET_DIR=$target
 
-clone=$(mktemp -d "${TMPDIR:-/tmp}/opspec-readme.XXXXXX")
-trap 'rm -rf "$clone"' EXIT
+# The copy lives in the target directory and stays there after the check: when a command
+# builds in it, build.rs embeds the copy's catalog files by absolute path, and a later build of
+# this checkout that reuses that build's output must still find them. Each run starts it anew.
+clone=$target/readme-check/clone
+rm -rf "$clone"
+mkdir -p "$clone"
 
-# The tracked files that exist, and every folder above them (listed first, without recursion,
-# so that tar carries the folders' modification times too: cargo compares them with its build
-# script's, and a newer folder would rebuild the crate).
+# The tracked files that exist, with their modification times, and the same times on every
+# folder above them: cargo compares the newest time below each folder build.rs watches with its
+# last run, and a newer folder would rebuild the crate for nothing.
 declare -A folders=()
 files=()
 while IFS= read -r -d '' f; do
@@ -41,11 +47,11 @@ while IFS= read -r -d '' f; do
         folders[$d]=1
     done
 done < <(git ls-files -z)
-{
-    printf '.\0'
-    for d in "${!folders[@]}"; do printf '%s\0' "$d"; done | sort -z
-    printf '%s\0' "${files[@]}"
-} | tar -C "$repo" --null --no-recursion -T - -cf - | tar -C "$clone" -xf -
+printf '%s\0' "${files[@]}" | tar -C "$repo" --null -T - -cf - | tar -C "$clone" -xf -
+for d in "${!folders[@]}"; do
+    touch -h -r "$repo/$d" "$clone/$d"
+done
+touch -h -r "$repo" "$clone"
 
 # The commands: the lines of the ```sh blocks, comments and blank lines left out.
 commands=()
@@ -87,6 +93,8 @@ python_with_numpy() {
     return 1
 }
 
+# Each command's output goes to this file, shown when the command fails.
+log=$target/readme-check/last-command.log
 started=$SECONDS
 ran=0
 for command in "${commands[@]}"; do
@@ -106,9 +114,11 @@ for command in "${commands[@]}"; do
     echo "readme-check: \$ $command"
     t=$SECONDS
     status=0
-    (cd "$clone" && if [[ -n $python ]]; then export OPSPEC_PYTHON=$python; fi && bash -c "$command") || status=$?
+    (cd "$clone" && if [[ -n $python ]]; then export OPSPEC_PYTHON=$python; fi && bash -c "$command") \
+        >"$log" 2>&1 </dev/null || status=$?
     if [[ $status -ne 0 ]]; then
-        echo "readme-check: FAILED (exit $status) after $((SECONDS - t)) s: $command" >&2
+        tail -n 100 "$log" >&2
+        echo "readme-check: FAILED (exit $status) after $((SECONDS - t)) s: $command (its whole output: $log)" >&2
         exit 1
     fi
     echo "readme-check: ok in $((SECONDS - t)) s"
