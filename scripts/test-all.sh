@@ -5,7 +5,9 @@
 #      through opspec's Rust harness, with opspec as a default-features = false dependency);
 #   3. the GPU check's dry run: the binaries step 1 built, packed by scripts/gpu-check.sh and run
 #      end to end with the GPU parts skipped, so that a GPU call does not fail on a typo;
-#   4. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
+#   4. scripts/readme-check.sh: every command of the README, in a copy of the tracked files,
+#      with this target directory (so the release build of step 1 is reused);
+#   5. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
 #      (`--features cpu-faults`: a second build of opspec-cpu and opspec, docs/LAYOUTS.md),
 #      last, since it rebuilds target/release/opspec with the faults in.
 # Both builds share one target directory, so the example reuses the workspace's compiled
@@ -36,7 +38,11 @@ scripts/gpu-check.sh --dry-run --bin-dir "$gpu_check/bin" "$gpu_check/out"
 dry_run=$((SECONDS - started))
 
 started=$SECONDS
+scripts/readme-check.sh
+readme=$((SECONDS - started))
+
+started=$SECONDS
 cargo test --release --features cpu-faults --test cpu_faults
 faults=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
+echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"

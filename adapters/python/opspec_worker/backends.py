@@ -3,7 +3,8 @@ as its users do. Operands reach a library as its own arrays, made from the host'
 through NumPy (the one format every library here accepts); results come back the same way."""
 
 import importlib
-import warnings
+import os
+import sys
 
 from .protocol import Refused
 
@@ -40,12 +41,96 @@ def version_of(module):
     return getattr(module, "__version__", "unknown")
 
 
+def describe(e):
+    """``Type: first line of the message`` of an exception."""
+    first = str(e).strip().splitlines()[0] if str(e).strip() else "(no message)"
+    return f"{type(e).__name__}: {first[:300]}"
+
+
+def type_name(x):
+    """``module.Class`` of an object, as its users know the type (``ndonnx.Array``)."""
+    cls = type(x)
+    module = cls.__module__.split(".")[0]
+    return f"{module}.{cls.__qualname__}" if module != "builtins" else cls.__qualname__
+
+
+class Scaffolding(Exception):
+    """A step of the adapter's own failed (building an operand, converting a result): the
+    reply is an adapter error naming the step, never a failure of the operation."""
+
+    def __init__(self, step, why):
+        super().__init__(f"{step}: {why}")
+        self.step, self.why = step, why
+
+
+def resolve(path, option):
+    """The object a dotted path names (``tensorflow.experimental.numpy.float32``): the
+    longest importable module prefix, then attributes. Exits naming ``option`` if it cannot."""
+    parts = path.split(".")
+    for i in range(len(parts), 0, -1):
+        name = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name is not None and name.startswith(e.name):
+                continue
+            raise SystemExit(f"opspec_worker: {option}={path}: importing {name} failed: {describe(e)}") from e
+        except Exception as e:
+            raise SystemExit(f"opspec_worker: {option}={path}: importing {name} failed: {describe(e)}") from e
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                raise SystemExit(f"opspec_worker: {option}={path}: {'.'.join(parts[:i])} has no {attr}")
+            obj = getattr(obj, attr)
+        return obj
+    raise SystemExit(f"opspec_worker: {option}={path}: no module {parts[0]} (is it installed in this "
+                     "interpreter, or on path=?)")
+
+
+def pairs(option, value):
+    """``A:B,C:D`` as {A: B, C: D}; exits on anything else."""
+    if not value:
+        return {}
+    out = {}
+    for item in value.split(","):
+        key, sep, val = item.partition(":")
+        if not (sep and key and val):
+            raise SystemExit(f"opspec_worker: {option}= takes OPSPEC_NAME:LIBRARY_NAME pairs separated by commas "
+                             f"({option}=pow:power,atan2:arctan2), got {item!r}")
+        out[key] = val
+    return out
+
+
+def load_binding(spec):
+    """A binding module (docs/PLUGGING_IN.md): a ``.py`` file's path or an importable name."""
+    if spec.endswith(".py"):
+        import importlib.util
+        import os
+
+        path = os.path.abspath(spec)
+        if not os.path.isfile(path):
+            raise SystemExit(f"opspec_worker: binding={spec}: no such file ({path})")
+        name = "opspec_binding_" + os.path.splitext(os.path.basename(path))[0]
+        loader = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(loader)
+        try:
+            loader.loader.exec_module(module)
+        except Exception as e:
+            raise SystemExit(f"opspec_worker: binding={spec}: running it failed: {describe(e)}") from e
+        return module
+    try:
+        return importlib.import_module(spec)
+    except Exception as e:
+        raise SystemExit(f"opspec_worker: binding={spec}: cannot import it: {describe(e)}") from e
+
+
 class Host:
     """NumPy dtypes for opspec's, and NumPy arrays back to opspec dtype names."""
 
     def __init__(self):
         import numpy
 
+        # NumPy's floating-point warnings (divide by zero, overflow, invalid) are the IEEE
+        # flags of the special cases every suite feeds on purpose, not news about the library.
         numpy.seterr(all="ignore")
         self.np = numpy
         self.dtypes = {n: numpy.dtype(a) for n, a in API_DTYPES.items() if n != "bf16"}
@@ -64,8 +149,11 @@ class Host:
         return self.dtypes[name]
 
     def result(self, array):
-        """(contiguous array, opspec dtype name) of a NumPy-convertible result."""
+        """(contiguous array, opspec dtype name) of a NumPy result."""
         array = self.np.asarray(array)
+        if array.dtype == object:
+            raise Scaffolding("converting the result", "it became a NumPy object array (the library's "
+                              "array is not readable as numbers)")
         if not array.flags.c_contiguous:
             array = array.copy(order="C")  # ascontiguousarray would make a 0-d array 1-d
         name = self.names.get(array.dtype)
@@ -76,59 +164,203 @@ class Host:
 
 class Backend:
     """A library whose functions are named as opspec's operations (the array API's names),
-    taking arrays made from NumPy arrays and giving arrays NumPy can read."""
+    taking arrays made from NumPy arrays and giving arrays NumPy can read. Options
+    (``docs/PLUGGING_IN.md``) and a binding module say where a library differs."""
 
     has_out = False
     # opspec name -> the library's name, where they differ.
     renamed = {}
-    # Layout trait -> "view" or "copy" (the hello's `views`): ``array`` gathers every view
-    # that is not its whole buffer with ``take``.
+    # Layout trait -> "view" or "copy" (the hello's `views`). The array API has no strided
+    # views: a view is laid out by NumPy (``as_strided`` over the buffer, then a contiguous
+    # copy) and that copy is what the library gets. Not the library's own ``take``: a gather
+    # is a second operation under test (dask's take mis-shapes one-element index arrays), and
+    # a bug in it would be blamed on ``add``.
     views = {t: "copy" for t in TRAITS}
+    # The options this backend takes besides path= and setup= (which make() handles).
+    OPTIONS = ("names", "dtypes", "asarray", "export", "binding")
+    # Methods that libraries document for handing out a NumPy array, tried in order when a
+    # result has neither __dlpack__ nor __array__.
+    EXPORTS = ("unwrap_numpy", "numpy", "asnumpy", "to_numpy", "get")
 
     def __init__(self, host, name, module, options):
         self.host, self.name, self.np = host, name, host.np
-        self.xp = importlib.import_module(module)
         self.module = module
-        if options:
-            raise SystemExit(f"opspec_worker: {name} takes no options, got {options}")
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            takes = ", ".join(f"{o}=" for o in self.OPTIONS + ("path", "setup"))
+            raise SystemExit(f"opspec_worker: {name} takes {takes}; not {', '.join(unknown)} "
+                             f"(docs/PLUGGING_IN.md lists the options)")
+        self.xp = importlib.import_module(module)
+        b = load_binding(options["binding"]) if "binding" in options else None
+        self.binding = b
+        self.renamed = {**self.renamed, **dict(getattr(b, "names", {})), **pairs("names", options.get("names"))}
+        self.functions = dict(getattr(b, "functions", {}))
+        self.errors = dict(getattr(b, "errors", {}))
+        bound = getattr(b, "dtypes", {})
+        self.numpy_dtypes = options.get("dtypes", bound) == "numpy"
+        named = {} if options.get("dtypes") == "numpy" else pairs("dtypes", options.get("dtypes"))
+        self.dtype_map = dict(bound) if isinstance(bound, dict) else {}
+        for api, lib in named.items():
+            if api not in API_DTYPES.values():
+                raise SystemExit(f"opspec_worker: dtypes={options['dtypes']}: {api} is not an array API dtype name "
+                                 f"({', '.join(API_DTYPES.values())})")
+            self.dtype_map[api] = resolve(lib, "dtypes") if "." in lib else self.attribute(lib, "dtypes")
+        if "asarray" in options:
+            self.make_array, self.make_name = resolve(options["asarray"], "asarray"), options["asarray"]
+        elif hasattr(b, "asarray"):
+            self.make_array, self.make_name = b.asarray, f"the binding's asarray"
+        else:
+            self.make_array, self.make_name = self.default_asarray()
+        if self.make_array is None:
+            raise SystemExit(f"opspec_worker: {module} has no asarray to make its arrays from NumPy arrays: pass "
+                             f"asarray=DOTTED.PATH (a function taking a NumPy array, e.g. asarray=megengine.Tensor) "
+                             f"or a binding module with asarray(array) (docs/PLUGGING_IN.md)")
+        self.export_fn, self.export_name = None, None
+        if hasattr(b, "to_numpy"):
+            self.export_fn, self.export_name = b.to_numpy, "the binding's to_numpy"
+        if "export" in options:
+            method = options["export"]
+            if "." in method:
+                self.export_fn, self.export_name = resolve(method, "export"), method
+            else:
+                self.export_fn, self.export_name = (lambda x: getattr(x, method)()), f"the result's {method}()"
+
+    def default_asarray(self):
+        """(function, its name) that makes an operand from a NumPy array without options."""
+        return getattr(self.xp, "asarray", None), f"{self.module}.asarray"
+
+    def attribute(self, attr, option):
+        if not hasattr(self.xp, attr):
+            raise SystemExit(f"opspec_worker: {option}=…:{attr}: {self.module} has no {attr} (give a dotted path "
+                             f"for an attribute of another module)")
+        return getattr(self.xp, attr)
 
     def version(self):
+        if self.binding is not None and hasattr(self.binding, "version"):
+            v = self.binding.version
+            return str(v() if callable(v) else v)
         root = importlib.import_module(self.module.split(".")[0])
         return version_of(root)
 
     def function(self, op):
+        if op in self.functions:
+            return self.functions[op]
         attr = self.renamed.get(op, op)
         fn = getattr(self.xp, attr, None)
         if fn is None:
-            raise Refused("unsupported", f"{self.module} has no {attr}")
+            what = f"{self.module} has no {attr}" + (f" (opspec's {op})" if attr != op else "")
+            if "names" in self.OPTIONS:
+                what += f"; if the library has it under another name, pass names={op}:ITS_NAME"
+            raise Refused("unsupported", what)
         return fn
 
     def library_dtype(self, name):
-        dtype = getattr(self.xp, API_DTYPES[name], None)
+        api = API_DTYPES[name]
+        if api in self.dtype_map:
+            return self.dtype_map[api]
+        if self.numpy_dtypes:
+            return self.host.dtype(name)
+        dtype = getattr(self.xp, api, None)
         if dtype is None:
-            raise Refused("unsupported", f"{self.module} has no {API_DTYPES[name]}")
+            what = f"no dtype {api}: looked for {self.module}.{api}"
+            if "dtypes" in self.OPTIONS:
+                what += (f"; if the library names it otherwise pass dtypes={api}:NAME (or a dotted path), "
+                         f"or dtypes=numpy if it takes NumPy's dtypes")
+            raise Refused("unsupported", what)
         return dtype
 
+    def same_dtype(self, x, want):
+        try:
+            return bool(x.dtype == want)
+        except Exception:
+            return False
+
     def array(self, layout):
-        """The layout as a library array: a whole buffer is converted; a view is gathered
-        from the whole buffer with the library's own ``take`` (the array API has no strided
-        views)."""
+        """The layout as a library array, made by ``make_array`` from a NumPy array: the
+        whole buffer as it is, a view laid out anew by NumPy (see ``views``)."""
         want = self.library_dtype(layout.dtype)
-        if layout.is_whole():
-            x = self.xp.asarray(layout.flat.reshape(layout.shape))
-        else:
-            base = self.xp.asarray(layout.flat)
-            index = self.xp.asarray(layout.positions(self.np).reshape(-1))
-            x = self.xp.reshape(self.xp.take(base, index, axis=0), tuple(layout.shape))
-        if x.dtype != want:
-            raise Refused("unsupported", f"{self.module} stores {API_DTYPES[layout.dtype]} as {x.dtype}")
+        host = layout.numpy_view(self.np)
+        if not layout.is_whole():
+            host = self.np.array(host, order="C")  # keeps 0-d arrays 0-d
+        try:
+            x = self.make_array(host)
+        except Exception as e:
+            raise Scaffolding(f"building an operand ({layout.describe()}) with {self.make_name}", describe(e)) from e
+        if not self.same_dtype(x, want):
+            got = getattr(x, "dtype", type_name(x))
+            raise Refused("unsupported", f"{self.module} stores {API_DTYPES[layout.dtype]} as {got} "
+                          f"(an operand made with {self.make_name})")
         return x
 
+    def export(self, x):
+        """A NumPy array of a library result: the export the options or binding name, else
+        DLPack (the standard's ``from_dlpack``), ``__array__``, the methods of ``EXPORTS``,
+        then ``to_device("cpu")`` and those again. Never a silent object array."""
+        np = self.np
+        if isinstance(x, (np.ndarray, np.generic, bool, int, float, complex)):
+            return np.asarray(x)
+        if self.export_fn is not None:
+            try:
+                out = np.asarray(self.export_fn(x))
+            except Exception as e:
+                raise Scaffolding(f"converting the result ({type_name(x)}) with {self.export_name}", describe(e)) from e
+            if out.dtype == object:
+                raise Scaffolding(f"converting the result ({type_name(x)}) with {self.export_name}",
+                                  "it gave an object array")
+            return out
+        tried, absent = [], []
+
+        def attempt(label, get):
+            try:
+                out = get()
+            except Exception as e:
+                tried.append(f"{label}: {describe(e)}")
+                return None
+            if not isinstance(out, (np.ndarray, np.generic)) or out.dtype == object:
+                tried.append(f"{label}: gave {type_name(out)}"
+                             + (" of objects" if isinstance(out, np.ndarray) else ""))
+                return None
+            return out
+
+        def standard(y, where=""):
+            for attr, label, get in (("__dlpack__", "numpy.from_dlpack", lambda: np.from_dlpack(y)),
+                                     ("__array__", "numpy.asarray", lambda: np.asarray(y))):
+                if hasattr(y, attr):
+                    out = attempt(label + where, get)
+                    if out is not None:
+                        return out
+                elif not where:
+                    absent.append(attr)
+            return None
+
+        out = standard(x)
+        if out is not None:
+            return out
+        for method in self.EXPORTS:
+            if callable(getattr(x, method, None)):
+                out = attempt(f"{method}()", getattr(x, method))
+                if out is not None:
+                    return out
+        if callable(getattr(x, "to_device", None)):
+            try:
+                moved = x.to_device("cpu")
+            except Exception as e:
+                tried.append(f"to_device('cpu'): {describe(e)}")
+            else:
+                out = standard(moved, " after to_device('cpu')")
+                if out is not None:
+                    return out
+        looked = absent + [f"{m}()" for m in self.EXPORTS if not hasattr(x, m)]
+        looked += [] if hasattr(x, "to_device") else ["to_device('cpu')"]
+        raise Scaffolding(
+            "converting the result",
+            f"results of type {type_name(x)} have neither {' nor '.join(looked)}"
+            + (f"; tried {'; '.join(tried)}" if tried else "")
+            + "; name the method that gives a NumPy array with export=METHOD (or a function: export=DOTTED.PATH), "
+              "or write a binding module with to_numpy(x) (docs/PLUGGING_IN.md)")
+
     def to_host(self, x):
-        try:
-            return self.host.result(self.np.asarray(x))
-        except (TypeError, ValueError):
-            return self.host.result(self.np.from_dlpack(x))
+        return self.host.result(self.export(x))
 
     def call(self, op, args):
         return self.function(op)(*args)
@@ -152,6 +384,8 @@ class NumPy(Backend):
     """NumPy's ufuncs (np.add, np.pow, np.atan2, … as NumPy 2 names them), on strided views
     made with ``np.lib.stride_tricks.as_strided``; ``out=`` for the out form; ``np.add.at``
     as scatter-add."""
+
+    OPTIONS = ()
 
     has_out = True
     views = {t: "view" for t in TRAITS}
@@ -182,6 +416,8 @@ class Jax(Backend):
     no strides); scatter-add is ``x.at[idx].add(updates, mode=…)``. ``x64=1`` turns on
     64-bit mode (``jax_enable_x64``); without it JAX keeps f64, i64 and u64 as 32-bit types,
     and those dtypes are reported unsupported."""
+
+    OPTIONS = ()
 
     MODES = {"ignore": "drop", "clip": "clip"}
 
@@ -228,6 +464,8 @@ class Torch(Backend):
     Python operators for a scalar operand where torch's functions want a tensor first;
     ``out=``; ``torch.addcmul`` as fused multiply-add; ``index_put_(accumulate=True)`` as
     scatter-add."""
+
+    OPTIONS = ()
 
     has_out = True
     views = {**{t: "view" for t in TRAITS}, "negative": "copy"}
@@ -292,6 +530,8 @@ class Mlx(Backend):
     """mlx.core (mx.add, mx.arctan2, …) on views made with ``mx.as_strided``; scatter-add is
     ``x.at[idx].add(updates)``."""
 
+    OPTIONS = ()
+
     renamed = {"pow": "power", "atan2": "arctan2", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
                "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh",
                "bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
@@ -329,6 +569,8 @@ class MindSpore(Backend):
     """mindspore.ops (ops.add, ops.atan2, ops.tensor_scatter_add, …) on tensors made from
     NumPy views (MindSpore copies them)."""
 
+    OPTIONS = ()
+
     renamed = {"subtract": "sub", "multiply": "mul", "divide": "div", "not_equal": "ne",
                "greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le"}
 
@@ -364,6 +606,40 @@ class MindSpore(Backend):
         return self.xp.tensor_scatter_add(data, indices, updates)
 
 
+class MegEngine(Backend):
+    """megengine.functional as its users call it (``F.add``, ``F.mul``, ``F.sub``, ``F.div``,
+    ``F.floor_div``, ``F.mod``, ``F.neg``, ``F.pow``, …) on ``megengine.Tensor``s made from
+    NumPy arrays, with Python scalars as they are; MegEngine has no dtype objects of its own
+    and takes NumPy's; results come back by ``Tensor.numpy()``. A dtype MegEngine does not
+    store (float64 and the 64-bit integers become 32-bit) is reported unsupported, naming what
+    it became."""
+
+    OPTIONS = ()
+    renamed = {"subtract": "sub", "multiply": "mul", "divide": "div", "floor_divide": "floor_div",
+               "remainder": "mod", "negative": "neg", "bitwise_left_shift": "left_shift",
+               "bitwise_right_shift": "right_shift"}
+
+    def __init__(self, host, name, module, options):
+        import megengine
+
+        self.mge = megengine
+        super().__init__(host, name, "megengine.functional", options)
+        self.numpy_dtypes = True
+
+    def default_asarray(self):
+        return self.mge.Tensor, "megengine.Tensor"
+
+    def version(self):
+        return version_of(self.mge)
+
+    def to_host(self, x):
+        try:
+            out = x.numpy()
+        except Exception as e:
+            raise Scaffolding(f"converting the result ({type_name(x)}) with Tensor.numpy()", describe(e)) from e
+        return self.host.result(out)
+
+
 BACKENDS = {
     "numpy": (NumPy, "numpy"),
     "array_api_strict": (Backend, "array_api_strict"),
@@ -371,22 +647,32 @@ BACKENDS = {
     "torch": (Torch, "torch"),
     "mlx": (Mlx, "mlx.core"),
     "mindspore": (MindSpore, "mindspore.ops"),
+    "megengine": (MegEngine, "megengine.functional"),
 }
 
 
 def make(argv):
     """The backend ``argv`` names: ``NAME [KEY=VALUE ...]`` or ``module=PATH`` (any array-API
-    namespace). Exits with a message on stderr when it cannot be had."""
+    namespace). ``path=DIR[:DIR…]`` is put in front of ``sys.path`` and ``setup=DOTTED[,…]``
+    is called (no arguments) before the library is imported. Exits with a message on stderr
+    when it cannot be had."""
     if not argv:
         raise SystemExit(f"opspec_worker: name a backend ({', '.join(BACKENDS)}) or module=PATH")
-    options = dict(a.split("=", 1) for a in argv[1:] if "=" in a)
     if any("=" not in a for a in argv[1:]):
         raise SystemExit(f"opspec_worker: options are KEY=VALUE, got {argv[1:]}")
-    warnings.simplefilter("ignore")
+    options = dict(a.split("=", 1) for a in argv[1:])
+    if "path" in options:
+        sys.path[:0] = [os.path.abspath(p) for p in options.pop("path").split(os.pathsep) if p]
     try:
         host = Host()
     except ImportError as e:
         raise SystemExit(f"opspec_worker: cannot import numpy, which every backend needs: {e}") from e
+    for path in filter(None, options.pop("setup", "").split(",")):
+        fn = resolve(path, "setup")
+        try:
+            fn()
+        except Exception as e:
+            raise SystemExit(f"opspec_worker: setup={path}: calling it failed: {describe(e)}") from e
     if argv[0].startswith("module="):
         module = argv[0].split("=", 1)[1]
         cls, name = Backend, module
@@ -399,4 +685,3 @@ def make(argv):
         return cls(host, name, module, options)
     except ImportError as e:
         raise SystemExit(f"opspec_worker: cannot import {module}: {e}") from e
-

@@ -133,6 +133,30 @@ class Layout:
             count *= d
         return self.offset == 0 and self.strides == strides[::-1] and count == len(self.flat)
 
+    def traits(self):
+        """The layout traits of docs/PROTOCOL.md ("Views") this view has."""
+        long = [(d, s) for d, s in zip(self.shape, self.strides) if d > 1]
+        out = []
+        if self.offset + sum(min(0, (d - 1) * s) for d, s in long) > 0:
+            out.append("offset")
+        out += [t for t, hit in (("negative", any(s < 0 for _, s in long)), ("zero", any(s == 0 for _, s in long)))
+                if hit]
+        steps = [abs(s) for _, s in long if s]
+        if steps != sorted(steps, reverse=True):
+            out.append("permuted")
+        span = 1 + sum((d - 1) * abs(s) for d, s in long)
+        count = 1
+        for d, s in long:
+            count *= d if s else 1
+        if all(self.shape) and span > count:
+            out.append("gaps")
+        return out
+
+    def describe(self):
+        """``f32 [2, 3]``, and its layout traits when it is a view (``f32 [2, 3] view: offset, gaps``)."""
+        traits = self.traits() if not self.is_whole() else []
+        return f"{self.dtype} {self.shape}" + (f" view: {', '.join(traits)}" if traits else "")
+
     def positions(self, numpy):
         """The buffer position of every element, as an int64 array of the view's shape."""
         pos = numpy.full(self.shape, self.offset, dtype=numpy.int64)

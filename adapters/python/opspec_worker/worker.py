@@ -3,60 +3,130 @@
 import platform
 import sys
 import traceback
+import warnings
 
 from . import backends
+from .backends import Scaffolding, describe
 from .protocol import (
     CODES, PROTOCOL, Layout, ProtocolError, Refused, dtype_name, read_frame, result_message,
     scalar, write_frame,
 )
 
-# (exception class name in the MRO or None, words in the lowercased message, error kind),
-# first match wins. The libraries raise these for shapes, dtypes and indices.
-ERRORS = [
-    ("NotImplementedError", "", "unsupported"),
-    (None, "could not be broadcast", "shape_mismatch"),
-    (None, "incompatible shapes", "shape_mismatch"),
-    (None, "must match the size", "shape_mismatch"),
-    (None, "shape mismatch", "shape_mismatch"),
-    (None, "cannot be broadcast", "shape_mismatch"),
-    (None, "cannot broadcast", "shape_mismatch"),
-    (None, "need to broadcast", "shape_mismatch"),
-    (None, "unsupported data type", "unsupported"),
-    (None, "too many indices", "rank"),
-    (None, "must be integral", "index_dtype"),
-    (None, "input[indices type] supports", "index_dtype"),
-    (None, "dimension of 'indices'", "rank"),
-    (None, "did not contain a loop", "unsupported"),
-    (None, "not implemented for", "unsupported"),
-    (None, "not supported for", "unsupported"),
-    (None, "must be of integer", "index_dtype"),
-    (None, "indexer must", "index_dtype"),
-    (None, "used as indices must be", "index_dtype"),
-    ("IndexError", "", "out_of_range"),
-    (None, "out of bounds", "out_of_range"),
-    (None, "cannot cast", "dtype_mismatch"),
-    ("TypeError", "", "dtype_mismatch"),
+# How a library's exception becomes one of opspec's error kinds, in this order:
+#  1. the operands' shapes do not broadcast: the array API says only that "an exception
+#     should be raised", so any exception is that one (shape_mismatch), whatever its wording;
+#  2. a binding module's `errors` (exception class -> kind);
+#  3. the exception's type (TYPES, through its MRO), which WORDS may refine (REFINES);
+#  4. the words of its message (WORDS), first match;
+#  5. else `other`.
+# The reply's message says which rule decided (`[taken as shape_mismatch: ...]`), so that an
+# unrecognised message shows in the check with the kind it was taken for.
+TYPES = [
+    ("NotImplementedError", "unsupported"),
+    ("IndexError", "out_of_range"),
+    ("TypeError", "dtype_mismatch"),
 ]
+WORDS = [
+    ("could not be broadcast", "shape_mismatch"),
+    ("incompatible shapes", "shape_mismatch"),
+    ("incompatible dimensions", "shape_mismatch"),
+    ("must match the size", "shape_mismatch"),
+    ("shape mismatch", "shape_mismatch"),
+    ("cannot be broadcast", "shape_mismatch"),
+    ("cannot broadcast", "shape_mismatch"),
+    ("need to broadcast", "shape_mismatch"),
+    ("not broadcastable", "shape_mismatch"),
+    ("bad input shape", "shape_mismatch"),
+    ("unsupported data type", "unsupported"),
+    ("too many indices", "rank"),
+    ("must be integral", "index_dtype"),
+    ("input[indices type] supports", "index_dtype"),
+    ("dimension of 'indices'", "rank"),
+    ("did not contain a loop", "unsupported"),
+    ("not implemented for", "unsupported"),
+    ("not supported for", "unsupported"),
+    ("must be of integer", "index_dtype"),
+    ("indexer must", "index_dtype"),
+    ("used as indices must be", "index_dtype"),
+    ("out of bounds", "out_of_range"),
+    ("cannot cast", "dtype_mismatch"),
+]
+# The narrower kinds a message may turn a type's kind into (NumPy raises IndexError for a
+# float index array, TypeError for a dtype it has no loop for).
+REFINES = {"out_of_range": ("index_dtype", "rank"), "dtype_mismatch": ("index_dtype", "unsupported")}
+# What the hello probe and every request pass to each warning (shown, never dropped).
+ELEMENTWISE = backends.UNARY + backends.BINARY + backends.TERNARY + backends.FUNCTIONS3
 
 
-def error_kind(e):
-    classes = {c.__name__ for c in type(e).__mro__}
+def error_kind(e, mismatch=None, by_class=None):
+    """(kind, why that kind) of the library's exception ``e``; ``mismatch`` says why the
+    operands' shapes do not broadcast, ``by_class`` a binding's exception classes."""
+    if mismatch:
+        return "shape_mismatch", f"{mismatch}, and the array API says only that an exception is raised"
+    for cls, kind in (by_class or {}).items():
+        if isinstance(e, cls):
+            return kind, f"the binding's errors[{cls.__name__}]"
+    classes = [c.__name__ for c in type(e).__mro__]
     text = str(e).lower()
-    for cls, words, kind in ERRORS:
-        if (cls is None or cls in classes) and words in text:
-            return kind
-    return "other"
+    word = next(((w, k) for w, k in WORDS if w in text), None)
+    for cls, kind in TYPES:
+        if cls in classes:
+            if word and word[1] in REFINES.get(kind, ()):
+                return word[1], f"a {cls} saying {word[0]!r}"
+            return kind, f"the exception type {cls}"
+    if word:
+        return word[1], f"the words {word[0]!r}"
+    return "other", "neither its type nor its message is one the worker knows"
 
 
-def describe(e):
-    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-    return f"{type(e).__name__}: {first[:300]}"
+def broadcast_mismatch(np, shapes):
+    """Why tensor operands of these shapes do not broadcast, or None."""
+    if len(shapes) < 2:
+        return None
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        return f"the operand shapes {' and '.join(str(list(s)) for s in shapes)} do not broadcast"
+    return None
+
+
+class Warnings:
+    """The library's warnings: each request's go into its reply; each new one is also written
+    to stderr (the host shows it, prefixed with the adapter's name), and a count of each at
+    the end."""
+
+    def __init__(self):
+        self.seen = {}
+
+    def take(self, caught, context):
+        texts = []
+        for w in caught:
+            text = f"{w.category.__name__}: {str(w.message).strip()}"
+            if text not in texts:
+                texts.append(text)
+        for text in texts:
+            if text not in self.seen:
+                print(f"opspec_worker: library warning during {context}: {text}", file=sys.stderr)
+                self.seen[text] = 0
+            self.seen[text] += 1
+        return texts
+
+    def summary(self):
+        if self.seen:
+            print(f"opspec_worker: {len(self.seen)} distinct library warning(s) in this worker:", file=sys.stderr)
+            for text, n in self.seen.items():
+                print(f"opspec_worker:   {n} request(s): {text}", file=sys.stderr)
+
+
+def with_warnings(message, texts):
+    return message + (f" (library warnings: {'; '.join(texts)})" if texts else "")
 
 
 class Worker:
     def __init__(self, backend):
         self.backend = backend
         self.np = backend.np
+        self.warnings = Warnings()
 
     def layout(self, desc, buffers, data):
         return Layout(desc, buffers, data, self.np, self.backend.host.dtype)
@@ -73,17 +143,33 @@ class Worker:
             raise Refused("unsupported", f"this worker does not know the operation {op!r}")
         return b.probe(fn, args) if probe else b.to_host(fn(*args))
 
+    def operands(self, message, data):
+        """The call's operands as the library's arrays (Python scalars as they are), and why
+        the tensor operands' shapes do not broadcast (None if they do)."""
+        buffers, args, shapes = message.get("buffers", []), [], []
+        for i, a in enumerate(message["args"]):
+            if "scalar" in a:
+                args.append(scalar(a["scalar"]))
+                continue
+            layout = self.layout(a, buffers, data)
+            shapes.append(layout.shape)
+            try:
+                args.append(self.backend.array(layout))
+            except Scaffolding as e:
+                raise Scaffolding(e.step.replace("an operand", f"operand x{i + 1}", 1), e.why) from e
+        mismatch = broadcast_mismatch(self.np, shapes) if message["op"] in ELEMENTWISE else None
+        return args, mismatch
+
     def call(self, message, data, probe=False):
-        buffers = message.get("buffers", [])
-        args = [
-            scalar(a["scalar"]) if "scalar" in a else self.backend.array(self.layout(a, buffers, data))
-            for a in message["args"]
-        ]
+        args, mismatch = self.operands(message, data)
+        self.mismatch = mismatch
         out = message.get("out")
+        buffers = message.get("buffers", [])
         return self.compute(message["op"], args, out and self.layout(out, buffers, data), probe)
 
     def scatter_add(self, message, data):
         buffers, b = message.get("buffers", []), self.backend
+        self.mismatch = None
         data_, indices, updates = (b.array(self.layout(message[k], buffers, data))
                                    for k in ("input", "indices", "updates"))
         return b.to_host(b.scatter_add(data_, indices, updates, message["mode"]))
@@ -95,6 +181,13 @@ class Worker:
 
     def probe(self, op, form, dtype):
         """None if (op, form, dtype) works on a small input, else why not."""
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            why = self.try_probe(op, form, dtype)
+        texts = self.warnings.take(caught, f"the start-up probe of {op} ({form}, {dtype})")
+        return None if why is None else with_warnings(why, texts)
+
+    def try_probe(self, op, form, dtype):
         try:
             desc, data = self.probe_arg(dtype)
             buffers = [{"offset": 0, "len": len(data)}]
@@ -117,6 +210,8 @@ class Worker:
             return None
         except Refused as e:
             return str(e)
+        except Scaffolding as e:
+            return f"the adapter's own step failed, not {op}: {e}"
         except Exception as e:
             return describe(e)
 
@@ -150,44 +245,68 @@ class Worker:
             "support": support, "checker": False, "views": dict(b.views),
         }
 
+    def answer(self, message, data):
+        """(reply, data chunks) for one request other than shutdown."""
+        kind, id_ = message.get("type"), message.get("id", 0)
+        self.mismatch = None
+        if kind == "hello":
+            if message.get("protocol") != PROTOCOL:
+                print(f"opspec_worker: the host speaks protocol {message.get('protocol')}, "
+                      f"this worker {PROTOCOL}", file=sys.stderr)
+            try:
+                return self.hello(message), ()
+            except Exception as e:
+                traceback.print_exc(limit=5, file=sys.stderr)
+                return {"type": "error", "id": id_, "kind": "other", "message": f"hello failed: {describe(e)}"}, ()
+        context = f"{kind} {message.get('op', '')}".strip()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if kind not in ("call", "scatter_add"):
+                    raise Refused("unsupported", f"this worker does not answer {kind!r} requests")
+                array, dtype = (self.call if kind == "call" else self.scatter_add)(message, data)
+                reply = result_message(id_, dtype, array.shape)
+                reply["buffers"][0]["len"] = array.nbytes
+                chunks = (array.reshape(-1).view(self.np.uint8),)
+            except Refused as e:
+                reply, chunks = {"type": "error", "id": id_, "kind": e.kind, "message": str(e)}, ()
+            except Scaffolding as e:
+                # The adapter's own step, named: not the operation's failure.
+                reply = {"type": "error", "id": id_, "kind": "other", "step": e.step,
+                         "message": f"adapter error (its own step failed, not {message.get('op', kind)}): {e}"}
+                chunks = ()
+            except Exception as e:  # the library's own error, mapped onto opspec's kinds
+                mapped, why = error_kind(e, self.mismatch, self.backend.errors)
+                if mapped == "other":
+                    traceback.print_exc(limit=3, file=sys.stderr)
+                reply = {"type": "error", "id": id_, "kind": mapped,
+                         "message": f"{describe(e)} [taken as {mapped}: {why}]"}
+                chunks = ()
+        texts = self.warnings.take(caught, context)
+        if texts:
+            reply["warnings"] = texts
+            if reply["type"] == "error":
+                reply["message"] = with_warnings(reply["message"], texts)
+        return reply, chunks
+
 
 def serve(argv, out):
     """Answers requests on stdin until shutdown or the end of stdin; returns the exit status."""
     worker = Worker(backends.make(argv))
     stdin = sys.stdin.buffer
-    while True:
-        try:
-            frame = read_frame(stdin)
-        except (ProtocolError, ValueError) as e:
-            print(f"opspec_worker: cannot read a request: {e}", file=sys.stderr)
-            return 3
-        if frame is None:
-            return 0
-        message, data = frame
-        kind, id_ = message.get("type"), message.get("id", 0)
-        if kind == "shutdown":
-            return 0
-        chunks = ()
-        try:
-            if kind == "hello":
-                if message.get("protocol") != PROTOCOL:
-                    print(f"opspec_worker: the host speaks protocol {message.get('protocol')}, "
-                          f"this worker {PROTOCOL}", file=sys.stderr)
-                reply = worker.hello(message)
-            elif kind in ("call", "scatter_add"):
-                array, dtype = (worker.call if kind == "call" else worker.scatter_add)(message, data)
-                chunks = (array.reshape(-1).view(worker.np.uint8),)
-                reply = result_message(id_, dtype, array.shape)
-                reply["buffers"][0]["len"] = array.nbytes
-            else:
-                raise Refused("unsupported", f"this worker does not answer {kind!r} requests")
-        except Refused as e:
-            reply = {"type": "error", "id": id_, "kind": e.kind, "message": str(e)}
-        except Exception as e:  # the library's own error, mapped onto opspec's kinds
-            if error_kind(e) == "other":
-                traceback.print_exc(limit=3, file=sys.stderr)
-            reply = {"type": "error", "id": id_, "kind": error_kind(e), "message": describe(e)}
-        try:
-            write_frame(out, reply, chunks)
-        except BrokenPipeError:
-            return 0
+    try:
+        while True:
+            try:
+                frame = read_frame(stdin)
+            except (ProtocolError, ValueError) as e:
+                print(f"opspec_worker: cannot read a request: {e}", file=sys.stderr)
+                return 3
+            if frame is None or frame[0].get("type") == "shutdown":
+                return 0
+            reply, chunks = worker.answer(*frame)
+            try:
+                write_frame(out, reply, chunks)
+            except BrokenPipeError:
+                return 0
+    finally:
+        worker.warnings.summary()

@@ -1,0 +1,195 @@
+"""The Python worker against small fake array-API namespaces (``fakes/``), one per problem a
+real library gave it, end to end: the real ``opspec`` binary runs each through
+``--adapter 'python:module=fake_… python=<this interpreter>'`` and the tests read its
+``results.jsonl`` (docs/RESULTS.md).
+
+    ~/.cache/opspec-python/bin/python -m unittest discover -s adapters/python/tests
+
+The binary is ``$OPSPEC_BIN``, else ``target/release/opspec`` under the repository root
+(``cargo build --release --bin opspec``; the worker is embedded in it, so rebuild after
+editing the worker). Without it the end-to-end tests are skipped, saying so."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
+FAKES = os.path.join(HERE, "fakes")
+BIN = os.environ.get("OPSPEC_BIN", os.path.join(ROOT, "target", "release", "opspec"))
+sys.path.insert(0, os.path.join(ROOT, "adapters", "python"))
+
+
+class Run:
+    """One ``opspec run``: its exit status, its terminal output and its check records by id."""
+
+    def __init__(self, spec, filter_, pythonpath=True):
+        out = tempfile.mkdtemp(prefix="opspec-worker-test-")
+        env = dict(os.environ)
+        if pythonpath:
+            env["PYTHONPATH"] = FAKES
+        else:
+            env.pop("PYTHONPATH", None)
+        command = [BIN, "run", "--suite", "array-api", "--no-tables", "--adapter",
+                   f"{spec} python={sys.executable}", "--filter", filter_, "--out", out]
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        self.rc, self.output = done.returncode, done.stdout + done.stderr
+        self.checks, self.info = {}, {}
+        with open(os.path.join(out, "results.jsonl")) as f:
+            for line in f:
+                record = json.loads(line)
+                if record["record"] == "check":
+                    self.checks[record["id"]] = record
+                elif record["record"] == "run":
+                    self.info = record["info"]
+
+    def status(self, id_):
+        return self.checks[id_]["status"]
+
+    def statuses(self):
+        return {r["status"] for r in self.checks.values()}
+
+
+@unittest.skipUnless(os.path.isfile(BIN), f"no opspec binary at {BIN} (cargo build --release --bin opspec, "
+                                          "or set OPSPEC_BIN)")
+class EndToEnd(unittest.TestCase):
+    def assertAll(self, run, status, least):
+        self.assertGreaterEqual(len(run.checks), least, run.output[-2000:])
+        bad = {i: (r["status"], r.get("message", "")[:300]) for i, r in run.checks.items() if r["status"] != status}
+        self.assertEqual(bad, {}, run.output[-2000:])
+
+    def test_results_through_the_arrays_own_export(self):
+        # fake_export's arrays have only unwrap_numpy(): NumPy alone would make 0-d object
+        # arrays of them.
+        run = Run("python:module=fake_export", "array-api:fake-export:{add,multiply,sqrt}:{f32,i32}:*")
+        self.assertAll(run, "pass", 49)
+        self.assertEqual(run.rc, 0)
+
+    def test_results_nothing_reads_are_refused_naming_the_type(self):
+        run = Run("python:module=fake_opaque", "array-api:fake-opaque:add:f32:*")
+        self.assertAll(run, "skip", 20)
+        message = run.checks["array-api:fake-opaque:add:f32:edges"]["message"]
+        self.assertIn("converting the result", message)
+        self.assertIn("results of type fakelib.Array have neither __dlpack__ nor __array__", message)
+        self.assertIn("unwrap_numpy()", message)  # what was looked for
+        self.assertIn("export=METHOD", message)  # and how to supply it
+        self.assertEqual(run.rc, 3)
+
+    def test_foreign_shape_error_wording_is_a_shape_mismatch(self):
+        # fake_errors raises its own DimensionError("bad input shape for polyadic operator")
+        # for operands that do not broadcast; the array API asks only for an exception.
+        run = Run("python:module=fake_errors", "array-api:fake-errors:{numpy,nextafter}:*")
+        for case in ("trailing-mismatch", "leading-pair-mismatch", "middle-pair-mismatch"):
+            self.assertEqual(run.status(f"array-api:fake-errors:numpy:-:{case}"), "pass", run.output[-3000:])
+        self.assertAll(Run("python:module=fake_errors", "array-api:fake-errors:numpy:*"), "pass", 20)
+        # An error no rule knows is shown with the kind it was taken for.
+        message = run.checks["array-api:fake-errors:nextafter:f32:edges"]["message"]
+        self.assertIn("DimensionError: kernel queue exhausted (code 7)", message)
+        self.assertIn("[taken as other: neither its type nor its message is one the worker knows]", message)
+
+    def test_views_do_not_go_through_the_librarys_take(self):
+        # fake_take's take returns the whole source for a one-element index array.
+        run = Run("python:module=fake_take", "array-api:fake-take:{add,multiply,equal}:{f32,i16,bool}:layouts")
+        self.assertAll(run, "pass", 6)
+        self.assertIn("copied by the adapter", run.output)
+
+    def test_a_failing_adapter_step_is_named_not_blamed_on_the_operation(self):
+        # fake_scaffold's asarray refuses 0-d arrays: the layouts checks have 0-d operands.
+        run = Run("python:module=fake_scaffold", "array-api:fake-scaffold:add:f32:{layouts,edges}")
+        self.assertEqual(run.status("array-api:fake-scaffold:add:f32:edges"), "pass")
+        layouts = run.checks["array-api:fake-scaffold:add:f32:layouts"]
+        self.assertEqual(layouts["status"], "fail")
+        actual = [f["actual"] for f in layouts["failures"]]
+        self.assertIn("error other: adapter error (its own step failed, not add): building operand x1 (f32 []) with "
+                      "fake_scaffold.asarray: ValueError: 0-d arrays are not supported by this asarray", actual)
+
+    def test_library_warnings_reach_the_run(self):
+        run = Run("python:module=fake_warn", "array-api:fake-warn:{acos,asin}:f64:edges")
+        # acos warns, then returns a lossy result: the value check fails and the warning is
+        # on the terminal (the result reply's `warnings` field is not read by the host yet).
+        self.assertEqual(run.status("array-api:fake-warn:acos:f64:edges"), "fail")
+        # (Each distinct warning is written once per worker, at its first request: here the
+        # start-up probe.)
+        self.assertIn("[fake-warn] opspec_worker: library warning during the start-up probe of acos (tensors, f64): "
+                      "UserWarning: 'acos' is not implemented for 'float64' in fakeruntime. A lossy cast to 'float32' "
+                      "is used instead", run.output)
+        self.assertRegex(run.output, r"opspec_worker:   \d+ request\(s\): UserWarning: 'acos' is not implemented")
+        # asin warns, then raises: the warning is in the check's own failure text.
+        asin = run.checks["array-api:fake-warn:asin:f64:edges"]
+        self.assertEqual(asin["status"], "fail")
+        self.assertIn("(library warnings: UserWarning: 'asin' has no float64 kernel in fakeruntime)", asin["message"])
+
+    def test_renamed_functions_dtypes_and_a_setup_call_as_options(self):
+        checks = "array-api:fake-renamed:{pow,atan2,acos,logical_and,add}:{f32,bool}:*"
+        plain = Run("python:module=fake_renamed", checks)
+        self.assertAll(plain, "skip", 40)
+        messages = {r["message"] for r in plain.checks.values()}
+        self.assertIn("skipped: fake_renamed has no pow; if the library has it under another name, pass "
+                      "names=pow:ITS_NAME", messages)
+        self.assertIn("skipped: no dtype bool: looked for fake_renamed.bool; if the library names it otherwise pass "
+                      "dtypes=bool:NAME (or a dotted path), or dtypes=numpy if it takes NumPy's dtypes", messages)
+        self.assertTrue(any("call fake_renamed.enable_behavior() first" in m for m in messages), messages)
+        # path= instead of PYTHONPATH, so that the printed reproduce command runs as it is.
+        options = (f"python:module=fake_renamed path={FAKES} names=pow:power,atan2:arctan2,acos:arccos "
+                   "dtypes=bool:bool_ setup=fake_renamed.enable_behavior")
+        run = Run(options, checks, pythonpath=False)
+        self.assertAll(run, "pass", 40)
+        self.assertIn("array-api:fake-renamed:logical_and:bool:edges", run.checks)
+
+    def test_a_binding_module(self):
+        binding = os.path.join(FAKES, "tensorlib_opspec.py")
+        spec = f"tensorlib=python:module=fake_tensorlib.functional binding={binding}"
+        run = Run(spec, "array-api:tensorlib:{multiply,subtract,negative,positive}:{f32,i32}:*")
+        self.assertAll(run, "pass", 40)
+        self.assertTrue(any("fake_tensorlib.functional 3.1-test" in a for a in run.info["adapters"]), run.info)
+        # Without it the worker says what is missing and how to supply it.
+        bare = Run("tensorlib=python:module=fake_tensorlib.functional", "array-api:tensorlib:multiply:f32:edges")
+        self.assertEqual(bare.statuses(), {"unavailable"})
+        self.assertIn("fake_tensorlib.functional has no asarray", bare.output)
+        self.assertIn("binding module with asarray(array)", bare.output)
+
+
+class ErrorKinds(unittest.TestCase):
+    """The order of worker.error_kind's rules, on exceptions of real libraries' types."""
+
+    def setUp(self):
+        from opspec_worker import worker
+
+        self.kind = worker.error_kind
+
+    def test_the_type_decides_before_the_words(self):
+        # "out of bounds" would say out_of_range; a TypeError is dtype_mismatch first.
+        self.assertEqual(self.kind(TypeError("value out of bounds for int8"))[0], "dtype_mismatch")
+        self.assertEqual(self.kind(NotImplementedError("could not be broadcast"))[0], "unsupported")
+
+    def test_words_refine_a_type_only_into_a_narrower_kind(self):
+        kind, why = self.kind(IndexError("arrays used as indices must be of integer (or boolean) type"))
+        self.assertEqual((kind, why), ("index_dtype", "a IndexError saying 'must be of integer'"))
+        self.assertEqual(self.kind(IndexError("index 9 is out of bounds for axis 0"))[0], "out_of_range")
+        self.assertEqual(self.kind(TypeError("ufunc 'add' did not contain a loop"))[0], "unsupported")
+
+    def test_words_alone_and_the_rest(self):
+        class InvalidArgumentError(Exception):
+            pass
+
+        self.assertEqual(self.kind(InvalidArgumentError("Incompatible shapes: [2] vs. [3]")),
+                         ("shape_mismatch", "the words 'incompatible shapes'"))
+        self.assertEqual(self.kind(RuntimeError("kernel exploded"))[0], "other")
+
+    def test_operands_that_do_not_broadcast_make_any_exception_a_shape_mismatch(self):
+        kind, why = self.kind(TypeError("weird"), mismatch="the operand shapes [2] and [3] do not broadcast")
+        self.assertEqual(kind, "shape_mismatch")
+        self.assertIn("[2] and [3] do not broadcast", why)
+
+    def test_a_bindings_exception_classes_come_before_type_and_words(self):
+        class KernelMissing(TypeError):
+            pass
+
+        self.assertEqual(self.kind(KernelMissing("x"), by_class={KernelMissing: "unsupported"})[0], "unsupported")
+
+
+if __name__ == "__main__":
+    unittest.main()
