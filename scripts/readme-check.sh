@@ -7,6 +7,8 @@
 #      a comment; a line ending in `\` continues on the next);
 #   3. runs each there with bash, in order, with CARGO_TARGET_DIR set to the caller's target
 #      directory (default: target/ of this checkout), so that what is built is built once;
+#      `cargo run --release -- ARGS` runs this checkout's release binary (built once, here,
+#      if it is missing) with ARGS instead of building the copy's;
 #   4. fails naming the first command that exits non-zero, with the end of its output (a
 #      command's output is shown only when it fails).
 # Skipped, each saying why: scripts/test-all.sh (the test command, which runs this check), and a
@@ -93,6 +95,13 @@ python_with_numpy() {
     return 1
 }
 
+# The binary every `cargo run --release --` of the README means, built once and frozen for the
+# check (a command that builds in the copy writes target/release/opspec again).
+(cd "$repo" && cargo build --release --bin opspec -q)
+binary=$target/readme-check/opspec
+cp "$target/release/opspec" "$binary"
+shim="cargo() { if [[ \$# -ge 3 && \$1 == run && \$2 == --release && \$3 == -- ]]; then shift 3; \"$binary\" \"\$@\"; else command cargo \"\$@\"; fi; }"
+
 # Each command's output goes to this file, shown when the command fails.
 log=$target/readme-check/last-command.log
 started=$SECONDS
@@ -114,7 +123,7 @@ for command in "${commands[@]}"; do
     echo "readme-check: \$ $command"
     t=$SECONDS
     status=0
-    (cd "$clone" && if [[ -n $python ]]; then export OPSPEC_PYTHON=$python; fi && bash -c "$command") \
+    (cd "$clone" && if [[ -n $python ]]; then export OPSPEC_PYTHON=$python; fi && bash -c "$shim; $command") \
         >"$log" 2>&1 </dev/null || status=$?
     if [[ $status -ne 0 ]]; then
         tail -n 100 "$log" >&2
