@@ -4,6 +4,8 @@
 //! [`profile`] judges again under a relaxation profile an adapter declares.
 
 pub mod classes;
+pub mod complex;
 pub mod context;
 pub mod expect;
 pub mod profile;
+pub mod scatter;

@@ -95,11 +95,11 @@ pub enum ElementExpect {
 /// The exact sum of an element's addends and the bound an order-dependent sum must meet.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SumBound {
-    format: Format,
+    pub(crate) format: Format,
     /// The exact sum, in units of the format's smallest subnormal.
-    exact: Integer,
+    pub(crate) exact: Integer,
     /// `Σ|xᵢ|`, in the same units.
-    abs_sum: Integer,
+    pub(crate) abs_sum: Integer,
     /// `k = n - 1`.
     pub additions: usize,
     /// The exact sum rounded once to the format.
@@ -108,26 +108,7 @@ pub struct SumBound {
     pub overflow_possible: bool,
 }
 
-/// The judgement of one actual element.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Verdict {
-    /// Whether the contract allows the value.
-    pub accepted: bool,
-    /// `|r - S| / (γ(k)·Σ|xᵢ|)` for a finite `r` under a bound: at most 1 inside the bound.
-    pub bound_ratio: Option<f64>,
-}
-
 impl ElementExpect {
-    /// Judges `actual` (bits) in `dtype`.
-    pub fn judge(&self, dtype: DType, actual: u64) -> Verdict {
-        let plain = |accepted| Verdict { accepted, bound_ratio: None };
-        match self {
-            ElementExpect::Bits(b) => plain(*b == actual),
-            ElementExpect::AnyNan => plain(Format::of(dtype).is_some_and(|f| f.is_nan(actual))),
-            ElementExpect::Bound(bound) => bound.judge(actual),
-        }
-    }
-
     /// The expectation in words, values in decimal, hex-float and bits.
     pub fn describe(&self, dtype: DType) -> String {
         match self {
@@ -148,31 +129,6 @@ impl ElementExpect {
 }
 
 impl SumBound {
-    fn judge(&self, actual: u64) -> Verdict {
-        let f = self.format;
-        if !f.is_finite(actual) {
-            return Verdict { accepted: self.overflow_possible, bound_ratio: None };
-        }
-        if f.is_zero(actual) && f.is_sign_negative(actual) {
-            // -0 needs every addend to be -0, and then the expectation is exact bits.
-            return Verdict { accepted: false, bound_ratio: None };
-        }
-        let k = self.additions as u64;
-        let two_p = Integer::from(1) << f.precision();
-        if two_p <= k {
-            // k·u >= 1: γ(k) is unbounded, every finite value is allowed.
-            return Verdict { accepted: true, bound_ratio: None };
-        }
-        let lhs = (units(f, actual) - &self.exact).abs() * (two_p - k);
-        let rhs = Integer::from(&self.abs_sum * k);
-        let ratio = if rhs == 0 {
-            if lhs == 0 { 0.0 } else { f64::INFINITY }
-        } else {
-            Rational::from((lhs.clone(), rhs.clone())).to_f64()
-        };
-        Verdict { accepted: lhs <= rhs, bound_ratio: Some(ratio) }
-    }
-
     /// The exact sum as a decimal (rounded to 17 digits).
     pub fn exact_decimal(&self) -> String {
         scaled_decimal(self.format, &self.exact)
@@ -336,7 +292,7 @@ fn resolve(coords: &[i64], shape: &[usize], policy: &Policy) -> Result<Option<us
 }
 
 /// The signed value of a finite float in units of the format's smallest subnormal.
-fn units(f: Format, bits: u64) -> Integer {
+pub(crate) fn units(f: Format, bits: u64) -> Integer {
     let magnitude = if f.biased_exp(bits) == 0 {
         Integer::from(f.frac(bits))
     } else {

@@ -9,8 +9,6 @@
 //! real-valued array), on operands of every class. Complex rows have no table self-checks: the
 //! oracle covers finite operands only, and the rows state special values.
 
-use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Support, Tensor, UnaryOp};
@@ -23,17 +21,13 @@ use super::record::{Failure, Recorder, Repro, citation};
 use crate::bits::format::Format;
 use crate::generate::Generator;
 use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
-use crate::judge::context::constant;
+use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues};
 use crate::judge::expect::step_distance;
-use crate::oracle::complex::{
-    PRECISION, Reference, TRANSCENDENTAL, binary as reference_binary, cis_signs, pow_exponent_size,
-    unary as reference_unary,
-};
-use crate::oracle::ops::reference;
+use crate::oracle::complex::{PRECISION, Reference, TRANSCENDENTAL};
 use crate::oracle::{decode, round_exact};
 use crate::results::{CheckResult, Status};
 use crate::spec::complex::{
-    ComplexAccuracy, ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex, Part,
+    ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
 };
 use crate::spec::{Catalog, LoadedSuite};
 
@@ -102,7 +96,8 @@ pub fn run(
     let f = target.dtype.component().and_then(Format::of).ok_or("a complex check needs a complex dtype")?;
     let mut rng = Generator::new(seed, &check.id.to_string());
     let arity = table.op.arity();
-    let run = Run { table, adapter, options, dtype: target.dtype, f, real_operand: None };
+    let judge = ComplexJudge { table, f };
+    let run = Run { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None };
     match target.cases {
         ComplexCases::Row(r) => {
             let row = &spec.rows[r];
@@ -137,7 +132,7 @@ pub fn run(
                 rule.text.clone(),
             ));
             let mut inputs = row_inputs(f, &ComplexCondition::default(), &[], arity, per_row, &mut rng)?;
-            let run = Run { real_operand: rule.real_operand, ..run };
+            let run = Run { real_operand: rule.real_operand, judge: ComplexJudge { table, f }, ..run };
             if let Some(absent) = rule.absent() {
                 for x in &mut inputs {
                     x[absent.index()] = f.pos_zero();
@@ -169,7 +164,7 @@ pub fn run(
                 if comparison {
                     inputs.extend(batch);
                 } else {
-                    let judged: Vec<_> = batch.par_iter().map(|x| run.reference(x)).collect();
+                    let judged: Vec<_> = batch.par_iter().map(|x| run.judge.reference(x)).collect();
                     for (x, reference) in batch.into_iter().zip(judged) {
                         if let Some(r) = reference {
                             inputs.push(x);
@@ -231,9 +226,6 @@ fn special_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
         .collect()
 }
 
-/// The components' names, in [`Components`] order.
-const COMPONENTS: [&str; 4] = ["a", "b", "c", "d"];
-
 /// How a delegate's result (the parts' bits) maps back to the function's.
 type MapBack = Box<dyn Fn(Format, [u64; 2]) -> [u64; 2]>;
 
@@ -244,21 +236,16 @@ struct Run<'a> {
     options: &'a RunOptions,
     dtype: DType,
     f: Format,
+    judge: ComplexJudge<'a>,
     /// The operand (1 or 2) passed as a real-valued array of the parts' dtype: the first
     /// component of its input, its imaginary one left out.
     real_operand: Option<usize>,
 }
 
-/// A result's values: per element, its parts' bits (one for a real result), or a boolean.
-enum Values {
-    Parts(Vec<Vec<u64>>),
-    Booleans(Vec<bool>),
-}
-
 impl Run<'_> {
     /// Calls `op` on the inputs' operands (one or two complex tensors of `inputs.len()`
     /// elements) and reads the result.
-    fn call(&self, op: OpKind, inputs: &[Components]) -> Result<Values, String> {
+    fn call(&self, op: OpKind, inputs: &[Components]) -> Result<ComplexValues, String> {
         let arity = match op {
             OpKind::Unary(_) => 1,
             _ => 2,
@@ -281,11 +268,11 @@ impl Run<'_> {
             return Err(format!("{op} of {n} elements gave shape {:?}", out.shape()));
         }
         match out.dtype() {
-            DType::Bool => Ok(Values::Booleans(out.to_vec::<bool>().map_err(|e| e.to_string())?)),
-            d if d == self.dtype => Ok(Values::Parts(
+            DType::Bool => Ok(ComplexValues::Booleans(out.to_vec::<bool>().map_err(|e| e.to_string())?)),
+            d if d == self.dtype => Ok(ComplexValues::Parts(
                 out.to_pairs().map_err(|e| e.to_string())?.into_iter().map(Vec::from).collect(),
             )),
-            d if d == part => Ok(Values::Parts(out.to_bits().into_iter().map(|b| vec![b]).collect())),
+            d if d == part => Ok(ComplexValues::Parts(out.to_bits().into_iter().map(|b| vec![b]).collect())),
             d => Err(format!("{op} of {} gave {d}", self.dtype)),
         }
     }
@@ -310,60 +297,14 @@ impl Run<'_> {
         let op = op_kind(self.table.op);
         let values = self.call(op, inputs)?;
         rec.checked(inputs.len());
-        let accuracy = self.table.loaded.table.accuracy;
         let mut worst: Option<f64> = None;
         for (i, x) in inputs.iter().enumerate() {
-            // What the result must be, described only for a failure (it rounds the reference).
-            let (ok, want): (bool, Box<dyn FnOnce() -> String + '_>) = match (&values, expected) {
-                (Values::Booleans(b), ComplexResult::Boolean(v)) => (b[i] == *v, Box::new(|| v.to_string())),
-                (Values::Booleans(b), ComplexResult::Reference) => {
-                    let v = self.compared(x)?;
-                    (b[i] == v, Box::new(move || v.to_string()))
-                }
-                (Values::Parts(p), ComplexResult::Complex(parts)) if p[i].len() == 2 => {
-                    let ok = parts.iter().zip(&p[i]).all(|(part, &v)| self.part_ok(part, v, x));
-                    let describe = |k: usize| self.describe_part(&parts[k], x);
-                    (ok, Box::new(move || format!("{} + ({}) j", describe(0), describe(1))))
-                }
-                (Values::Parts(p), ComplexResult::Real(part)) if p[i].len() == 1 => {
-                    (self.part_ok(part, p[i][0], x), Box::new(|| self.describe_part(part, x)))
-                }
-                (Values::Parts(p), ComplexResult::Reference) => {
-                    let reference = match references {
-                        Some(r) => Cow::Borrowed(&r[i]),
-                        None => Cow::Owned(self.reference(x).ok_or("no reference for this input")?),
-                    };
-                    let rounded = |r: &Reference| self.describe_parts(&r.rounded(self.f));
-                    match accuracy.ok_or("the table has no accuracy")? {
-                        ComplexAccuracy::CorrectlyRounded => (
-                            reference.is_correctly_rounded(self.f, &p[i]),
-                            Box::new(move || format!("{} (correctly rounded)", rounded(&reference))),
-                        ),
-                        ComplexAccuracy::NormwiseUlps(_) | ComplexAccuracy::ConditionedUlps(_) => {
-                            let bound = self.bound(x)?;
-                            let error = reference.normwise_error(self.f, &p[i]);
-                            if error.is_finite() {
-                                worst = Some(worst.map_or(error, |w: f64| w.max(error)));
-                            }
-                            (
-                                error <= bound,
-                                Box::new(move || {
-                                    format!(
-                                        "{} within {bound} ULPs of the larger part (the error is {error:.3})",
-                                        rounded(&reference)
-                                    )
-                                }),
-                            )
-                        }
-                    }
-                }
-                (_, ComplexResult::Unspecified) => (true, Box::new(String::new)),
-                _ => return Err(format!("the result's kind does not fit the row's `{expected:?}`")),
-            };
+            let reference = references.map(|r| &r[i]);
+            let (ok, want) = self.judge.verdict(&values, i, x, expected, reference, &mut worst)?;
             if !ok {
                 let actual = match &values {
-                    Values::Booleans(b) => b[i].to_string(),
-                    Values::Parts(p) => self.describe_parts(&p[i]),
+                    ComplexValues::Booleans(b) => b[i].to_string(),
+                    ComplexValues::Parts(p) => self.judge.describe_parts(&p[i]),
                 };
                 rec.fail(1, || Failure {
                     inputs: self.describe_input(x),
@@ -377,104 +318,6 @@ impl Run<'_> {
         }
         rec.result.max_ulp_error = worst;
         Ok(())
-    }
-
-    /// The normwise bound, in ULPs of the larger part, for input `x`.
-    fn bound(&self, x: &Components) -> Result<f64, String> {
-        match self.table.loaded.table.accuracy {
-            Some(ComplexAccuracy::NormwiseUlps(bound)) => Ok(bound),
-            Some(ComplexAccuracy::ConditionedUlps(bound)) => {
-                Ok(bound * pow_exponent_size(self.f, [x[0], x[1]], [x[2], x[3]]).max(1.0))
-            }
-            _ => Err("the table has no normwise bound".into()),
-        }
-    }
-
-    /// The oracle's result on a finite input.
-    fn reference(&self, x: &Components) -> Option<Reference> {
-        match self.table.op {
-            ComplexOp::Binary(b) => reference_binary(b, self.f, [x[0], x[1]], [x[2], x[3]]),
-            ComplexOp::Unary(u) => reference_unary(u, self.f, [x[0], x[1]]),
-        }
-    }
-
-    /// `equal` or `not_equal` of non-NaN components, compared as exact values.
-    fn compared(&self, x: &Components) -> Result<bool, String> {
-        let v = |k: usize| self.f.to_f64(x[k]);
-        let equal = v(0) == v(2) && v(1) == v(3);
-        match self.table.op {
-            ComplexOp::Binary(BinaryOp::Equal) => Ok(equal),
-            ComplexOp::Binary(BinaryOp::NotEqual) => Ok(!equal),
-            _ => Err("a boolean reference is only defined for equal and not_equal".into()),
-        }
-    }
-
-    /// Whether the bits `v` are what `part` states, for input `x`.
-    fn part_ok(&self, part: &Part, v: u64, x: &Components) -> bool {
-        let f = self.f;
-        let signs = |k: usize| cis_signs(f, x[k]);
-        let signed_inf = |o: Ordering| if o == Ordering::Less { f.neg_inf() } else { f.pos_inf() };
-        let signed_zero = |o: Ordering| if o == Ordering::Less { f.neg_zero() } else { f.pos_zero() };
-        match part {
-            Part::Nan => f.is_nan(v),
-            Part::PosZero => v == f.pos_zero(),
-            Part::NegZero => v == f.neg_zero(),
-            Part::Zero => f.is_zero(v),
-            Part::PosInfinity => v == f.pos_inf(),
-            Part::NegInfinity => v == f.neg_inf(),
-            Part::Infinity => f.is_infinite(v),
-            Part::Value(c) => f.from_f64_exact(*c) == Some(v),
-            Part::Approx(c) => !f.is_nan(v) && step_distance(f, constant(f, *c), v) <= 1,
-            Part::AbsOf(k) | Part::Of(k) | Part::Negated(k) if f.is_nan(x[k.index()]) => f.is_nan(v),
-            Part::AbsOf(k) => v == f.abs(x[k.index()]),
-            Part::Of(k) => v == x[k.index()],
-            Part::Negated(k) => v == f.neg(x[k.index()]),
-            Part::RealOp(p, q) => match self.real_op(*p, *q, x) {
-                Some(r) if f.is_nan(r) => f.is_nan(v),
-                Some(r) => v == r,
-                None => false,
-            },
-            Part::InfinityTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_inf(cos)),
-            Part::InfinityTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_inf(sin)),
-            Part::ZeroTimesCos(k) => signs(k.index()).is_some_and(|(cos, _)| v == signed_zero(cos)),
-            Part::ZeroTimesSin(k) => signs(k.index()).is_some_and(|(_, sin)| v == signed_zero(sin)),
-            Part::Any => true,
-            Part::AnyOf(parts) => parts.iter().any(|p| self.part_ok(p, v, x)),
-        }
-    }
-
-    /// The table's operation on real components `p` and `q` of `x`, as the real oracle gives
-    /// it; `None` for a one-operand function.
-    fn real_op(&self, p: Component, q: Component, x: &Components) -> Option<u64> {
-        let ComplexOp::Binary(op) = self.table.op else { return None };
-        reference(OpKind::Binary(op), self.f, &[x[p.index()], x[q.index()]])
-    }
-
-    /// What `part` states for input `x`: the value where it names one (`of`, `negated`,
-    /// `real_op`), else the statement.
-    fn describe_part(&self, part: &Part, x: &Components) -> String {
-        let (f, name) = (self.f, |k: &Component| COMPONENTS[k.index()]);
-        let value = match part {
-            Part::Of(k) => Some((x[k.index()], name(k).to_string())),
-            Part::Negated(k) => Some((f.neg(x[k.index()]), format!("-{}", name(k)))),
-            Part::RealOp(p, q) => self
-                .real_op(*p, *q, x)
-                .map(|v| (v, format!("{}({}, {})", self.table.loaded.table.op, name(p), name(q)))),
-            _ => None,
-        };
-        match value {
-            Some((v, how)) if f.is_nan(v) => format!("NaN ({how})"),
-            Some((v, how)) => format!("{} ({how})", f.describe(v)),
-            None => format!("{part:?}"),
-        }
-    }
-
-    fn describe_parts(&self, parts: &[u64]) -> String {
-        match parts {
-            [re, im] => format!("{} + ({}) j", self.f.describe(*re), self.f.describe(*im)),
-            [v] => self.f.describe(*v),
-            _ => String::new(),
-        }
     }
 
     /// The input's components, a real operand's absent imaginary one left out, and the
@@ -545,7 +388,7 @@ impl Run<'_> {
         if let Support::Unsupported(reason) = self.adapter.supports(other, self.dtype) {
             return Ok(Some(format!("{other}: {reason}")));
         }
-        let (Values::Parts(direct), Values::Parts(delegated)) =
+        let (ComplexValues::Parts(direct), ComplexValues::Parts(delegated)) =
             (self.call(OpKind::Unary(op), inputs)?, self.call(other, &transformed)?)
         else {
             return Err("the property compares complex results".into());
@@ -576,8 +419,8 @@ impl Run<'_> {
             if !(same(got[0], want[0]) && same(got[1], want[1])) {
                 rec.fail(1, || Failure {
                     inputs: self.describe_input(x),
-                    expected: format!("{} (by the delegation)", self.describe_parts(&want)),
-                    actual: self.describe_parts(&got),
+                    expected: format!("{} (by the delegation)", self.judge.describe_parts(&want)),
+                    actual: self.judge.describe_parts(&got),
                     steps: None,
                     actual_bits: None,
                     repro: Repro::Check,
