@@ -11,6 +11,7 @@ mod sampler;
 mod scatter;
 pub mod shapes;
 pub mod sweep;
+pub mod unary_sweep;
 
 pub use classes::{ValueSampler, any_value, class_sampler, edge_values, tiny_value};
 pub use integer::{IntValues, int_edge_values, int_values};

@@ -18,9 +18,9 @@ use opspec_adapter::{
     Adapter, AdapterError, Alignment, BinaryOp, Checked, DType, NamedOp, OpKind, Operand, Support, shape_text,
 };
 
-use super::broadcast_values::{ValueCheck, fail_shape};
 use super::call::guarded;
 use super::check::{BroadcastTarget, Check, CheckId, NO_DTYPE, RunOptions, Target, ValueCases};
+use super::elementwise::broadcast_values::{ValueCheck, fail_shape};
 use super::record::{Recorder, citation};
 use crate::bits::format::Format;
 use crate::generate::Generator;

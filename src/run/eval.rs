@@ -10,8 +10,8 @@
 use super::batch::{Batch, steps_from};
 use super::check::{Check, RunOptions, Target};
 use super::elementwise::FloatBatch;
-use super::integer::IntegerBatch;
-use super::property::PropertyRun;
+use super::elementwise::integer::IntegerBatch;
+use super::elementwise::property::PropertyRun;
 use crate::bits::value::Domain;
 use crate::host::{NamedAdapter, find_adapter};
 use crate::judge::expect::Expect;

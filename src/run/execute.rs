@@ -7,9 +7,8 @@ use std::time::Instant;
 use opspec_adapter::{Adapter, Support};
 
 use super::check::{Check, RunOptions, Target};
-use super::{
-    broadcast, complex, elementwise, integer, layouts, promotion, property, scatter, shape_rules, sweep,
-};
+use super::elementwise::{self, integer, layouts, property, shape_rules, sweep};
+use super::{broadcast, complex, promotion, scatter};
 use crate::results::{CheckResult, KnownDeviation, ProfileVerdict, Status};
 use crate::spec::Catalog;
 use crate::spec::expectations::Tolerance;

@@ -1,44 +1,38 @@
 //! Running suites: planning checks, selecting them, executing them against adapters,
 //! collecting results.
 //!
-//! The layers, bottom up: [`check`] (ids, planned checks, targets, options) and the results;
-//! the shared machinery every family uses ([`call`], `batch`, [`record`]); one module per
-//! family of tables, which plans its checks and judges them; `plan`, which asks every family
+//! The layers, bottom up: [`check`] (planned checks, targets, options); the shared machinery
+//! every family uses ([`call`], `batch`, [`record`]); one module per family of tables, which
+//! plans its checks and runs them (the element-wise family is a folder of its own, one file
+//! per kind of check); `plan`, which asks every family
 //! for its checks; and on top, [`select`] (which checks a command runs), [`shard`] (which of
 //! them one shard runs, and the plan's hash), [`eval`] (one input in detail) and [`run_all`].
 
 pub mod agreement;
 mod batch;
 mod broadcast;
-mod broadcast_values;
 pub mod call;
 pub mod check;
 mod complex;
 mod elementwise;
 pub mod eval;
 mod execute;
-mod integer;
-mod layouts;
 mod plan;
 mod promotion;
-mod property;
 pub mod record;
 pub mod renamed;
 mod scatter;
 pub mod select;
-mod shape_rules;
 pub mod shard;
-mod sweep;
-mod unary_sweep;
 
 pub use check::{
     BroadcastTarget, CaseSet, Check, ComplexCases, ComplexTarget, ElementwiseTarget, IntegerCases,
     IntegerTarget, LayoutTarget, PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget,
     ShapeRule, ShapeRuleTarget, SweepTarget, Target, ValueCases,
 };
+pub use elementwise::sweep::{sweep_checks, sweep_message};
 pub use execute::{run_check, skip_reason, unavailable};
 pub use plan::{adapter_checks, large_layout_checks, table_checks, validate_expectations};
-pub use sweep::{sweep_checks, sweep_message};
 
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,7 +1,8 @@
 //! Which checks there are: every family's plan, in a stable order.
 
 use super::check::Check;
-use super::{broadcast, complex, elementwise, layouts, promotion, scatter};
+use super::elementwise::{self, layouts};
+use super::{broadcast, complex, promotion, scatter};
 use crate::generate::layouts::Scale;
 use crate::spec::{Catalog, LoadError};
 
@@ -49,7 +50,7 @@ pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
         let adapter = std::slice::from_ref(&file.adapter);
         let mut planned = adapter_checks(catalog, adapter);
         planned.extend(large_layout_checks(catalog, adapter));
-        planned.extend(super::sweep::sweep_checks(catalog, adapter));
+        planned.extend(super::elementwise::sweep::sweep_checks(catalog, adapter));
         // A check also answers to the ids its row had before a rename.
         let owned: Vec<String> = planned
             .iter()

@@ -2,8 +2,8 @@
 //! way for `run`, `list` and `eval`, and a shard of them.
 
 use super::check::{Check, CheckId, is_name};
+use super::elementwise::sweep::{keep_chunks, sweep_checks};
 use super::plan::{adapter_checks, large_layout_checks, table_checks};
-use super::sweep::{keep_chunks, sweep_checks};
 use crate::results::shard::Shard;
 use crate::spec::Catalog;
 use crate::spec::pattern::Pattern;

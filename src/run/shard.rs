@@ -11,7 +11,7 @@ use crate::spec::Catalog;
 pub fn part_of(shard: Shard, check: Check) -> Option<Check> {
     let id = check.id.to_string();
     match check.target {
-        Target::Sweep(_) => super::sweep::keep_chunks(check, |k| shard.owns(&chunk_key(&id, k))),
+        Target::Sweep(_) => super::elementwise::sweep::keep_chunks(check, |k| shard.owns(&chunk_key(&id, k))),
         _ => shard.owns(&id).then_some(check),
     }
 }

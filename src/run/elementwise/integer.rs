@@ -6,15 +6,15 @@ use std::sync::Arc;
 
 use opspec_adapter::Adapter;
 
-use super::batch::{Batch, CallError, Reading};
-use super::check::{Check, IntegerCases, IntegerTarget, RunOptions};
-use super::record::Recorder;
 use crate::bits::value::{Domain, IntFormat};
 use crate::generate::{Cases, Generator, int_edge_values, int_values};
 use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::results::CheckResult;
+use crate::run::batch::{Batch, CallError, Reading};
+use crate::run::check::{Check, IntegerCases, IntegerTarget, RunOptions};
+use crate::run::record::Recorder;
 use crate::spec::schema::Output;
 use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Unspecified};
 use crate::spec::{Catalog, LoadedTable};

@@ -1,22 +1,24 @@
-//! Element-wise tables in float dtypes: planning their checks (and the integer, property and
-//! shape-rule checks of the same tables), and running them: generate inputs, compute
-//! expectations, call the adapter once for the whole batch, compare.
+//! The element-wise family (`specs/elementwise`): planning every check of its tables, and
+//! running the float row checks here: generate inputs, compute expectations, call the adapter
+//! once for the whole batch, compare. The other kinds of check of the same tables have a file
+//! each: [`integer`] dtypes, [`property`] checks, [`shape_rules`] (fused and `_into` forms),
+//! [`layouts`], [`broadcast_values`] and the [`sweep`]s of `--exhaustive`.
+
+pub mod broadcast_values;
+pub mod integer;
+pub mod layouts;
+pub mod property;
+pub mod shape_rules;
+pub mod sweep;
 
 use std::sync::Arc;
 
 use opspec_adapter::{Adapter, DType, OpKind};
 use rayon::prelude::*;
 
-use super::batch::{Batch, Reading};
-use super::check::{
-    CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
-    ShapeRuleTarget, Target,
-};
-use super::record::{Recorder, citation};
-use super::shape_rules;
-use super::unary_sweep;
 use crate::bits::format::Format;
 use crate::bits::value::{Domain, IntFormat};
+use crate::generate::unary_sweep;
 use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
 };
@@ -27,6 +29,12 @@ use crate::oracle::native::Reference;
 use crate::oracle::ops::exact_integer;
 use crate::oracle::{high_precision, ulp_error};
 use crate::results::{CheckResult, Citation, ULP_BUCKETS};
+use crate::run::batch::{Batch, Reading};
+use crate::run::check::{
+    CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
+    ShapeRuleTarget, Target,
+};
+use crate::run::record::{Recorder, citation};
 use crate::spec::schema::{Accuracy, Property};
 use crate::spec::suite::Suite;
 use crate::spec::suite::{DivisionByZero, NanPolicy};

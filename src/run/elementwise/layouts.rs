@@ -11,17 +11,17 @@ use std::sync::Arc;
 use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Reach, Tensor};
 use rayon::prelude::*;
 
-use super::batch::{Batch, Reading, steps_from};
-use super::call::{apply_guarded, guarded};
-use super::check::{
-    CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget, RunOptions, Target,
-};
-use super::elementwise::FloatBatch;
+use super::FloatBatch;
 use super::integer::IntegerBatch;
-use super::record::{Failure, Recorder, Repro};
 use crate::generate::layouts::{Call, Layout, PairTable, Scale, Shot, layout_traits, operand_shape, shots};
 use crate::judge::expect::Expect;
 use crate::results::{CheckResult, Status};
+use crate::run::batch::{Batch, Reading, steps_from};
+use crate::run::call::{apply_guarded, guarded};
+use crate::run::check::{
+    CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget, RunOptions, Target,
+};
+use crate::run::record::{Failure, Recorder, Repro};
 use crate::spec::{Catalog, LoadedSuite};
 
 /// The layout checks of `suite`'s element-wise tables against `adapter` at `scale`: one per

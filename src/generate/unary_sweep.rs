@@ -4,8 +4,8 @@
 //! cheap enough that the default run and the default test run afford this; the binary
 //! tables keep their edge pairs here (their sweeps are `opspec run --exhaustive`).
 
+use super::{Cases, Sweep, edge_values};
 use crate::bits::format::Format;
-use crate::generate::{Cases, Sweep, edge_values};
 
 /// Every input of the sweep, one operand each, in ascending bit order without repeats.
 pub fn inputs(f: Format) -> Cases {

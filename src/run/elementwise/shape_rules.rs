@@ -15,13 +15,13 @@ use std::sync::Arc;
 use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use serde_saphyr::Spanned;
 
-use super::call::{apply_guarded, guarded};
-use super::check::{RunOptions, ShapeRule, ShapeRuleTarget};
-use super::record::{Failure, Recorder, Repro, citation};
 use crate::bits::format::Format;
 use crate::oracle::broadcast::{expand, numpy_alignment, numpy_shape};
 use crate::oracle::scatter::parse_value;
 use crate::results::{CheckResult, Citation};
+use crate::run::call::{apply_guarded, guarded};
+use crate::run::check::{RunOptions, ShapeRule, ShapeRuleTarget};
+use crate::run::record::{Failure, Recorder, Repro, citation};
 use crate::spec::Catalog;
 use crate::spec::LoadedTable;
 use crate::spec::schema::{Destination, IntoResult, Layout, OutDtype};

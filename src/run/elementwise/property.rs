@@ -6,14 +6,14 @@ use std::sync::Arc;
 
 use opspec_adapter::{Adapter, DType};
 
-use super::batch::call_batch;
-use super::check::{Check, PropertyTarget, RunOptions};
-use super::elementwise::cite;
-use super::record::{Failure, Recorder, Repro};
+use super::cite;
 use crate::bits::format::Format;
 use crate::generate::{Cases, Generator, random_cases, tiny_value};
 use crate::oracle::reference;
 use crate::results::CheckResult;
+use crate::run::batch::call_batch;
+use crate::run::check::{Check, PropertyTarget, RunOptions};
+use crate::run::record::{Failure, Recorder, Repro};
 use crate::spec::schema::{Property, PropertyRow, Transform};
 use crate::spec::{Catalog, LoadedTable};
 

@@ -24,15 +24,15 @@ use std::sync::Arc;
 
 use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 
-use super::call::apply_guarded;
-use super::check::{Check, CheckId, RunOptions, SweepTarget, Target};
-use super::record::{Failure, Recorder, Repro};
 use crate::bits::format::Format;
 use crate::bits::value::Domain;
 use crate::generate::sweep::Sweep;
 use crate::judge::context::Context;
 use crate::oracle::native::Reference;
 use crate::results::{CheckResult, ChunkResult};
+use crate::run::call::apply_guarded;
+use crate::run::check::{Check, CheckId, RunOptions, SweepTarget, Target};
+use crate::run::record::{Failure, Recorder, Repro};
 use crate::spec::{Catalog, LoadedSuite};
 
 use progress::Progress;
@@ -191,7 +191,7 @@ pub fn run(
                 .collect(),
             expected: expected.describe(output),
             actual: output.describe(*actual),
-            steps: super::batch::steps_from(&expected, output, *actual),
+            steps: crate::run::batch::steps_from(&expected, output, *actual),
             actual_bits: Some(*actual),
             repro: Repro::Eval { id: random.clone(), operands: operands.clone() },
         });

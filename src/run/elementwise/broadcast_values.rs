@@ -9,10 +9,6 @@ use opspec_adapter::{
     Adapter, AdapterError, Alignment, BinaryOp, DType, ErrorKind, NamedAxis, OpKind, Tensor, shape_text,
 };
 
-use super::batch::steps_from;
-use super::call::apply_guarded;
-use super::check::{Check, RunOptions, ValueCases};
-use super::record::{Failure, Recorder, Repro};
 use crate::bits::format::Format;
 use crate::bits::value::Domain;
 use crate::generate::shapes::{
@@ -22,6 +18,10 @@ use crate::generate::{Generator, any_value};
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::oracle::broadcast as oracle;
+use crate::run::batch::steps_from;
+use crate::run::call::apply_guarded;
+use crate::run::check::{Check, RunOptions, ValueCases};
+use crate::run::record::{Failure, Recorder, Repro};
 use crate::spec::broadcast::Case;
 use crate::spec::{Catalog, LoadedSuite};
 
@@ -29,12 +29,12 @@ use crate::spec::{Catalog, LoadedSuite};
 const DEFAULT_SHAPES: usize = 16;
 /// A failure about shapes, kinds or errors rather than values; it reproduces with the whole
 /// check.
-pub(super) fn fail_shape(rec: &mut Recorder, inputs: Vec<String>, expected: String, actual: String) {
+pub(in crate::run) fn fail_shape(rec: &mut Recorder, inputs: Vec<String>, expected: String, actual: String) {
     rec.fail(1, || Failure { inputs, expected, actual, steps: None, actual_bits: None, repro: Repro::Check });
 }
 
 /// Calls `adapter.binary` on its own thread (a panic or a hang becomes an error message).
-pub(super) fn call_binary(
+pub(in crate::run) fn call_binary(
     adapter: &Arc<dyn Adapter>,
     op: BinaryOp,
     x: &Tensor,
@@ -45,7 +45,7 @@ pub(super) fn call_binary(
 }
 
 /// `dtype[2 3] (strides [1 2], offset 1)`.
-pub(super) fn describe_tensor(t: &Tensor) -> String {
+pub(in crate::run) fn describe_tensor(t: &Tensor) -> String {
     let layout = if t.is_contiguous() {
         "contiguous".to_string()
     } else {
@@ -70,26 +70,26 @@ struct NamedResult {
 }
 
 /// An operand of a value check: the tensor the adapter gets and its values in logical order.
-pub(super) struct ValueOperand {
+pub(in crate::run) struct ValueOperand {
     tensor: Tensor,
     values: Vec<u64>,
 }
 
 /// Everything a value check of one (operation, dtype) needs.
-pub(super) struct ValueCheck<'a> {
+pub(in crate::run) struct ValueCheck<'a> {
     catalog: &'a Catalog,
     suite: &'a LoadedSuite,
     ctx: Context<'a>,
-    pub(super) op: BinaryOp,
+    pub(in crate::run) op: BinaryOp,
     dtype: DType,
     format: Format,
     adapter: &'a Arc<dyn Adapter>,
     options: &'a RunOptions,
-    pub(super) seed: u64,
+    pub(in crate::run) seed: u64,
 }
 
 impl<'a> ValueCheck<'a> {
-    pub(super) fn new(
+    pub(in crate::run) fn new(
         catalog: &'a Catalog,
         suite: &'a LoadedSuite,
         t: usize,
@@ -106,7 +106,12 @@ impl<'a> ValueCheck<'a> {
         Ok(ValueCheck { catalog, suite, ctx, op, dtype, format, adapter, options, seed: suite.suite.seed })
     }
 
-    pub(super) fn run(&self, check: &Check, cases: ValueCases, rec: &mut Recorder) -> Result<(), String> {
+    pub(in crate::run) fn run(
+        &self,
+        check: &Check,
+        cases: ValueCases,
+        rec: &mut Recorder,
+    ) -> Result<(), String> {
         let mut generator = Generator::new(self.seed, &check.id.to_string());
         let n = self.suite.suite.broadcast_shapes.unwrap_or(DEFAULT_SHAPES);
         match cases {
@@ -163,7 +168,7 @@ impl<'a> ValueCheck<'a> {
     }
 
     /// Random values of the format, as a contiguous tensor of `shape` or a strided view.
-    pub(super) fn operand(
+    pub(in crate::run) fn operand(
         &self,
         g: &mut Generator,
         shape: &[usize],
@@ -196,7 +201,7 @@ impl<'a> ValueCheck<'a> {
 
     /// Calls the adapter on two unnamed operands; checks the result's shape (or the error) and
     /// every value against the expectation for the expanded operands.
-    pub(super) fn call_numpy(
+    pub(in crate::run) fn call_numpy(
         &self,
         a: &ValueOperand,
         b: &ValueOperand,
