@@ -173,6 +173,13 @@ impl Select {
         if let Some(s) = specs.iter().find(|s| offered.contains(&s.name)) {
             return Err(format!("two adapters are named `{}`: name one of them as NAME=SPEC", s.name));
         }
+        // A sweep in a debug build would take hours and prove nothing more (as libm-test's
+        // extensive tests refuse them too).
+        if self.exhaustive && cfg!(debug_assertions) {
+            return Err(
+                "--exhaustive needs a release build: `cargo run --release -- run --exhaustive …`".into()
+            );
+        }
         // `--exact` names its suite itself.
         let suites =
             if self.suites.is_empty() && self.exact.is_none() { &setup.suites } else { &self.suites };

@@ -65,6 +65,9 @@ pub fn escape(s: &str) -> String {
 /// What the script draws from: every check, with its citation and deviation by index.
 #[derive(Serialize)]
 struct Data<'a> {
+    /// Every dtype's name, in the registry's order: the matrix's columns (a check about no
+    /// one dtype, or about two, goes under "other").
+    dtypes: Vec<&'static str>,
     /// Per adapter, the command that reruns one of its checks up to `--exact ID`, from the
     /// run that checked it (its invocation, environment and `--adapter NAME=SPEC`).
     rerun: BTreeMap<&'a str, String>,
@@ -113,6 +116,7 @@ fn is_zero(n: &usize) -> bool {
 
 fn data(runs: &[Run]) -> Data<'_> {
     let mut d = Data {
+        dtypes: opspec_adapter::DType::ALL.iter().map(|d| d.name()).collect(),
         rerun: BTreeMap::new(),
         checks: Vec::new(),
         citations: Vec::new(),
@@ -261,7 +265,7 @@ fn environment(run: &Run) -> String {
     let i: &RunInfo = &run.info;
     let rows = [
         ("results file", run.path.display().to_string()),
-        ("opspec", i.opspec_version.clone()),
+        ("opspec", format!("{} ({} build)", i.opspec_version, i.build)),
         ("catalog", i.catalog.clone()),
         ("contract revision", i.spec_revision.clone()),
         ("check-id contract", format!("version {}", i.contract_version)),
@@ -380,6 +384,13 @@ fn gaps(runs: &[Run]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_matrix_has_a_column_for_every_dtype_of_the_registry() {
+        let data = data(&[]);
+        assert_eq!(data.dtypes.len(), opspec_adapter::DType::ALL.len());
+        assert!(data.dtypes.contains(&"c64") && data.dtypes.contains(&"c128"), "{:?}", data.dtypes);
+    }
 
     #[test]
     fn escapes_markup() {

@@ -11,7 +11,7 @@
     skip: "skipped", missing: "missing", unavailable: "adapter unavailable",
   };
   const RANK = { skip: 0, pass: 1, known_deviation: 2, missing: 3, unavailable: 3, fail: 4 };
-  const DTYPES = ["bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64"];
+  const DTYPES = D.dtypes;
   const FILTERS = [["suite", "su"], ["adapter", "ad"], ["op", "op"], ["dtype", "dt"], ["status", "st"]];
   const LIST_LIMIT = 200;
   const byId = new Map(D.checks.map((c) => [c.id, c]));

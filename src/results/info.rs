@@ -10,6 +10,10 @@ use crate::spec::Catalog;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunInfo {
     pub opspec_version: String,
+    /// `release` or `debug`: how this opspec was built (a debug build is slow, and refuses
+    /// `--exhaustive`).
+    #[serde(default)]
+    pub build: String,
     /// Which catalog ran: `built-in catalog` or `catalog at DIR` (`--root`).
     pub catalog: String,
     /// The contract revision: a hash of the catalog files loaded (tables, suites,
@@ -71,6 +75,7 @@ impl RunInfo {
         };
         RunInfo {
             opspec_version: env!("CARGO_PKG_VERSION").to_string(),
+            build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_string(),
             catalog: catalog.origin.to_string(),
             spec_revision: catalog.revision.clone(),
             contract_version: crate::spec::id::CONTRACT_VERSION,
