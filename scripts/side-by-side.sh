@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run array-api-tests' element-wise special cases and opspec's array-api suite on one library and
-# print both input counts (docs/ARRAY_API_TESTS.md says how each is counted).
+# print both input counts (docs/studies/ARRAY_API_TESTS.md says how each is counted).
 #   scripts/side-by-side.sh PATH_TO_ARRAY_API_TESTS [numpy|torch|jax]
 # AAT_PY: a Python with pytest, pytest-json-report, hypothesis, ndindex (and the library; for torch,
 #   array-api-compat). OPSPEC_PY: the Python of opspec's worker (default: AAT_PY). OPSPEC: the

@@ -20,7 +20,7 @@
 //! }
 //! ```
 //!
-//! The checks, their ids (`array-api:mylib:add:f32:edges`), the report (`results.json`,
+//! The checks, their ids (`array-api:mylib:add:f32:edges`), the report (`results.jsonl`,
 //! `index.html`) and the exit codes are the `opspec` command line's ([`crate::cli`], run over
 //! the vendor's adapter), so `docs/RESULTS.md` describes them. The arguments after
 //! `cargo test --release --test conformance --` are read as `cargo test` users write them

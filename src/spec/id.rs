@@ -1,22 +1,10 @@
 //! Check ids, the contract's names for its checks, and the version of that contract.
 //!
-//! Every check has one query-style id, used by `list`, `run --filter`/`--exact`, `eval`, the
-//! expectations files, libtest trial names, `results.jsonl` and the HTML anchors:
-//!
-//! ```text
-//! suite:adapter:op:dtype:case      a check of an adapter against a suite
-//! table:op:dtype:case              a table's self-check against the oracle alone
-//! ```
-//!
-//! - `suite` and `adapter` are names: lowercase ASCII letters, digits and `-`
-//!   (`array-api`, `cuda-deterministic`); `table` is reserved for the tables' own checks.
-//! - `op` is an operation (`add`, `fused_mul_add`, `tensor_scatter_add`: letters, digits and
-//!   `_`) or, for a broadcasting vector, the broadcasting table's name (`numpy`, `named`).
-//! - `dtype` is a dtype (`f32`), two joined by `+` for a promotion case (`i8+u8`, `f32+int`),
-//!   or `-` for a check that is about no one dtype (a broadcasting vector).
-//! - `case` is a name: a row or property id of the table (`nzero-plus-nzero`), a generated set
-//!   (`edges`, `random`, `broadcast-strided`), or a literal case of a promotion, broadcasting
-//!   or scatter table.
+//! Every check has one query-style id (`suite:adapter:op:dtype:case`, or
+//! `table:op:dtype:case` for a table's self-check), used by `list`, `run --filter`/`--exact`,
+//! `eval`, the expectations files, libtest trial names, `results.jsonl` and the HTML anchors.
+//! The grammar is written once, in `docs/RESULTS.md` ("Check ids"); [`CheckId::from_str`]
+//! enforces it.
 //!
 //! The grammar is a contract (`docs/RESULTS.md`): [`CONTRACT_VERSION`] says which.
 

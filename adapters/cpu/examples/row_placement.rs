@@ -3,7 +3,7 @@
 //! operand and the output both 16 bytes past a page boundary (as glibc's `mmap`ed blocks are):
 //! GB/s of bytes touched, best of 7 samples of 2000 calls. A row that starts a little below the
 //! output's offset (modulo 4 KiB) makes each load look like it depends on a store just made
-//! (4K aliasing), which costs a fifth of the speed on the machines of docs/PERFORMANCE.md.
+//! (4K aliasing), which costs a fifth of the speed on the machines of docs/runs/2026-12-02-zen5/NOTES.md.
 //!
 //! `cargo run --release -p opspec-cpu --example row_placement`
 

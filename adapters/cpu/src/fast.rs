@@ -43,14 +43,14 @@ use side::{Side, skip};
 
 /// Outputs of at least this many bytes are split across threads, for the kernels that cost a
 /// few cycles per element (these and [`fused`]'s). `benches/elementwise.rs`
-/// times a two-way split: on the 2-vCPU VM of docs/PERFORMANCE.md it loses below 256 KiB and is
+/// times a two-way split: on the 2-vCPU VM of docs/runs/2026-11-30-zen3/NOTES.md it loses below 256 KiB and is
 /// neutral (within the noise) up to 16 MiB, so 1 MiB keeps small calls on one thread without
 /// giving up the gain measured at 64 MiB.
 pub const PARALLEL_THRESHOLD: usize = 1 << 20;
 
 /// [`PARALLEL_THRESHOLD`] for f32 and f64 pow and atan2, split in pieces of half as many bytes. They
 /// cost about 20 times an add per element, so 8192 elements are some 25 µs of work against a
-/// few µs for a split (an estimate, not tuned: the machine of docs/PERFORMANCE.md was too
+/// few µs for a split (an estimate, not tuned: the machine of docs/runs/2026-11-30-zen3/NOTES.md was too
 /// loaded to time the split reliably).
 pub const TRANSCENDENTAL_PARALLEL_THRESHOLD: usize = 32 << 10;
 

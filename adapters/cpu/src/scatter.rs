@@ -15,7 +15,7 @@
 //! one in index order, and can prefetch (into L2) the destination of the update
 //! `SCATTERED_AHEAD` places ahead, so that the cache misses of scattered destinations overlap.
 //! Whether either pays depends on the processor (the prefetches made the kernel 1.6× a plain
-//! loop on a Zen 4 and 1.3–1.5× slower on a Zen 5, docs/PERFORMANCE.md), so each call times
+//! loop on a Zen 4 and 1.3–1.5× slower on a Zen 5, docs/runs/2026-12-02-zen5/NOTES.md), so each call times
 //! its first blocks of each kind both ways, alternating (`Trial`), and keeps the faster way.
 //! Every way gives the same bits.
 
@@ -30,7 +30,7 @@ const BLOCK: usize = 1024;
 const PREFETCH_AHEAD: usize = 32;
 
 /// How many updates ahead the one-by-one kernels prefetch destinations into L2. On the
-/// machine of docs/PERFORMANCE.md (uniform indices into 4 MiB of f32), prefetching into L2
+/// machine of docs/runs/2026-12-01-zen4/NOTES.md (uniform indices into 4 MiB of f32), prefetching into L2
 /// 64 or 128 ahead gained 1.6–1.8× over a plain loop, into L1 32 ahead 1.2–1.4×: the L2 keeps
 /// more misses in flight.
 const SCATTERED_AHEAD: usize = 128;
