@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Every test of the repository, as CI runs them (.ci/run calls this script):
-#   1. cargo test --release --workspace
+#   1. cargo test --release --workspace, then the Python worker's tests (adapters/python/tests,
+#      through the binary step 1 built; skipped, saying so, without a Python with NumPy);
 #   2. the example vendor crate outside the workspace (examples/vendor-ndarray: ndarray checked
 #      through opspec's Rust harness, with opspec as a default-features = false dependency);
 #   3. the GPU check's dry run: the binaries step 1 built, packed by scripts/gpu-check.sh and run
 #      end to end with the GPU parts skipped, so that a GPU call does not fail on a typo;
 #   4. scripts/readme-check.sh: every command of the README, in a copy of the tracked files,
-#      with this target directory (so the release build of step 1 is reused);
+#      with this target directory (its `cargo run --release --` is the binary of step 1);
 #   5. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
 #      (`--features cpu-faults`: a second build of opspec-cpu and opspec, docs/LAYOUTS.md),
 #      last, since it rebuilds target/release/opspec with the faults in.
@@ -25,6 +26,17 @@ workspace=$((SECONDS - started))
 # widest this CPU has, unless OPSPEC_CPU_SIMD caps it.
 kernels=$("$CARGO_TARGET_DIR/release/opspec" eval array-api:cpu:add:f32:edges 0x3f800000 0x3f800000 |
   sed -n 's/^called cpu (\(.*\)) with .*/\1/p')
+
+# The Python worker's own tests (adapters/python/tests: fake array namespaces driven through the
+# binary step 1 built), with the interpreter tests/python.rs uses.
+started=$SECONDS
+python=${OPSPEC_PYTHON:-$HOME/.cache/opspec-python/bin/python}
+if "$python" -c 'import numpy' 2>/dev/null; then
+    OPSPEC_BIN="$CARGO_TARGET_DIR/release/opspec" "$python" -m unittest discover -s adapters/python/tests
+else
+    echo "test-all: the Python worker's tests skipped: no Python with NumPy at $python (set OPSPEC_PYTHON or run .ci/run)"
+fi
+worker=$((SECONDS - started))
 
 started=$SECONDS
 (cd examples/vendor-ndarray && cargo test --release)
@@ -45,4 +57,4 @@ started=$SECONDS
 cargo test --release --features cpu-faults --test cpu_faults
 faults=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
+echo "test-all: workspace ${workspace} s, Python worker ${worker} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
