@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 use opspec::run::validate_expectations;
 use opspec::spec::{Catalog, LoadError};
@@ -81,15 +80,11 @@ fn line_of(text: &str, needle: &str) -> u64 {
     text[..at].matches('\n').count() as u64 + 1
 }
 
-/// Loads `root`, which must fail within a few seconds and without a panic; the error, or
-/// what went wrong instead.
+/// Loads `root`, which must fail without a panic; the error, or what went wrong instead. (No
+/// time limit: a test must not fail because the machine is busy; a hang meets the test
+/// runner's own.)
 fn try_refused(root: &Root) -> Result<LoadError, String> {
-    let started = Instant::now();
     let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| root.load()));
-    let elapsed = started.elapsed();
-    if elapsed > Duration::from_secs(5) {
-        return Err(format!("loading took {elapsed:?}"));
-    }
     match loaded {
         Ok(Ok(_)) => Err("the broken catalog loaded".into()),
         Ok(Err(e)) => Ok(e),
@@ -512,10 +507,9 @@ fn roots_that_hold_no_catalog() {
 }
 
 /// Runs the binary with `args` (on the shipped catalog unless `--root` is among them).
-fn opspec(args: &[&str]) -> (i32, String, Duration) {
-    let started = Instant::now();
+fn opspec(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_opspec")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned(), started.elapsed())
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -557,13 +551,12 @@ fn command_lines_are_checked_before_any_work() {
         (&["--root", &empty_root, "validate"], 2, &["no tables in the catalog at"]),
     ];
     for (args, code, says) in cases {
-        let (got, stderr, took) = opspec(args);
+        let (got, stderr) = opspec(args);
         assert_eq!(got, *code, "opspec {args:?}: {stderr}");
         assert!(!stderr.contains("panicked") && !stderr.contains("running"), "opspec {args:?}: {stderr}");
         for s in *says {
             assert!(stderr.contains(s), "opspec {args:?} does not say {s:?}: {stderr}");
         }
-        assert!(took < Duration::from_secs(10), "opspec {args:?} took {took:?}");
     }
     assert!(!out.exists(), "a refused run created its report folder");
 }
@@ -620,9 +613,7 @@ proptest! {
         let root = Root::new("mutated");
         let text = root.read(TABLES[table]);
         root.write(TABLES[table], &mutate(&text, line, kind, value));
-        let started = Instant::now();
         let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| root.load()));
-        prop_assert!(started.elapsed() < Duration::from_secs(5));
         match loaded {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => prop_assert!(e.line.is_some() && e.column.is_some(), "no line:column in {}", e),
