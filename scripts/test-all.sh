@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of the repository, as CI runs them (.ci/run calls this script):
-#   1. cargo test --release --workspace, then the Python worker's tests (adapters/python/tests,
+#   1. scripts/layers.py (the import order of src/'s rooms), cargo test --release --workspace, then the Python worker's tests (adapters/python/tests,
 #      through the binary step 1 built; skipped, saying so, without a Python with NumPy);
 #   2. the example vendor crate outside the workspace (examples/vendor-ndarray: ndarray checked
 #      through opspec's Rust harness, with opspec as a default-features = false dependency);
@@ -17,6 +17,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
+
+# The rooms of src/ import downwards only, without a circle (docs/ARCHITECTURE.md).
+python3 scripts/layers.py
 
 started=$SECONDS
 cargo test --release --workspace
