@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use opspec::results::Status;
-use opspec::run::{RunOptions, Target, adapter_checks, run_all, table_checks};
+use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all, table_checks};
 use opspec::spec::Catalog;
 use opspec_cpu::CpuAdapter;
 
@@ -26,7 +26,8 @@ fn planned_counts_are_the_counts_run() {
         let Some(p) = check.planned else { continue };
         assert_eq!(result.planned_inputs, Some(p));
         match check.target {
-            Target::Integer(_) | Target::Layouts(_) => {
+            Target::Elementwise(ElementwiseKind::Integer(_))
+            | Target::Elementwise(ElementwiseKind::Layouts(_)) => {
                 assert!(result.inputs <= p && result.inputs > 0, "{}: {} of {p}", check.id, result.inputs)
             }
             _ => assert_eq!(result.inputs, p, "{}: planned {p}, ran {}", check.id, result.inputs),

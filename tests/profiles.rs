@@ -7,7 +7,7 @@ use std::sync::Arc;
 use opspec::bits::format::Format;
 use opspec::report::{Conformance, verdicts};
 use opspec::results::{CheckResult, Status};
-use opspec::run::{RunOptions, Target, adapter_checks, run_all};
+use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
@@ -65,7 +65,10 @@ fn run(adapter: Flushing, profile: Option<&str>) -> Vec<CheckResult> {
         .filter(|c| {
             c.id.suite() == Some("array-api") && ["add", "multiply", "divide"].contains(&c.id.op.as_str())
         })
-        .filter(|c| matches!(c.target, Target::Elementwise(_)) && c.needs.is_some_and(|(_, d)| d.is_float()))
+        .filter(|c| {
+            matches!(c.target, Target::Elementwise(ElementwiseKind::Float(_)))
+                && c.needs.is_some_and(|(_, d)| d.is_float())
+        })
         .collect();
     run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0)
 }

@@ -8,7 +8,7 @@ use opspec::bits::format::Format;
 use opspec::bits::value::IntFormat;
 use opspec::results::{CheckResult, Status};
 use opspec::results::{ResultsWriter, RunInfo};
-use opspec::run::{RunOptions, Target, adapter_checks, run_all};
+use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp, UnaryOp,
@@ -68,7 +68,8 @@ fn failures(adapter: Buggy) -> (BTreeSet<String>, Vec<CheckResult>) {
         .filter(|c| c.id.suite() == Some("array-api"))
         .filter(|c| ops.iter().any(|op| op.name() == c.id.op))
         .filter(|c| {
-            matches!(c.target, Target::Elementwise(_)) && c.needs.is_some_and(|(_, dtype)| dtype.is_float())
+            matches!(c.target, Target::Elementwise(ElementwiseKind::Float(_)))
+                && c.needs.is_some_and(|(_, dtype)| dtype.is_float())
         })
         .collect();
     let results = run_all(&catalog, &checks, &[(name, Arc::new(adapter))], &RunOptions::default(), 0);

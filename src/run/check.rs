@@ -39,32 +39,39 @@ impl Check {
     }
 }
 
-/// What a check exercises, in the terms of its family of tables. Indices point into the
-/// [`Catalog`](crate::spec::Catalog)'s vectors.
+/// What a check exercises: its family of tables, then what it checks of a table of that
+/// family. Indices point into the [`Catalog`](crate::spec::Catalog)'s vectors.
 #[derive(Clone, Debug)]
 pub enum Target {
-    /// Float inputs of an element-wise table (`specs/elementwise`, `specs/fused`).
-    Elementwise(ElementwiseTarget),
-    /// Integer inputs of an element-wise table: exact results under the suite's contract.
-    Integer(IntegerTarget),
-    /// A property an element-wise table states about results as a whole.
-    Property(PropertyTarget),
-    /// A rule about operand and destination shapes that an element-wise table's operation
-    /// keeps (fused operations do not broadcast; `_into` writes only a fitting `out`).
-    ShapeRule(ShapeRuleTarget),
+    /// A check of an element-wise table (`specs/elementwise`, `specs/fused`), of one kind.
+    Elementwise(ElementwiseKind),
     /// A literal case of a promotion table.
     Promotion(PromotionTarget),
     /// A broadcasting table's vector, or values under broadcasting.
     Broadcast(BroadcastTarget),
     /// A scatter table's literal case or generator (`specs/scatter`).
     Scatter(ScatterTarget),
-    /// An element-wise table at generated sizes and memory layouts.
-    Layouts(LayoutTarget),
-    /// Every pair of 16-bit values, or the dense f32/f64 grid, of a binary element-wise table
-    /// (`run --exhaustive`).
-    Sweep(SweepTarget),
     /// A row, the oracle comparison or a stated property of a complex table (`specs/complex`).
     Complex(ComplexTarget),
+}
+
+/// The kinds of check of an element-wise table.
+#[derive(Clone, Debug)]
+pub enum ElementwiseKind {
+    /// Float inputs: a row, the edges or random inputs.
+    Float(FloatTarget),
+    /// Integer inputs: exact results under the suite's contract.
+    Integer(IntegerTarget),
+    /// A property the table states about results as a whole.
+    Property(PropertyTarget),
+    /// A rule about operand and destination shapes that the operation keeps (fused
+    /// operations do not broadcast; `_into` writes only a fitting `out`).
+    ShapeRule(ShapeRuleTarget),
+    /// The table at generated sizes and memory layouts.
+    Layouts(LayoutTarget),
+    /// Every pair of 16-bit values, or the dense f32/f64 grid, of a binary table
+    /// (`run --exhaustive`).
+    Sweep(SweepTarget),
 }
 
 /// A complex check: one case set of one complex table in one complex dtype.
@@ -113,7 +120,7 @@ pub enum CaseSet {
 
 /// An element-wise check: one case set of one table in one float dtype.
 #[derive(Clone, Copy, Debug)]
-pub struct ElementwiseTarget {
+pub struct FloatTarget {
     /// Index into `Catalog::tables`.
     pub table: usize,
     pub dtype: DType,

@@ -15,6 +15,7 @@ use super::elementwise::property::PropertyRun;
 use crate::bits::value::Domain;
 use crate::host::{NamedAdapter, find_adapter};
 use crate::judge::expect::Expect;
+use crate::run::check::ElementwiseKind;
 use crate::spec::Catalog;
 
 /// What `eval` found.
@@ -48,7 +49,7 @@ pub fn eval(
         Ok(Some(batch.call(adapter, options)?[position]))
     };
     let pass = match &check.target {
-        Target::Elementwise(t) => {
+        Target::Elementwise(ElementwiseKind::Float(t)) => {
             let mut floats = FloatBatch::prepare(catalog, check, t, options)?;
             describe_operands(&floats.batch, operands, &mut lines)?;
             if floats.batch.position(operands).is_none() {
@@ -72,7 +73,7 @@ pub fn eval(
                 }
             }
         }
-        Target::Integer(t) => {
+        Target::Elementwise(ElementwiseKind::Integer(t)) => {
             let mut ints = IntegerBatch::prepare(catalog, check, t)?;
             describe_operands(&ints.batch, operands, &mut lines)?;
             if ints.batch.position(operands).is_none() {
@@ -90,7 +91,9 @@ pub fn eval(
             let a = actual(&ints.batch, &mut lines)?.ok_or("an integer check needs an adapter")?;
             verdict(&expected, &ints.batch, a, &mut lines)
         }
-        Target::Property(t) => eval_property(catalog, check, t, adapter, operands, options, &mut lines)?,
+        Target::Elementwise(ElementwiseKind::Property(t)) => {
+            eval_property(catalog, check, t, adapter, operands, options, &mut lines)?
+        }
         _ => {
             return Err(format!(
                 "`eval` shows one input of an element-wise or property check; `{}` is checked as a whole: {}",

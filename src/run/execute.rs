@@ -7,7 +7,7 @@ use std::time::Instant;
 use opspec_adapter::{Adapter, Support};
 
 use super::check::{Check, RunOptions, Target};
-use super::elementwise::{self, integer, layouts, property, shape_rules, sweep};
+use super::elementwise;
 use super::{broadcast, complex, promotion, scatter};
 use crate::results::{CheckResult, KnownDeviation, ProfileVerdict, Status};
 use crate::spec::Catalog;
@@ -55,21 +55,14 @@ pub fn run_check(
         }
         let needs_adapter = |what: &str| format!("{}: a {what} check needs an adapter", check.id);
         match (&check.target, adapter) {
-            (Target::Elementwise(t), a) => elementwise::run(catalog, check, t, a, options, &mut result),
-            (Target::Property(t), a) => property::run(catalog, check, t, a, options, &mut result),
+            (Target::Elementwise(kind), a) => {
+                elementwise::run_kind(catalog, check, kind, a, options, &mut result)
+            }
             (Target::Broadcast(t), a) => broadcast::run(catalog, check, t, a, options, &mut result),
             (Target::Scatter(t), a) => scatter::run(catalog, check, t, a, options, &mut result),
-            (Target::Integer(t), Some(a)) => integer::run(catalog, check, t, a, options, &mut result),
-            (Target::ShapeRule(t), Some(a)) => shape_rules::run(catalog, t, a, options, &mut result),
             (Target::Promotion(t), Some(a)) => promotion::run(catalog, t, a, options, &mut result),
-            (Target::Layouts(t), Some(a)) => layouts::run(catalog, check, t, a, options, &mut result),
-            (Target::Sweep(t), Some(a)) => sweep::run(catalog, check, t, a, options, &mut result),
             (Target::Complex(t), Some(a)) => complex::run(catalog, check, t, a, options, &mut result),
-            (Target::Integer(_), None) => Err(needs_adapter("integer")),
-            (Target::ShapeRule(_), None) => Err(needs_adapter("shape-rule")),
             (Target::Promotion(_), None) => Err(needs_adapter("promotion")),
-            (Target::Layouts(_), None) => Err(needs_adapter("layout")),
-            (Target::Sweep(_), None) => Err(needs_adapter("sweep")),
             (Target::Complex(_), None) => Err(needs_adapter("complex")),
         }
     });

@@ -26,7 +26,7 @@ pub mod select;
 pub mod shard;
 
 pub use check::{
-    BroadcastTarget, CaseSet, Check, ComplexCases, ComplexTarget, ElementwiseTarget, IntegerCases,
+    BroadcastTarget, CaseSet, Check, ComplexCases, ComplexTarget, ElementwiseKind, FloatTarget, IntegerCases,
     IntegerTarget, LayoutTarget, PromotionTarget, PropertyTarget, RunOptions, ScatterCases, ScatterTarget,
     ShapeRule, ShapeRuleTarget, SweepTarget, Target, ValueCases,
 };

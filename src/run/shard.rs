@@ -5,13 +5,16 @@
 use super::check::{Check, RunOptions, Target};
 use crate::bits::hash::fnv1a;
 use crate::results::shard::{Shard, chunk_key};
+use crate::run::check::ElementwiseKind;
 use crate::spec::Catalog;
 
 /// The part of `check` that `shard` runs: all of it, the sweep chunks it owns, or `None`.
 pub fn part_of(shard: Shard, check: Check) -> Option<Check> {
     let id = check.id.to_string();
     match check.target {
-        Target::Sweep(_) => super::elementwise::sweep::keep_chunks(check, |k| shard.owns(&chunk_key(&id, k))),
+        Target::Elementwise(ElementwiseKind::Sweep(_)) => {
+            super::elementwise::sweep::keep_chunks(check, |k| shard.owns(&chunk_key(&id, k)))
+        }
         _ => shard.owns(&id).then_some(check),
     }
 }
@@ -20,7 +23,9 @@ pub fn part_of(shard: Shard, check: Check) -> Option<Check> {
 pub fn unit_keys(check: &Check) -> Vec<String> {
     let id = check.id.to_string();
     match &check.target {
-        Target::Sweep(t) => t.chunks.iter().map(|&k| chunk_key(&id, k)).collect(),
+        Target::Elementwise(ElementwiseKind::Sweep(t)) => {
+            t.chunks.iter().map(|&k| chunk_key(&id, k)).collect()
+        }
         _ => vec![id],
     }
 }

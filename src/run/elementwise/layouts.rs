@@ -18,8 +18,9 @@ use crate::judge::expect::Expect;
 use crate::results::{CheckResult, Status};
 use crate::run::batch::{Batch, Reading, steps_from};
 use crate::run::call::{apply_guarded, guarded};
+use crate::run::check::ElementwiseKind;
 use crate::run::check::{
-    CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, LayoutTarget, RunOptions, Target,
+    CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, LayoutTarget, RunOptions, Target,
 };
 use crate::run::record::{Failure, Recorder, Repro};
 use crate::spec::{Catalog, LoadedSuite};
@@ -42,7 +43,11 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str, scale: 
             checks.push(Check {
                 id: CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), scale.case()),
                 needs: Some((table.op, dtype)),
-                target: Target::Layouts(LayoutTarget { table: t, dtype, scale }),
+                target: Target::Elementwise(ElementwiseKind::Layouts(LayoutTarget {
+                    table: t,
+                    dtype,
+                    scale,
+                })),
                 planned: Some(planned),
             });
         }
@@ -76,7 +81,7 @@ fn pair_inputs(
     options: &RunOptions,
 ) -> Result<Batch, String> {
     let batch = if target.dtype.is_float() {
-        let t = ElementwiseTarget { table: target.table, dtype: target.dtype, cases: CaseSet::Edges };
+        let t = FloatTarget { table: target.table, dtype: target.dtype, cases: CaseSet::Edges };
         FloatBatch::prepare(catalog, check, &t, options)?.batch
     } else {
         let t = IntegerTarget { table: target.table, dtype: target.dtype, cases: IntegerCases::Edges };

@@ -30,8 +30,9 @@ use crate::oracle::ops::exact_integer;
 use crate::oracle::{high_precision, ulp_error};
 use crate::results::{CheckResult, Citation, ULP_BUCKETS};
 use crate::run::batch::{Batch, Reading};
+use crate::run::check::ElementwiseKind;
 use crate::run::check::{
-    CaseSet, Check, CheckId, ElementwiseTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
+    CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
     ShapeRuleTarget, Target,
 };
 use crate::run::record::{Recorder, citation};
@@ -63,7 +64,14 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
             if dtype.is_float() {
                 targets.extend(float_targets(table, t, dtype));
                 targets.extend(shape_rules::rule_of(table).map(|rule| {
-                    (rule.name().to_string(), Target::ShapeRule(ShapeRuleTarget { table: t, dtype, rule }))
+                    (
+                        rule.name().to_string(),
+                        Target::Elementwise(ElementwiseKind::ShapeRule(ShapeRuleTarget {
+                            table: t,
+                            dtype,
+                            rule,
+                        })),
+                    )
                 }));
             } else {
                 let by_zero = divides(table, dtype) && judges_division_by_zero(&suite.suite);
@@ -71,8 +79,14 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
                 for (name, cases) in
                     sets.into_iter().chain(by_zero.then_some(("by-zero", IntegerCases::ByZero)))
                 {
-                    targets
-                        .push((name.to_string(), Target::Integer(IntegerTarget { table: t, dtype, cases })));
+                    targets.push((
+                        name.to_string(),
+                        Target::Elementwise(ElementwiseKind::Integer(IntegerTarget {
+                            table: t,
+                            dtype,
+                            cases,
+                        })),
+                    ));
                 }
             }
             for (case, target) in targets {
@@ -89,7 +103,10 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
 fn float_targets(table: &LoadedTable, t: usize, dtype: DType) -> impl Iterator<Item = (String, Target)> + '_ {
     let sets = (0..table.table.rows.len()).map(CaseSet::Row).chain([CaseSet::Edges, CaseSet::Random]);
     sets.map(move |cases| {
-        (case_name(table, cases), Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }))
+        (
+            case_name(table, cases),
+            Target::Elementwise(ElementwiseKind::Float(FloatTarget { table: t, dtype, cases })),
+        )
     })
     .chain(property_targets(table, t, dtype))
 }
@@ -101,7 +118,10 @@ fn property_targets(
     dtype: DType,
 ) -> impl Iterator<Item = (String, Target)> + '_ {
     table.table.properties.iter().enumerate().map(move |(property, p)| {
-        (p.id.value.clone(), Target::Property(PropertyTarget { table: t, dtype, property }))
+        (
+            p.id.value.clone(),
+            Target::Elementwise(ElementwiseKind::Property(PropertyTarget { table: t, dtype, property })),
+        )
     })
 }
 
@@ -115,7 +135,10 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
         {
             let rows = (0..table.table.rows.len()).map(|r| {
                 let cases = CaseSet::Row(r);
-                (case_name(table, cases), Target::Elementwise(ElementwiseTarget { table: t, dtype, cases }))
+                (
+                    case_name(table, cases),
+                    Target::Elementwise(ElementwiseKind::Float(FloatTarget { table: t, dtype, cases })),
+                )
             });
             for (case, target) in rows.chain(property_targets(table, t, dtype)) {
                 checks.push(Check {
@@ -136,23 +159,25 @@ pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
 fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Option<usize> {
     let (per_row, _) = RunOptions::default().per_row_and_seed(suite);
     Some(match target {
-        Target::Elementwise(t) => match t.cases {
+        Target::Elementwise(ElementwiseKind::Float(t)) => match t.cases {
             CaseSet::Row(_) => per_row,
             CaseSet::Edges => edge_input_count(Format::of(t.dtype)?, table.table.operands.len()),
             CaseSet::Random => suite?.random_cases,
         },
-        Target::Property(t) => match &table.table.properties[t.property].property {
-            Property::InvariantUnder(transforms) => per_row * (transforms.len() + 1),
-            Property::UnderflowOnlyFromSubnormals => per_row,
-        },
-        Target::Integer(t) => match t.cases {
+        Target::Elementwise(ElementwiseKind::Property(t)) => {
+            match &table.table.properties[t.property].property {
+                Property::InvariantUnder(transforms) => per_row * (transforms.len() + 1),
+                Property::UnderflowOnlyFromSubnormals => per_row,
+            }
+        }
+        Target::Elementwise(ElementwiseKind::Integer(t)) => match t.cases {
             IntegerCases::Edges => {
                 int_edge_values(IntFormat::holding(t.dtype)?).len().pow(table.table.operands.len() as u32)
             }
             IntegerCases::Random => suite?.random_cases,
             IntegerCases::ByZero => int_edge_values(IntFormat::holding(t.dtype)?).len(),
         },
-        Target::ShapeRule(t) => shape_rules::scenarios(table, t.rule),
+        Target::Elementwise(ElementwiseKind::ShapeRule(t)) => shape_rules::scenarios(table, t.rule),
         _ => return None,
     })
 }
@@ -186,11 +211,36 @@ fn applies(table: &LoadedTable, dtype: DType) -> bool {
     table.table.dtypes.iter().any(|d| d == dtype.name())
 }
 
+/// Runs an element-wise check of kind `kind` against `adapter` (none: a table self-check,
+/// which only float rows and properties have), recording into `result`.
+pub fn run_kind(
+    catalog: &Catalog,
+    check: &Check,
+    kind: &ElementwiseKind,
+    adapter: Option<&Arc<dyn Adapter>>,
+    options: &RunOptions,
+    result: &mut CheckResult,
+) -> Result<(), String> {
+    let needs_adapter = |what: &str| format!("{}: a {what} check needs an adapter", check.id);
+    match (kind, adapter) {
+        (ElementwiseKind::Float(t), a) => run(catalog, check, t, a, options, result),
+        (ElementwiseKind::Property(t), a) => property::run(catalog, check, t, a, options, result),
+        (ElementwiseKind::Integer(t), Some(a)) => integer::run(catalog, check, t, a, options, result),
+        (ElementwiseKind::ShapeRule(t), Some(a)) => shape_rules::run(catalog, t, a, options, result),
+        (ElementwiseKind::Layouts(t), Some(a)) => layouts::run(catalog, check, t, a, options, result),
+        (ElementwiseKind::Sweep(t), Some(a)) => sweep::run(catalog, check, t, a, options, result),
+        (ElementwiseKind::Integer(_), None) => Err(needs_adapter("integer")),
+        (ElementwiseKind::ShapeRule(_), None) => Err(needs_adapter("shape-rule")),
+        (ElementwiseKind::Layouts(_), None) => Err(needs_adapter("layout")),
+        (ElementwiseKind::Sweep(_), None) => Err(needs_adapter("sweep")),
+    }
+}
+
 /// Runs an element-wise check; `adapter` is `None` for a table self-check.
 pub fn run(
     catalog: &Catalog,
     check: &Check,
-    target: &ElementwiseTarget,
+    target: &FloatTarget,
     adapter: Option<&Arc<dyn Adapter>>,
     options: &RunOptions,
     result: &mut CheckResult,
@@ -255,7 +305,7 @@ impl<'a> FloatBatch<'a> {
     pub fn prepare(
         catalog: &'a Catalog,
         check: &Check,
-        target: &ElementwiseTarget,
+        target: &FloatTarget,
         options: &RunOptions,
     ) -> Result<FloatBatch<'a>, String> {
         let table = &catalog.tables[target.table];

@@ -330,7 +330,7 @@ fn destination(out: &Destination, dtype: DType) -> Result<Tensor, String> {
 mod tests {
     use super::*;
     use crate::results::Status;
-    use crate::run::check::Target;
+    use crate::run::check::{ElementwiseKind, Target};
     use crate::run::{adapter_checks, run_check};
 
     /// Runs `numr:cpu:add_into:f32:into-rules` on the shipped catalog after `edit` changed
@@ -341,7 +341,9 @@ mod tests {
             .into_iter()
             .find(|c| c.id.to_string() == "numr:cpu:add_into:f32:into-rules")
             .unwrap();
-        let Target::ShapeRule(target) = check.target else { panic!("not a shape-rule check") };
+        let Target::Elementwise(ElementwiseKind::ShapeRule(target)) = check.target else {
+            panic!("not a shape-rule check")
+        };
         edit(catalog.tables[target.table].table.into_rules.as_mut().unwrap());
         let cpu: Arc<dyn Adapter> = Arc::new(opspec_cpu::CpuAdapter::new());
         run_check(&catalog, &check, Some(&cpu), &RunOptions::default())

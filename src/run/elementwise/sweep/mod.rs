@@ -17,6 +17,7 @@ mod state;
 
 use crate::generate::sweep::operand_tensor;
 use crate::judge::classes::{ChunkTally, ClassJudge};
+use crate::run::check::ElementwiseKind;
 use progress::group;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -63,7 +64,11 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
             checks.push(Check {
                 id,
                 needs: Some((table.op, dtype)),
-                target: Target::Sweep(SweepTarget { table: t, dtype, chunks: (0..sweep.chunks()).collect() }),
+                target: Target::Elementwise(ElementwiseKind::Sweep(SweepTarget {
+                    table: t,
+                    dtype,
+                    chunks: (0..sweep.chunks()).collect(),
+                })),
                 planned: usize::try_from(sweep.len()).ok(),
             });
         }
@@ -74,7 +79,7 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
 /// `check` with only the sweep chunks `keep` selects (its planned inputs counted again), or
 /// `None` when it keeps none; any other check is returned as it is.
 pub fn keep_chunks(mut check: Check, keep: impl Fn(u64) -> bool) -> Option<Check> {
-    let Target::Sweep(target) = &mut check.target else { return Some(check) };
+    let Target::Elementwise(ElementwiseKind::Sweep(target)) = &mut check.target else { return Some(check) };
     target.chunks.retain(|&k| keep(k));
     if target.chunks.is_empty() {
         return None;
