@@ -166,14 +166,8 @@ impl Catalog {
         match path.iter().nth(1).and_then(|folder| folder.to_str()) {
             Some("elementwise" | "fused") => {
                 let table = load_table(path, text)?;
-                if let Some(other) = self.tables.iter().find(|t| t.op == table.op) {
-                    let m = format!(
-                        "`{}` already has a table, {}: one table per operation",
-                        table.table.op,
-                        other.path.display()
-                    );
-                    return Err(LoadError::in_field(path, "op", m));
-                }
+                let other = self.tables.iter().find(|t| t.op == table.op);
+                one_per_operation(path, "a table", &table.table.op, other.map(|t| &t.path))?;
                 self.tables.push(table);
             }
             Some("promotion") => {
@@ -185,26 +179,19 @@ impl Catalog {
             Some("broadcasting") => self.broadcasting.push(broadcast::load_table(path, text)?),
             Some("scatter") => {
                 let table = scatter::load_scatter(path, text)?;
-                if let Some(other) = self.scatter.iter().find(|t| t.table.op == table.table.op) {
-                    let m = format!(
-                        "`{}` already has a table, {}: one table per operation",
-                        table.table.op,
-                        other.path.display()
-                    );
-                    return Err(LoadError::in_field(path, "op", m));
-                }
+                let other = self.scatter.iter().find(|t| t.table.op == table.table.op);
+                one_per_operation(path, "a table", &table.table.op, other.map(|t| &t.path))?;
                 self.scatter.push(table);
             }
             Some("complex") => {
                 let table = complex::load_complex(path, text)?;
-                if let Some(other) = self.complex.iter().find(|t| t.op == table.op) {
-                    let m = format!(
-                        "`{}` already has a complex table, {}: one table per operation",
-                        table.loaded.table.op,
-                        other.loaded.path.display()
-                    );
-                    return Err(LoadError::in_field(path, "op", m));
-                }
+                let other = self.complex.iter().find(|t| t.op == table.op);
+                one_per_operation(
+                    path,
+                    "a complex table",
+                    &table.loaded.table.op,
+                    other.map(|t| &t.loaded.path),
+                )?;
                 self.complex.push(table);
             }
             _ => {
@@ -227,6 +214,18 @@ impl Catalog {
     /// The suite called `name`.
     pub fn suite(&self, name: &str) -> Option<&LoadedSuite> {
         self.suites.iter().find(|s| s.suite.name == name)
+    }
+}
+
+/// Refuses the table at `path` for operation `op` where `other` already holds `what` for it:
+/// the second would replace the first's contract for every suite.
+fn one_per_operation(path: &Path, what: &str, op: &str, other: Option<&PathBuf>) -> Result<(), LoadError> {
+    match other {
+        Some(other) => {
+            let m = format!("`{op}` already has {what}, {}: one table per operation", other.display());
+            Err(LoadError::in_field(path, "op", m))
+        }
+        None => Ok(()),
     }
 }
 
