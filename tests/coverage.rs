@@ -132,7 +132,7 @@ fn coverage() -> Coverage {
     let mut c = Coverage { failures: Vec::new(), without_table: Vec::new(), encoded: 0, total: 0 };
     for (name, hashes) in &manifest.functions {
         c.total += hashes.len();
-        let Some(table) = catalog.tables.iter().find(|t| &t.table.op == name) else {
+        let Some(table) = catalog.elementwise.iter().find(|t| &t.table.op == name) else {
             c.without_table.push((name.clone(), hashes.len()));
             continue;
         };
@@ -310,10 +310,10 @@ fn every_operation_has_a_table_and_every_table_a_document() {
             );
             continue;
         }
-        assert!(catalog.tables.iter().any(|t| t.table.op == op), "no table for {op}");
-        assert!(suite.tables.iter().any(|&t| catalog.tables[t].table.op == op), "array-api lacks {op}");
+        assert!(catalog.elementwise.iter().any(|t| t.table.op == op), "no table for {op}");
+        assert!(suite.tables.iter().any(|&t| catalog.elementwise[t].table.op == op), "array-api lacks {op}");
     }
-    for t in &catalog.tables {
+    for t in &catalog.elementwise {
         assert!(!t.table.sources.is_empty(), "{} names no document", t.path.display());
     }
 }

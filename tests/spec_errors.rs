@@ -47,7 +47,7 @@ fn assert_located(err: &LoadError, line: u64, field: &str, says: &str) {
 #[test]
 fn the_shipped_catalog_is_valid() {
     let catalog = Catalog::builtin().unwrap();
-    assert!(catalog.tables.len() >= 3 && !catalog.suites.is_empty());
+    assert!(catalog.elementwise.len() >= 3 && !catalog.suites.is_empty());
 }
 
 #[test]

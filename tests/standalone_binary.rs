@@ -80,7 +80,7 @@ fn root_overrides_and_its_files_make_the_revision() {
     let add = include_str!("../specs/elementwise/add.yaml");
     std::fs::write(dir.join("specs/elementwise/add.yaml"), add).unwrap();
     let one = Catalog::load(&dir).unwrap();
-    assert_eq!((one.tables.len(), one.suites.len()), (1, 0));
+    assert_eq!((one.elementwise.len(), one.suites.len()), (1, 0));
     assert_eq!(one.origin, Origin::Root(dir.clone()));
     std::fs::write(dir.join("specs/elementwise/add.yaml"), format!("{add}\n")).unwrap();
     assert_ne!(Catalog::load(&dir).unwrap().revision, one.revision, "one byte more, same revision");

@@ -390,7 +390,7 @@ mod tests {
         let suite = catalog.suite("array-api").unwrap();
         let ops = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal"];
         for (op, f) in ops.iter().flat_map(|&op| [Format::F16, Format::BF16, Format::F32].map(|f| (op, f))) {
-            let table = catalog.tables.iter().find(|t| t.table.op == op).unwrap();
+            let table = catalog.elementwise.iter().find(|t| t.table.op == op).unwrap();
             let sweep = Sweep::binary(f);
             let ctx = Context::new(table, Some(&suite.suite), f);
             let judge = ClassJudge::new(table, ctx, suite.suite.nan, &sweep).unwrap();
@@ -426,7 +426,7 @@ mod tests {
         let catalog = Catalog::builtin().unwrap();
         let suite = catalog.suite("array-api").unwrap();
         let f = Format::F16;
-        let table = catalog.tables.iter().find(|t| t.table.op == "multiply").unwrap();
+        let table = catalog.elementwise.iter().find(|t| t.table.op == "multiply").unwrap();
         let judge = ClassJudge::new(
             table,
             Context::new(table, Some(&suite.suite), f),

@@ -136,7 +136,7 @@ fn gaps(catalog: &Catalog) -> Vec<Gap> {
         reason: n.reason.clone(),
     };
     let elementwise =
-        catalog.tables.iter().flat_map(|t| t.table.not_covered.iter().map(|n| gap(&t.key, &t.path, n)));
+        catalog.elementwise.iter().flat_map(|t| t.table.not_covered.iter().map(|n| gap(&t.key, &t.path, n)));
     let broadcasting =
         catalog.broadcasting.iter().flat_map(|t| t.table.not_covered.iter().map(|n| gap(&t.key, &t.path, n)));
     let scatter =

@@ -55,7 +55,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
         }
     }
     for (t, dtype) in binary_tables(catalog, suite) {
-        let table = &catalog.tables[t];
+        let table = &catalog.elementwise[t];
         for &c in &cases {
             checks.push(Check {
                 id: CheckId::adapter(name, adapter, &table.table.op, dtype.name(), c.name()),
@@ -72,7 +72,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
 /// binary table of the catalog, in the suite's dtypes that the table lists.
 fn binary_tables(catalog: &Catalog, suite: &LoadedSuite) -> Vec<(usize, DType)> {
     let mut pairs = Vec::new();
-    for (t, table) in catalog.tables.iter().enumerate() {
+    for (t, table) in catalog.elementwise.iter().enumerate() {
         // An approximate operation can only be judged where the suite bounds its error.
         let judged =
             table.table.accuracy != Accuracy::Approximate || suite.suite.step_bounds.contains_key(&table.op);
@@ -170,7 +170,7 @@ pub fn skip_reason(
             let suite = check.suite(catalog)?;
             let any = vector_tables(catalog, suite)
                 .into_iter()
-                .any(|(t, dtype)| adapter.supports(catalog.tables[t].op, dtype) == Support::Supported);
+                .any(|(t, dtype)| adapter.supports(catalog.elementwise[t].op, dtype) == Support::Supported);
             (!any).then(|| {
                 format!(
                     "adapter `{}` supports {VECTOR_OP} in none of the suite's float dtypes",
@@ -342,7 +342,7 @@ const VECTOR_OP: BinaryOp = BinaryOp::Add;
 /// dtypes.
 fn vector_tables(catalog: &Catalog, suite: &LoadedSuite) -> Vec<(usize, DType)> {
     let add = OpKind::Binary(VECTOR_OP);
-    binary_tables(catalog, suite).into_iter().filter(|&(t, _)| catalog.tables[t].op == add).collect()
+    binary_tables(catalog, suite).into_iter().filter(|&(t, _)| catalog.elementwise[t].op == add).collect()
 }
 
 /// A NumPy vector through [`VECTOR_OP`] in every float dtype of the suite that the adapter
@@ -361,7 +361,7 @@ fn numpy_vector(
     let suite = check.adapter_suite(catalog)?;
     // `skip_reason` has made sure the adapter supports at least one pair.
     for (t, dtype) in vector_tables(catalog, suite) {
-        if adapter.supports(catalog.tables[t].op, dtype) != Support::Supported {
+        if adapter.supports(catalog.elementwise[t].op, dtype) != Support::Supported {
             continue;
         }
         let values = ValueCheck::new(catalog, suite, t, dtype, adapter, options)?;

@@ -12,7 +12,7 @@ use crate::spec::pattern::Pattern;
 /// The ids check `id` had before its row was renamed (none for checks of no renamed row).
 pub fn old_ids(catalog: &Catalog, id: &CheckId) -> Vec<CheckId> {
     let row = catalog
-        .tables
+        .elementwise
         .iter()
         .filter(|t| t.op.to_string() == id.op)
         .flat_map(|t| &t.table.rows)

@@ -66,7 +66,7 @@ pub type LoadedPromotion = Loaded<PromotionTable>;
 pub struct LoadedSuite {
     pub path: PathBuf,
     pub suite: Suite,
-    /// Indices into [`Catalog::tables`].
+    /// Indices into [`Catalog::elementwise`].
     pub tables: Vec<usize>,
     /// Indices into [`Catalog::promotions`].
     pub promotions: Vec<usize>,
@@ -89,7 +89,7 @@ pub struct Catalog {
     /// The contract revision: a hash of the files loaded ([`CatalogFiles::revision`]).
     pub revision: String,
     /// Element-wise tables (`specs/elementwise`, `specs/fused`).
-    pub tables: Vec<LoadedTable>,
+    pub elementwise: Vec<LoadedTable>,
     /// Promotion tables (`specs/promotion`).
     pub promotions: Vec<LoadedPromotion>,
     /// Scatter tables (`specs/scatter/`).
@@ -124,7 +124,7 @@ impl Catalog {
         let mut catalog = Catalog {
             origin: files.origin.clone(),
             revision: files.revision(),
-            tables: Vec::new(),
+            elementwise: Vec::new(),
             promotions: Vec::new(),
             broadcasting: Vec::new(),
             scatter: Vec::new(),
@@ -146,7 +146,7 @@ impl Catalog {
                 format!("no tables in the {} (a catalog keeps them in specs/**/*.yaml)", files.origin),
             ));
         }
-        catalog.tables.sort_by(|a, b| a.key.cmp(&b.key));
+        catalog.elementwise.sort_by(|a, b| a.key.cmp(&b.key));
         catalog.broadcasting.sort_by(|a, b| a.key.cmp(&b.key));
         catalog.scatter.sort_by(|a, b| a.key.cmp(&b.key));
         catalog.complex.sort_by(|a, b| a.loaded.key.cmp(&b.loaded.key));
@@ -166,9 +166,9 @@ impl Catalog {
         match path.iter().nth(1).and_then(|folder| folder.to_str()) {
             Some("elementwise" | "fused") => {
                 let table = load_table(path, text)?;
-                let other = self.tables.iter().find(|t| t.op == table.op);
+                let other = self.elementwise.iter().find(|t| t.op == table.op);
                 one_per_operation(path, "a table", &table.table.op, other.map(|t| &t.path))?;
-                self.tables.push(table);
+                self.elementwise.push(table);
             }
             Some("promotion") => {
                 let table: PromotionTable = parse_yaml(path, text)?;
@@ -204,7 +204,7 @@ impl Catalog {
 
     /// The number of tables of every kind.
     pub fn table_count(&self) -> usize {
-        self.tables.len()
+        self.elementwise.len()
             + self.promotions.len()
             + self.broadcasting.len()
             + self.scatter.len()
@@ -294,7 +294,7 @@ fn key_of(path: &Path) -> String {
 
 fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite, LoadError> {
     let suite: Suite = parse_yaml(path, text)?;
-    let tables = &catalog.tables;
+    let tables = &catalog.elementwise;
     let field = |f: &str, m: String| LoadError::in_field(path, f, m);
     if !load::is_valid_id(&suite.name) || suite.name == "table" {
         return Err(field(

@@ -97,7 +97,7 @@ impl<'a> ValueCheck<'a> {
         adapter: &'a Arc<dyn Adapter>,
         options: &'a RunOptions,
     ) -> Result<ValueCheck<'a>, String> {
-        let table = &catalog.tables[t];
+        let table = &catalog.elementwise[t];
         let OpKind::Binary(op) = table.op else {
             return Err(format!("{} is not a binary operation", table.op));
         };

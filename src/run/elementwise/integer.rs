@@ -66,7 +66,7 @@ impl<'a> IntegerBatch<'a> {
         check: &Check,
         target: &IntegerTarget,
     ) -> Result<IntegerBatch<'a>, String> {
-        let table = &catalog.tables[target.table];
+        let table = &catalog.elementwise[target.table];
         let suite = &check.adapter_suite(catalog)?.suite;
         let contract = suite.integers.ok_or("the suite sets no integer contract")?;
         let int = IntFormat::holding(target.dtype).ok_or("not an integer or bool dtype")?;

@@ -31,7 +31,7 @@ use crate::spec::{Catalog, LoadedSuite};
 pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str, scale: Scale) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.tables {
-        let table = &catalog.tables[t];
+        let table = &catalog.elementwise[t];
         let Some(call) = call_of(table.op) else { continue };
         for &dtype in &suite.dtypes {
             let listed = table.table.dtypes.iter().any(|d| d == dtype.name());
@@ -102,7 +102,7 @@ pub fn run(
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let op = catalog.tables[target.table].op;
+    let op = catalog.elementwise[target.table].op;
     let call = call_of(op).ok_or_else(|| format!("{op} is not called on tensors alone"))?;
     let Batch { cases, expected, reading, .. } = pair_inputs(catalog, check, target, options)?;
     let table = PairTable::new(cases);

@@ -55,7 +55,7 @@ fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
 pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.tables {
-        let table = &catalog.tables[t];
+        let table = &catalog.elementwise[t];
         for &dtype in suite.dtypes.iter().filter(|&&d| applies(table, d)) {
             let id = |case: &str| {
                 CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case)
@@ -129,7 +129,7 @@ fn property_targets(
 /// agree with the oracle on the row's generated inputs, and so must every overlapping row.
 pub fn plan_tables(catalog: &Catalog) -> Vec<Check> {
     let mut checks = Vec::new();
-    for (t, table) in catalog.tables.iter().enumerate() {
+    for (t, table) in catalog.elementwise.iter().enumerate() {
         for dtype in
             table.table.dtypes.iter().filter_map(|d| d.parse::<DType>().ok()).filter(|d| d.is_float())
         {
@@ -245,7 +245,7 @@ pub fn run(
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let table = &catalog.tables[target.table];
+    let table = &catalog.elementwise[target.table];
     result.citation = row_citation(table, target.cases);
     let floats = FloatBatch::prepare(catalog, check, target, options)?;
     result.reference = Some(Reference::of(table.op, floats.format));
@@ -308,7 +308,7 @@ impl<'a> FloatBatch<'a> {
         target: &FloatTarget,
         options: &RunOptions,
     ) -> Result<FloatBatch<'a>, String> {
-        let table = &catalog.tables[target.table];
+        let table = &catalog.elementwise[target.table];
         let f = Format::of(target.dtype).ok_or("not a float dtype")?;
         let suite = check.suite(catalog).map(|s| &s.suite);
         let (n_row, seed) = options.per_row_and_seed(suite);

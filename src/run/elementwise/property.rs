@@ -68,7 +68,7 @@ impl<'a> PropertyRun<'a> {
         target: &PropertyTarget,
         options: &RunOptions,
     ) -> Result<PropertyRun<'a>, String> {
-        let table = &catalog.tables[target.table];
+        let table = &catalog.elementwise[target.table];
         let stated = &table.table.properties[target.property];
         let f = Format::of(target.dtype).ok_or("not a float dtype")?;
         let (n, seed) = options.per_row_and_seed(check.suite(catalog).map(|s| &s.suite));

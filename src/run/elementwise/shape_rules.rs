@@ -54,7 +54,7 @@ pub fn run(
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let table = &catalog.tables[target.table];
+    let table = &catalog.elementwise[target.table];
     let mut rec = Recorder::new(result, options);
     match target.rule {
         ShapeRule::NoBroadcast => check_no_broadcast(table, target.dtype, adapter, options, &mut rec),
@@ -344,7 +344,7 @@ mod tests {
         let Target::Elementwise(ElementwiseKind::ShapeRule(target)) = check.target else {
             panic!("not a shape-rule check")
         };
-        edit(catalog.tables[target.table].table.into_rules.as_mut().unwrap());
+        edit(catalog.elementwise[target.table].table.into_rules.as_mut().unwrap());
         let cpu: Arc<dyn Adapter> = Arc::new(opspec_cpu::CpuAdapter::new());
         run_check(&catalog, &check, Some(&cpu), &RunOptions::default())
     }

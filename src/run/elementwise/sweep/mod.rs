@@ -50,7 +50,7 @@ pub fn sweep_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.tables {
-        let table = &catalog.tables[t];
+        let table = &catalog.elementwise[t];
         if table.table.operands.len() != 2 || !matches!(table.op, OpKind::Binary(_) | OpKind::BinaryInto(_)) {
             continue;
         }
@@ -121,7 +121,7 @@ pub fn run(
     options: &RunOptions,
     result: &mut CheckResult,
 ) -> Result<(), String> {
-    let table = &catalog.tables[target.table];
+    let table = &catalog.elementwise[target.table];
     let f = Format::of(target.dtype).ok_or("not a float dtype")?;
     let suite = check.adapter_suite(catalog)?;
     let sweep = Sweep::binary(f);
