@@ -101,7 +101,7 @@ pub enum ComplexCases {
 /// A layout check: one element-wise table in one dtype, at the sizes and layouts of `scale`.
 #[derive(Clone, Copy, Debug)]
 pub struct LayoutTarget {
-    /// Index into `Catalog::tables`.
+    /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
     pub scale: crate::generate::layouts::Scale,
@@ -121,7 +121,7 @@ pub enum CaseSet {
 /// An element-wise check: one case set of one table in one float dtype.
 #[derive(Clone, Copy, Debug)]
 pub struct FloatTarget {
-    /// Index into `Catalog::tables`.
+    /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
     pub cases: CaseSet,
@@ -130,7 +130,7 @@ pub struct FloatTarget {
 /// A sweep check: one binary element-wise table in one float dtype, every case enumerated.
 #[derive(Clone, Debug)]
 pub struct SweepTarget {
-    /// Index into `Catalog::tables`.
+    /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
     /// The chunks to check, ascending: every chunk of the sweep, or those `run --chunks` and
@@ -153,7 +153,7 @@ pub enum IntegerCases {
 /// An element-wise table in an integer dtype.
 #[derive(Clone, Copy, Debug)]
 pub struct IntegerTarget {
-    /// Index into `Catalog::tables`.
+    /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
     pub cases: IntegerCases,
@@ -162,7 +162,7 @@ pub struct IntegerTarget {
 /// A property check: one stated property of one table, in one dtype.
 #[derive(Clone, Copy, Debug)]
 pub struct PropertyTarget {
-    /// Index into `Catalog::tables`.
+    /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
     /// Index into the table's `properties`.
@@ -195,7 +195,7 @@ impl ShapeRule {
 /// A shape-rule check: one rule of one table, in one dtype.
 #[derive(Clone, Copy, Debug)]
 pub struct ShapeRuleTarget {
-    /// Index into `Catalog::tables`.
+    /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
     pub rule: ShapeRule,
@@ -222,7 +222,7 @@ pub enum BroadcastTarget {
     },
     /// Values of an element-wise operation under broadcasting.
     Values {
-        /// Index into `Catalog::tables` (an element-wise binary table).
+        /// Index into `Catalog::elementwise` (an element-wise binary table).
         table: usize,
         /// The operands' dtype.
         dtype: DType,
