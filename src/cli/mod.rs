@@ -441,6 +441,11 @@ fn nothing_selected() -> u8 {
     results::EXIT_NOTHING_CHECKED
 }
 
+/// The adapters `checks` name.
+fn adapter_names(checks: &[crate::run::Check]) -> Vec<&str> {
+    checks.iter().filter_map(|c| c.id.adapter_name()).collect()
+}
+
 /// How many missing checks `merge` names on the terminal (the report lists them all).
 const MISSING_LISTED: usize = 50;
 
@@ -459,9 +464,4 @@ mod tests {
             assert!(e.contains(says) && e.contains("is not a chunk range"), "{bad}: {e}");
         }
     }
-}
-
-/// The adapters `checks` name.
-fn adapter_names(checks: &[crate::run::Check]) -> Vec<&str> {
-    checks.iter().filter_map(|c| c.id.adapter_name()).collect()
 }

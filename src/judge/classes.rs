@@ -373,8 +373,6 @@ enum KeyVerdict {
     General,
 }
 
-/// A sweep's finished chunks on disk: a header line, then one line per chunk.
-
 #[cfg(test)]
 mod tests {
     use super::*;

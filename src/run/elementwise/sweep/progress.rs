@@ -4,6 +4,8 @@ use crate::spec::id::CheckId;
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
+/// The progress line of one sweep on stderr: overwritten in place on a terminal, one plain
+/// line about every ten seconds otherwise.
 pub(super) struct Progress {
     id: String,
     total: u64,

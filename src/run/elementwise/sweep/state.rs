@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+/// A sweep's finished chunks on disk: a header line, then one line per chunk.
 pub(super) struct State {
     file: Option<File>,
     path: PathBuf,
@@ -111,9 +112,6 @@ impl State {
             .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
     }
 }
-
-/// The progress line of one sweep on stderr: overwritten in place on a terminal, one plain
-/// line about every ten seconds otherwise.
 
 #[cfg(test)]
 mod tests {
