@@ -621,3 +621,19 @@ proptest! {
         }
     }
 }
+
+/// `eval` takes `--timeout`: a worker that never says hello is given up after it, and one
+/// that speaks garbage is named as such.
+#[cfg(unix)]
+#[test]
+fn eval_gives_up_on_a_silent_worker_after_its_timeout_and_names_garbage() {
+    for (spec, says) in [
+        ("slow=process:sleep 100", "did not answer within 1.0 s"),
+        ("garbage=process:yes", "garbage on the pipe"),
+    ] {
+        let id = format!("array-api:{}:add:f32:edges", spec.split('=').next().unwrap());
+        let (code, stderr) = opspec(&["eval", "--timeout", "1", "--adapter", spec, &id, "0x0", "0x0"]);
+        assert_eq!(code, 2, "{spec}: {stderr}");
+        assert!(stderr.contains(says) && stderr.contains("no hello"), "{spec}: {stderr}");
+    }
+}

@@ -2,7 +2,7 @@
 //! against MPFR).
 
 use std::io::Write;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{Setup, adapter_names, rerun, say};
 use crate::host::StartOptions;
@@ -18,6 +18,7 @@ pub(super) fn evaluate(
     id: &str,
     bits: &[String],
     adapters: &[String],
+    timeout: Duration,
 ) -> Result<u8, String> {
     let specs = crate::host::parse_specs(adapters)?;
     let operands = bits
@@ -31,7 +32,7 @@ pub(super) fn evaluate(
         .collect::<Result<Vec<_>, _>>()?;
     let set = &setup.adapters;
     let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
-    let options = RunOptions { rerun: rerun(setup, &specs), ..RunOptions::default() };
+    let options = RunOptions { timeout, rerun: rerun(setup, &specs), ..RunOptions::default() };
     let (adapters, unavailable) = set.start_for(
         &adapter_names(std::slice::from_ref(&check)),
         &specs,

@@ -292,6 +292,9 @@ enum Command {
         /// The spec of the adapter the id names, if it is not built in (`NAME=lib:PATH`).
         #[arg(long = "adapter")]
         adapters: Vec<String>,
+        /// Seconds the adapter's start and its call may take (as `run --timeout`).
+        #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout, allow_hyphen_values = true)]
+        timeout: f64,
     },
     /// Load and validate every table and suite.
     Validate,
@@ -388,9 +391,8 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             let (selection, specs) = select.selection(&setup)?;
             list(&c, &setup.adapters, selection, &specs, *planned)
         }),
-        Command::Eval { id, bits, adapters } => {
-            catalog().and_then(|c| evaluate(&c, &setup, id, bits, adapters))
-        }
+        Command::Eval { id, bits, adapters, timeout } => catalog()
+            .and_then(|c| evaluate(&c, &setup, id, bits, adapters, Duration::from_secs_f64(*timeout))),
         Command::AdapterHost { .. } => Ok(0),
         Command::OracleAgreement { cases, seed, ops, dtypes } => oracle_agreement(*cases, *seed, ops, dtypes),
         Command::Validate => catalog().map(|catalog| {
