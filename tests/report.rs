@@ -250,16 +250,29 @@ fn a_run_interrupted_with_ctrl_c_leaves_results_that_report_renders() {
     let dir = scratch("interrupted");
     let out = dir.join("run");
     let mut child = Command::new(env!("CARGO_BIN_EXE_opspec"))
-        .args(["run", "--adapter", "cpu", "--adapter", "numr", "--out", out.to_str().unwrap()])
+        // The large layouts make the run long enough that it cannot end before the signal,
+        // however busy the machine.
+        .args([
+            "run",
+            "--adapter",
+            "cpu",
+            "--adapter",
+            "numr",
+            "--layouts-large",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let results = out.join("results.jsonl");
     // Wait until some checks are on disk, then interrupt as Ctrl-C does.
-    let lines = || std::fs::read_to_string(&results).map_or(0, |t| t.lines().count());
+    // Lines are counted in bytes: a read that ends inside a record may end inside a UTF-8
+    // character, which would read as no text at all.
+    let lines = || std::fs::read(&results).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
     let started = std::time::Instant::now();
-    while lines() < 50 && started.elapsed().as_secs() < 60 {
+    while lines() < 50 && started.elapsed().as_secs() < 600 {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let pid = i32::try_from(child.id()).unwrap();
