@@ -58,17 +58,17 @@ use crate::bits::format::Format;
 /// `results.jsonl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Reference {
+pub enum ReferenceKind {
     /// This module: host f64 arithmetic and our narrowing.
     Native,
     /// MPFR through `rug`.
     Mpfr,
 }
 
-impl Reference {
+impl ReferenceKind {
     /// The reference the run uses for `op` in `f`.
-    pub fn of(op: OpKind, f: Format) -> Reference {
-        if covers(op, f) { Reference::Native } else { Reference::Mpfr }
+    pub fn of(op: OpKind, f: Format) -> ReferenceKind {
+        if covers(op, f) { ReferenceKind::Native } else { ReferenceKind::Mpfr }
     }
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::oracle::native::Reference;
+use crate::oracle::native::ReferenceKind;
 
 use super::Rerun;
 use crate::spec::id::CheckId;
@@ -112,7 +112,7 @@ pub struct CheckResult {
     /// Which reference computed the expected results (float element-wise, property and sweep
     /// checks): `native` or `mpfr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<Reference>,
+    pub reference: Option<ReferenceKind>,
     /// A sweep's failed inputs per governing table row (`(no row)` where none governs).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub failed_by_row: BTreeMap<String, u64>,

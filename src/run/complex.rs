@@ -97,7 +97,7 @@ pub fn run(
     let mut rng = Generator::new(seed, &check.id.to_string());
     let arity = table.op.arity();
     let judge = ComplexJudge { table, f };
-    let run = Run { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None };
+    let run = ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None };
     match target.cases {
         ComplexCases::Row(r) => {
             let row = &spec.rows[r];
@@ -132,7 +132,7 @@ pub fn run(
                 rule.text.clone(),
             ));
             let mut inputs = row_inputs(f, &ComplexCondition::default(), &[], arity, per_row, &mut rng)?;
-            let run = Run { real_operand: rule.real_operand, judge: ComplexJudge { table, f }, ..run };
+            let run = ComplexRun { real_operand: rule.real_operand, judge: ComplexJudge { table, f }, ..run };
             if let Some(absent) = rule.absent() {
                 for x in &mut inputs {
                     x[absent.index()] = f.pos_zero();
@@ -230,7 +230,7 @@ fn special_inputs(f: Format, n: usize, rng: &mut Generator) -> Vec<Components> {
 type MapBack = Box<dyn Fn(Format, [u64; 2]) -> [u64; 2]>;
 
 /// What one complex check calls and judges with.
-struct Run<'a> {
+struct ComplexRun<'a> {
     table: &'a LoadedComplex,
     adapter: &'a Arc<dyn Adapter>,
     options: &'a RunOptions,
@@ -242,7 +242,7 @@ struct Run<'a> {
     real_operand: Option<usize>,
 }
 
-impl Run<'_> {
+impl ComplexRun<'_> {
     /// Calls `op` on the inputs' operands (one or two complex tensors of `inputs.len()`
     /// elements) and reads the result.
     fn call(&self, op: OpKind, inputs: &[Components]) -> Result<ComplexValues, String> {

@@ -25,7 +25,7 @@ use crate::generate::{
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
-use crate::oracle::native::Reference;
+use crate::oracle::native::ReferenceKind;
 use crate::oracle::ops::exact_integer;
 use crate::oracle::{high_precision, ulp_error};
 use crate::results::{CheckResult, Citation, ULP_BUCKETS};
@@ -248,7 +248,7 @@ pub fn run(
     let table = &catalog.elementwise[target.table];
     result.citation = row_citation(table, target.cases);
     let floats = FloatBatch::prepare(catalog, check, target, options)?;
-    result.reference = Some(Reference::of(table.op, floats.format));
+    result.reference = Some(ReferenceKind::of(table.op, floats.format));
     let mut rec = Recorder::new(result, options);
     match adapter {
         None => check_table(&floats, &mut rec),

@@ -29,7 +29,7 @@ use crate::bits::format::Format;
 use crate::bits::value::Domain;
 use crate::generate::sweep::Sweep;
 use crate::judge::context::Context;
-use crate::oracle::native::Reference;
+use crate::oracle::native::ReferenceKind;
 use crate::results::{CheckResult, ChunkResult};
 use crate::run::call::apply_guarded;
 use crate::run::check::{Check, CheckId, RunOptions, SweepTarget, Target};
@@ -126,7 +126,7 @@ pub fn run(
     let suite = check.adapter_suite(catalog)?;
     let sweep = Sweep::binary(f);
     let judge = ClassJudge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan, &sweep)?;
-    result.reference = Some(Reference::of(table.op, f));
+    result.reference = Some(ReferenceKind::of(table.op, f));
     let fingerprint = format!(
         "{} | {} | catalog {} | {} cases",
         env!("CARGO_PKG_VERSION"),
