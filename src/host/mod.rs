@@ -4,11 +4,12 @@
 //! driven by the embedded Python worker (`python:…`), and the ones a caller offers (the Rust
 //! vendor harness offers the vendor's): an [`AdapterSet`]. Everything that reaches an
 //! implementation lives here: the wire protocol's host and worker ([`process`]), C libraries
-//! ([`ffi`]) and the Python worker ([`python`]).
+//! ([`ffi`]), the Python worker ([`python`]) and the library warnings of calls ([`warnings`]).
 
 pub mod ffi;
 pub mod process;
 pub mod python;
+pub mod warnings;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

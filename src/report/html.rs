@@ -108,6 +108,9 @@ struct CheckView<'a> {
     /// The verdict under the adapter's relaxation profile, where it declares one.
     #[serde(skip_serializing_if = "Option::is_none")]
     prof: Option<String>,
+    /// The library's warnings during the check's calls.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    warn: &'a [String],
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -166,6 +169,7 @@ fn data(runs: &[Run]) -> Data<'_> {
                     (true, _) => format!("passes under profile {}", v.profile),
                     (false, n) => format!("fails under profile {} too ({n} inputs)", v.profile),
                 }),
+                warn: &r.warnings,
             });
         }
     }

@@ -144,6 +144,7 @@
     const box = el("div");
     box.append(el("p", {}, el("strong", { text: SYMBOL[c.st] + " " + WORD[c.st] + ": " }), el("code", { text: c.id })));
     if (c.msg) box.append(el("pre", { text: c.msg }));
+    if (c.warn) box.append(el("p", {}, el("strong", { text: "Library warnings during its calls:" })), el("ul", {}, ...c.warn.map((w) => el("li", { text: w }))));
     if (c.cit !== undefined) {
       const cit = D.citations[c.cit];
       box.append(el("p", {}, el("strong", { text: "Row " }), el("code", { text: cit.row }), " — " + cit.source + " — ", sourceLink(cit.location)));

@@ -5,11 +5,15 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use opspec_adapter::{BinaryOp, DType, TernaryOp, UnaryOp};
+
 use super::{Conformance, Tally, verdicts};
 use crate::results::{CheckResult, Rerun, Run, Status};
 
 /// Failures printed in full on the terminal; the rest are listed by id.
 const FULL_REPORTS: usize = 20;
+/// Distinct skip reasons, or library warnings, listed per adapter on the terminal.
+const TOP_REASONS: usize = 5;
 /// GitHub aborts a step summary above 1 MiB; stay well below.
 const MARKDOWN_LIMIT: usize = 900 * 1024;
 
@@ -71,6 +75,8 @@ pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
         out += &per_op_table(runs);
     }
     out += &known_deviations(runs);
+    out += &skip_reasons(runs);
+    out += &library_warnings(runs);
     out += &failures(runs);
     let total = Tally::of(all(runs));
     let seconds: f64 = runs.iter().map(|r| r.info.seconds).sum();
@@ -146,6 +152,81 @@ fn known_deviations(runs: &[Run]) -> String {
     out
 }
 
+/// For each adapter whose every check was skipped (exit 3 unless `--allow-skips`): why, the
+/// most frequent reasons first, with how many checks gave each (a check's own operation and
+/// dtype read `OP` and `DTYPE`, so that one reason given for many reads as one).
+fn skip_reasons(runs: &[Run]) -> String {
+    let mut out = String::new();
+    for adapter in crate::results::skipped_adapters(runs) {
+        let skipped: Vec<String> =
+            all(runs).filter(|r| r.id.adapter_name() == Some(adapter)).map(generic_reason).collect();
+        let _ =
+            writeln!(out, "\nevery check of adapter {adapter} was skipped ({} checks); why:", skipped.len());
+        out += &most_frequent(skipped.iter().map(String::as_str));
+    }
+    out
+}
+
+/// `r`'s message with its operation's name (where it names an operation, not a rule set) as
+/// `OP` and its dtype's as `DTYPE`, where they stand as whole words.
+fn generic_reason(r: &CheckResult) -> String {
+    let op = r.id.op.as_str();
+    let is_op =
+        op.parse::<UnaryOp>().is_ok() || op.parse::<BinaryOp>().is_ok() || op.parse::<TernaryOp>().is_ok();
+    let is_dtype = DType::ALL.iter().any(|d| d.name() == r.id.dtype);
+    let text = if is_op { whole_words(&r.message, op, "OP") } else { r.message.clone() };
+    if is_dtype { whole_words(&text, &r.id.dtype, "DTYPE") } else { text }
+}
+
+/// `text` with every `name` that is not part of a longer word replaced by `with`.
+fn whole_words(text: &str, name: &str, with: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let (mut out, mut copied) = (String::new(), 0);
+    for (at, _) in text.match_indices(name) {
+        if !word(text[..at].chars().next_back()) && !word(text[at + name.len()..].chars().next()) {
+            out += &text[copied..at];
+            out += with;
+            copied = at + name.len();
+        }
+    }
+    out + &text[copied..]
+}
+
+/// The library warnings the checks' calls raised, per adapter: each distinct one with how many
+/// checks it was raised in, the most frequent first.
+fn library_warnings(runs: &[Run]) -> String {
+    let mut out = String::new();
+    for (adapter, results) in grouped(runs, |r| r.id.adapter_label()) {
+        let warned: Vec<&str> = results.iter().flat_map(|r| &r.warnings).map(String::as_str).collect();
+        if !warned.is_empty() {
+            let _ = writeln!(out, "\nlibrary warnings during adapter {adapter}'s calls:");
+            out += &most_frequent(warned);
+        }
+    }
+    out
+}
+
+/// `  N checks: TEXT` for the [`TOP_REASONS`] most frequent texts (ties in text order), then
+/// how many other texts and checks there were.
+fn most_frequent<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in texts {
+        *counts.entry(t).or_default() += 1;
+    }
+    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+    ranked.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+    let mut out = String::new();
+    for (text, n) in ranked.iter().take(TOP_REASONS) {
+        let _ = writeln!(out, "  {n} {}: {text}", if *n == 1 { "check" } else { "checks" });
+    }
+    if ranked.len() > TOP_REASONS {
+        let rest = &ranked[TOP_REASONS..];
+        let checks: usize = rest.iter().map(|&(_, n)| n).sum();
+        let _ = writeln!(out, "  … and {} other texts in {checks} checks", rest.len());
+    }
+    out
+}
+
 /// Every failing check's bug report, grouped by suite, adapter and operation; past
 /// [`FULL_REPORTS`] only the ids.
 fn failures(runs: &[Run]) -> String {
@@ -213,4 +294,75 @@ pub fn github_summary(runs: &[Run]) -> String {
 fn markdown_text(s: &str) -> String {
     let one_line: String = s.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     super::escape(&one_line).replace(['[', ']', '`', '|', '*', '_'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::RunInfo;
+    use crate::spec::Catalog;
+
+    /// A complete run of these checks: `(id, status, message, warnings)`.
+    fn run_of(checks: &[(&str, Status, &str, &[&str])]) -> Run {
+        let results = checks
+            .iter()
+            .map(|&(id, status, message, warnings)| {
+                let mut r = CheckResult::new(id.parse().unwrap());
+                (r.status, r.message) = (status, message.to_string());
+                r.warnings = warnings.iter().map(|w| w.to_string()).collect();
+                r
+            })
+            .collect();
+        let info = RunInfo::new(&Catalog::builtin().unwrap(), 0, 0, vec![], Rerun::default());
+        Run { path: Default::default(), info, results, sources: BTreeMap::new(), complete: true }
+    }
+
+    #[test]
+    fn an_adapter_whose_every_check_is_skipped_shows_its_reasons_grouped() {
+        let mut checks = Vec::new();
+        let ops = ["add", "sqrt", "atan2", "pow", "pow", "add", "add", "add", "add", "add", "add", "add"];
+        let ids: Vec<String> = (0..12).map(|i| format!("array-api:lib:{}:f32:case{i}", ops[i])).collect();
+        // One reason for three operations reads as one (`OP`, `DTYPE`; `add` in `address`
+        // stays), one more of two checks, then seven that differ: the top five, then the rest.
+        let reasons = [
+            "no add for f32",
+            "no sqrt for f32",
+            "no atan2 for f32",
+            "no pow at address 0",
+            "no pow at address 0",
+        ];
+        for (i, id) in ids.iter().enumerate() {
+            let reason = reasons.get(i).map_or_else(|| format!("reason {i}"), |r| r.to_string());
+            checks.push((id.as_str(), reason));
+        }
+        let mut listed: Vec<(&str, Status, &str, &[&str])> =
+            checks.iter().map(|(id, r)| (*id, Status::Skip, r.as_str(), &[][..])).collect();
+        listed.push(("array-api:cpu:add:f32:edges", Status::Pass, "", &[]));
+        listed.push(("array-api:cpu:add:f64:edges", Status::Skip, "no f64 here", &[]));
+        let text = terminal_summary(&[run_of(&listed)], false);
+        let expected = "\nevery check of adapter lib was skipped (12 checks); why:\n  3 checks: no OP for DTYPE\n  \
+                        2 checks: no OP at address 0\n  1 check: reason 10\n  1 check: reason 11\n  1 check: reason 5\n  \
+                        … and 4 other texts in 4 checks\n";
+        assert!(text.contains(expected), "{text}");
+        // An adapter with a check that ran is not listed.
+        assert!(!text.contains("adapter cpu was skipped") && !text.contains("no f64 here"), "{text}");
+    }
+
+    #[test]
+    fn library_warnings_are_listed_once_per_adapter_with_their_checks() {
+        let warned: &[&str] = &["W: lossy", "W: slow"];
+        let text = terminal_summary(
+            &[run_of(&[
+                ("array-api:lib:acos:f64:edges", Status::Fail, "m", warned),
+                ("array-api:lib:asin:f64:edges", Status::Pass, "", &["W: lossy"]),
+                ("array-api:cpu:add:f32:edges", Status::Pass, "", &[]),
+            ])],
+            false,
+        );
+        let expected =
+            "\nlibrary warnings during adapter lib's calls:\n  2 checks: W: lossy\n  1 check: W: slow\n";
+        assert!(text.contains(expected), "{text}");
+        assert!(!text.contains("adapter cpu's calls"), "{text}");
+        assert!(text.contains("  library warning: W: slow\n"), "the failure's report: {text}");
+    }
 }

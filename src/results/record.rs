@@ -133,6 +133,9 @@ pub struct CheckResult {
     /// `refused`, or two of them joined by `+` where it depended on the size or operand).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub layouts: BTreeMap<String, String>,
+    /// The library's warnings during the check's calls (`docs/PROTOCOL.md`), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// For a sweep: each chunk it checked, with its own counts, in chunk order (what `merge`
     /// joins the shards of a sweep from; `docs/SHARDING.md`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -199,6 +202,7 @@ impl CheckResult {
             deviation: None,
             under_profile: None,
             layouts: BTreeMap::new(),
+            warnings: Vec::new(),
             chunks: Vec::new(),
         }
     }
@@ -209,6 +213,9 @@ impl CheckResult {
         let mut out = format!("{} {}: {}\n", self.id, self.status.name(), self.message);
         if let Some(d) = &self.deviation {
             out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);
+        }
+        for w in &self.warnings {
+            out += &format!("  library warning: {w}\n");
         }
         if let Some(c) = &self.citation {
             out += &format!("  row:      {} ({}; {})\n  text:     {}\n", c.row, c.source, c.location, c.text);

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Tensor};
 
+use crate::host::warnings;
 use crate::oracle::fpenv;
 
 /// Calls `op` on `operands`; a destination-passing operation writes into a fresh zeroed
@@ -68,7 +69,8 @@ fn adapter_thread() -> Result<mpsc::Sender<Job>, String> {
     Ok(jobs)
 }
 
-/// Runs `call` on an adapter thread; returns its result, or the reason it gave none.
+/// Runs `call` on an adapter thread; returns its result, or the reason it gave none. The
+/// library warnings it raised there are raised on this thread ([`warnings`]).
 ///
 /// A call that outlives `timeout` is abandoned (its thread keeps running until it returns, as
 /// Rust cannot stop a thread), and the check fails with a time-out. The thread is reused by
@@ -82,7 +84,8 @@ pub fn guarded<T: Send + 'static>(
 ) -> Result<T, String> {
     let (send, receive) = mpsc::channel();
     let job: Job = Box::new(move || {
-        let outcome = catch_unwind(AssertUnwindSafe(call)).map_err(|payload| {
+        let (outcome, warned) = warnings::collect(|| catch_unwind(AssertUnwindSafe(call)));
+        let outcome = outcome.map_err(|payload| {
             if let Some(s) = payload.downcast_ref::<&str>() {
                 s.to_string()
             } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -93,7 +96,7 @@ pub fn guarded<T: Send + 'static>(
         });
         let reusable = outcome.is_ok() && fpenv::check().is_ok();
         // The receiver is gone only after a time-out; nothing is left to tell.
-        let _ = send.send((outcome, reusable));
+        let _ = send.send((outcome, reusable, warned));
     });
     let worker = match IDLE.with(|idle| idle.borrow_mut().take()) {
         Some(worker) => worker,
@@ -101,7 +104,8 @@ pub fn guarded<T: Send + 'static>(
     };
     worker.send(job).map_err(|_| "the adapter thread has gone".to_string())?;
     match receive.recv_timeout(timeout) {
-        Ok((outcome, reusable)) => {
+        Ok((outcome, reusable, warned)) => {
+            warnings::raise(warned);
             if reusable {
                 IDLE.with(|idle| *idle.borrow_mut() = Some(worker));
             }
@@ -125,6 +129,14 @@ mod tests {
         assert!(panicked.contains("panicked: boom"), "{panicked}");
         let hung = guarded(Duration::from_millis(200), || thread::sleep(Duration::from_secs(5))).unwrap_err();
         assert!(hung.contains("did not return"), "{hung}");
+    }
+
+    #[test]
+    fn warnings_raised_on_the_adapter_thread_reach_the_callers() {
+        let (value, warned) = warnings::collect(|| {
+            guarded(Duration::from_secs(30), || warnings::raise(["W: lossy".to_string()]))
+        });
+        assert_eq!((value, warned), (Ok(()), vec!["W: lossy".to_string()]));
     }
 
     /// Calls that return reuse one adapter thread; a panic or a time-out retires it.

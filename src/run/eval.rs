@@ -46,7 +46,9 @@ pub fn eval(
             adapter.version(),
             batch.cases.len()
         ));
-        Ok(Some(batch.call(adapter, options)?[position]))
+        let (returned, warned) = crate::host::warnings::collect(|| batch.call(adapter, options));
+        lines.extend(warned.iter().map(|w| format!("library warning: {w}")));
+        Ok(Some(returned?[position]))
     };
     let pass = match &check.target {
         Target::Elementwise(ElementwiseKind::Float(t)) => {

@@ -9,6 +9,7 @@ use opspec_adapter::{Adapter, Support};
 use super::check::{Check, RunOptions, Target};
 use super::elementwise;
 use super::{broadcast, complex, promotion, scatter};
+use crate::host::warnings;
 use crate::results::{CheckResult, KnownDeviation, ProfileVerdict, Status};
 use crate::spec::Catalog;
 use crate::spec::expectations::Tolerance;
@@ -48,24 +49,27 @@ pub fn run_check(
         (Some(_), Some(a)) => Ok(Some(a)),
         (None, _) => Ok(None),
     };
-    let outcome = adapter.and_then(|adapter| {
-        if let Some(reason) = adapter.and_then(|a| skip_reason(catalog, check, a.as_ref())) {
-            result.status = Status::Skip;
-            return Err(format!("skipped: {reason}"));
-        }
-        let needs_adapter = |what: &str| format!("{}: a {what} check needs an adapter", check.id);
-        match (&check.target, adapter) {
-            (Target::Elementwise(kind), a) => {
-                elementwise::run_kind(catalog, check, kind, a, options, &mut result)
+    let (outcome, warned) = warnings::collect(|| {
+        adapter.and_then(|adapter| {
+            if let Some(reason) = adapter.and_then(|a| skip_reason(catalog, check, a.as_ref())) {
+                result.status = Status::Skip;
+                return Err(format!("skipped: {reason}"));
             }
-            (Target::Broadcast(t), a) => broadcast::run(catalog, check, t, a, options, &mut result),
-            (Target::Scatter(t), a) => scatter::run(catalog, check, t, a, options, &mut result),
-            (Target::Promotion(t), Some(a)) => promotion::run(catalog, t, a, options, &mut result),
-            (Target::Complex(t), Some(a)) => complex::run(catalog, check, t, a, options, &mut result),
-            (Target::Promotion(_), None) => Err(needs_adapter("promotion")),
-            (Target::Complex(_), None) => Err(needs_adapter("complex")),
-        }
+            let needs_adapter = |what: &str| format!("{}: a {what} check needs an adapter", check.id);
+            match (&check.target, adapter) {
+                (Target::Elementwise(kind), a) => {
+                    elementwise::run_kind(catalog, check, kind, a, options, &mut result)
+                }
+                (Target::Broadcast(t), a) => broadcast::run(catalog, check, t, a, options, &mut result),
+                (Target::Scatter(t), a) => scatter::run(catalog, check, t, a, options, &mut result),
+                (Target::Promotion(t), Some(a)) => promotion::run(catalog, t, a, options, &mut result),
+                (Target::Complex(t), Some(a)) => complex::run(catalog, check, t, a, options, &mut result),
+                (Target::Promotion(_), None) => Err(needs_adapter("promotion")),
+                (Target::Complex(_), None) => Err(needs_adapter("complex")),
+            }
+        })
     });
+    result.warnings = warned;
     let completed = outcome.is_ok();
     if let Err(message) = outcome {
         result.message = message;
@@ -150,5 +154,59 @@ fn beyond_tolerance(t: &Tolerance, result: &CheckResult) -> Option<String> {
             Some(format!("its largest error is {e:.3} ulp where the entry tolerates {bound} ulp"))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::adapter_checks;
+    use opspec_adapter::{AdapterError, BinaryOp, DType, OpKind, Tensor, UnaryOp};
+    use opspec_cpu::CpuAdapter;
+
+    /// The CPU adapter, warning at every binary call (as a worker's reply would have it).
+    struct Warns;
+
+    impl Adapter for Warns {
+        fn name(&self) -> &str {
+            "warns"
+        }
+
+        fn version(&self) -> String {
+            "warns 0".into()
+        }
+
+        fn supports(&self, op: OpKind, dtype: DType) -> Support {
+            CpuAdapter.supports(op, dtype)
+        }
+
+        fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+            warnings::raise([format!("UserWarning: {op} is lossy"), "UserWarning: slow".to_string()]);
+            CpuAdapter.binary(op, a, b)
+        }
+
+        fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+            CpuAdapter.unary(op, x)
+        }
+    }
+
+    #[test]
+    fn a_checks_record_holds_the_warnings_of_its_own_calls_once() {
+        let catalog = Catalog::builtin().unwrap();
+        let checks = adapter_checks(&catalog, &["warns".to_string()]);
+        let adapter: Arc<dyn Adapter> = Arc::new(Warns);
+        let run = |id: &str| {
+            let check = checks.iter().find(|c| c.id.to_string() == id).unwrap();
+            run_check(&catalog, check, Some(&adapter), &RunOptions::default())
+        };
+        // Many calls, each warning twice over: each text once, in order.
+        let layouts = run("array-api:warns:add:f32:layouts");
+        assert_eq!(layouts.status, Status::Pass, "{}", layouts.message);
+        assert_eq!(layouts.warnings, ["UserWarning: add is lossy", "UserWarning: slow"]);
+        let report = layouts.report(&Default::default());
+        assert!(report.contains("\n  library warning: UserWarning: slow\n"), "{report}");
+        // Another check's calls: its own warnings only.
+        assert_eq!(run("array-api:warns:multiply:f32:edges").warnings[0], "UserWarning: multiply is lossy");
+        assert!(run("array-api:warns:sqrt:f32:edges").warnings.is_empty());
     }
 }

@@ -23,6 +23,9 @@ pub enum ErrorKind {
     NotContiguous,
     /// The operation or dtype is not implemented.
     Unsupported,
+    /// A step of the adapter's own failed (building an operand, converting a result), not the
+    /// operation: see [`AdapterError::at_step`].
+    Adapter,
     /// Anything else.
     Other,
 }
@@ -39,6 +42,7 @@ impl ErrorKind {
             ErrorKind::OutOfRange => "out_of_range",
             ErrorKind::NotContiguous => "not_contiguous",
             ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Adapter => "adapter",
             ErrorKind::Other => "other",
         }
     }
@@ -64,6 +68,12 @@ impl AdapterError {
     /// Shorthand for an [`ErrorKind::Unsupported`] error.
     pub fn unsupported(message: impl Into<String>) -> Self {
         AdapterError::new(ErrorKind::Unsupported, message)
+    }
+
+    /// An [`ErrorKind::Adapter`] error: the adapter's own `step` failed, for `why`; its message
+    /// reads `adapter error at step STEP: WHY`.
+    pub fn at_step(step: &str, why: &str) -> Self {
+        AdapterError::new(ErrorKind::Adapter, format!("adapter error at step {step}: {why}"))
     }
 
     /// Attaches a document error code.

@@ -284,9 +284,7 @@ class Worker:
                 chunks = ()
         texts = self.warnings.take(caught, context)
         if texts:
-            reply["warnings"] = texts
-            if reply["type"] == "error":
-                reply["message"] = with_warnings(reply["message"], texts)
+            reply["warnings"] = texts  # the host records them with the check (docs/PROTOCOL.md)
         return reply, chunks
 
 

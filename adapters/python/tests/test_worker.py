@@ -103,24 +103,30 @@ class EndToEnd(unittest.TestCase):
         layouts = run.checks["array-api:fake-scaffold:add:f32:layouts"]
         self.assertEqual(layouts["status"], "fail")
         actual = [f["actual"] for f in layouts["failures"]]
-        self.assertIn("error other: adapter error (its own step failed, not add): building operand x1 (f32 []) with "
-                      "fake_scaffold.asarray: ValueError: 0-d arrays are not supported by this asarray", actual)
+        self.assertIn("error adapter: adapter error at step building operand x1 (f32 []) with fake_scaffold.asarray: "
+                      "ValueError: 0-d arrays are not supported by this asarray", actual)
 
     def test_library_warnings_reach_the_run(self):
         run = Run("python:module=fake_warn", "array-api:fake-warn:{acos,asin}:f64:edges")
-        # acos warns, then returns a lossy result: the value check fails and the warning is
-        # on the terminal (the result reply's `warnings` field is not read by the host yet).
-        self.assertEqual(run.status("array-api:fake-warn:acos:f64:edges"), "fail")
+        # acos warns, then returns a lossy result: the value check fails with the warning in
+        # its record, its failure text and the terminal's count.
+        acos = run.checks["array-api:fake-warn:acos:f64:edges"]
+        self.assertEqual(acos["status"], "fail")
+        lossy = ("UserWarning: 'acos' is not implemented for 'float64' in fakeruntime. A lossy cast to 'float32' "
+                 "is used instead")
+        self.assertEqual(acos["warnings"], [lossy])
+        self.assertIn(f"  library warning: {lossy}\n", run.output)
+        self.assertIn(f"library warnings during adapter fake-warn's calls:\n  1 check: {lossy}\n", run.output)
         # (Each distinct warning is written once per worker, at its first request: here the
         # start-up probe.)
         self.assertIn("[fake-warn] opspec_worker: library warning during the start-up probe of acos (tensors, f64): "
                       "UserWarning: 'acos' is not implemented for 'float64' in fakeruntime. A lossy cast to 'float32' "
                       "is used instead", run.output)
         self.assertRegex(run.output, r"opspec_worker:   \d+ request\(s\): UserWarning: 'acos' is not implemented")
-        # asin warns, then raises: the warning is in the check's own failure text.
+        # asin warns, then raises: the warning is in the check's record too.
         asin = run.checks["array-api:fake-warn:asin:f64:edges"]
         self.assertEqual(asin["status"], "fail")
-        self.assertIn("(library warnings: UserWarning: 'asin' has no float64 kernel in fakeruntime)", asin["message"])
+        self.assertEqual(asin["warnings"], ["UserWarning: 'asin' has no float64 kernel in fakeruntime"])
 
     def test_renamed_functions_dtypes_and_a_setup_call_as_options(self):
         checks = "array-api:fake-renamed:{pow,atan2,acos,logical_and,add}:{f32,bool}:*"

@@ -219,9 +219,15 @@ impl ProcessAdapter {
     /// The tensor of a `result` reply, or the error it carries.
     fn tensor_reply(&self, what: &str, reply: Reply, data: &[u8]) -> Result<Tensor, AdapterError> {
         match reply {
-            Reply::Result { result, buffers, .. } => wire::tensor(&result, &buffers, data)
-                .map_err(|e| self.error(format!("{what}: bad result: {e}"))),
-            Reply::Error { kind, code, message, .. } => Err(wire::adapter_error(&kind, code, &message)),
+            Reply::Result { result, buffers, warnings, .. } => {
+                crate::host::warnings::raise(warnings);
+                wire::tensor(&result, &buffers, data)
+                    .map_err(|e| self.error(format!("{what}: bad result: {e}")))
+            }
+            Reply::Error { kind, code, message, step, warnings, .. } => {
+                crate::host::warnings::raise(warnings);
+                Err(wire::adapter_error(&kind, code, &message, step.as_deref()))
+            }
             other => {
                 Err(self.error(format!("{what}: expected a result or an error, got {}", reply_type(&other))))
             }
@@ -453,7 +459,10 @@ impl ShapeChecker for ProcessAdapter {
                 kind: kind.parse().map_err(|e| self.error(format!("{what}: {e}")))?,
                 alignment,
             }),
-            Reply::Error { kind, code, message, .. } => Err(wire::adapter_error(&kind, code, &message)),
+            Reply::Error { kind, code, message, step, warnings, .. } => {
+                crate::host::warnings::raise(warnings);
+                Err(wire::adapter_error(&kind, code, &message, step.as_deref()))
+            }
             other => {
                 Err(self.error(format!("{what}: expected checked or an error, got {}", reply_type(&other))))
             }

@@ -82,7 +82,7 @@ fn answer(id: u64, result: Result<Tensor, AdapterError>) -> (Reply, Vec<u8>) {
         Ok(t) => {
             let mut enc = Encoder::default();
             let result = enc.tensor(&t);
-            (Reply::Result { id, result, buffers: enc.buffers }, enc.data)
+            (Reply::Result { id, result, buffers: enc.buffers, warnings: Vec::new() }, enc.data)
         }
         Err(e) => (Reply::error(id, &e), Vec::new()),
     }
@@ -239,7 +239,9 @@ mod tests {
         assert_eq!(supported, [("add", Form::Tensors)]);
         assert_eq!(support.len(), 6, "add and pow in three forms each, f32 only: {support:?}");
         let sum = next().unwrap();
-        let Reply::Result { id: 1, result, buffers } = wire::parse::<Reply>(&sum).unwrap() else { panic!() };
+        let Reply::Result { id: 1, result, buffers, .. } = wire::parse::<Reply>(&sum).unwrap() else {
+            panic!()
+        };
         let result: TensorDesc = result;
         assert_eq!(wire::tensor(&result, &buffers, &sum.data).unwrap().to_vec::<f32>().unwrap(), [4.5, 2.5]);
         let Reply::Error { id: 2, kind, .. } = wire::parse::<Reply>(&next().unwrap()).unwrap() else {

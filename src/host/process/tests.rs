@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Reach, Support, Tensor};
+use opspec_adapter::{Adapter, BinaryOp, DType, ErrorKind, OpKind, Reach, Support, Tensor};
 use serde::Serialize;
 
 use super::frame::write_frame;
@@ -43,6 +43,11 @@ fn hello() -> Vec<u8> {
 
 /// A `result` reply whose tensor claims `dtype` and `shape` over `data`.
 fn result(id: u64, dtype: DType, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    result_warning(id, dtype, shape, data, &[])
+}
+
+/// [`result`], with the library's `warnings`.
+fn result_warning(id: u64, dtype: DType, shape: &[usize], data: &[u8], warnings: &[&str]) -> Vec<u8> {
     let desc = TensorDesc {
         dtype: DlType::of(dtype),
         shape: shape.to_vec(),
@@ -52,7 +57,8 @@ fn result(id: u64, dtype: DType, shape: &[usize], data: &[u8]) -> Vec<u8> {
         names: None,
     };
     let buffers = vec![BufferRange { offset: 0, len: data.len() as u64 }];
-    frame(&Reply::Result { id, result: desc, buffers }, data)
+    let warnings = warnings.iter().map(|w| w.to_string()).collect();
+    frame(&Reply::Result { id, result: desc, buffers, warnings }, data)
 }
 
 /// `sh -c SCRIPT sh FILE`, where FILE holds `stream`.
@@ -209,4 +215,35 @@ fn a_workers_views_say_how_each_layout_reaches_its_library() {
     assert_eq!(reach, [Reach::View, Reach::View, Reach::Copy, Reach::Copy, Reach::Unknown]);
     let bad = start_error("bad-views", &hello_views(&[("offset", "maybe")]), REPLAY);
     assert!(bad.contains("its views map says `maybe` for `offset` (view or copy)"), "{bad}");
+}
+
+/// An `error` reply of the worker's own `step` and a `result` reply, each with warnings: the
+/// warnings are raised on the calling thread, and the step error is an adapter error naming it.
+#[test]
+fn replies_raise_their_warnings_and_a_step_error_names_the_step() {
+    use crate::host::warnings::collect;
+
+    let step = "building operand x1 (f32 [4])";
+    let mut stream = hello();
+    stream.extend(frame(
+        &Reply::Error {
+            id: 1,
+            kind: "other".into(),
+            code: None,
+            message: format!("adapter error (its own step failed, not add): {step}: ValueError: no"),
+            step: Some(step.into()),
+            warnings: vec!["UserWarning: lossy cast".into()],
+        },
+        &[],
+    ));
+    let warned = ["UserWarning: lossy cast", "RuntimeWarning: slow path"];
+    stream.extend(result_warning(2, DType::F32, &[4], &[0; 16], &warned));
+    let w = scripted("warns", &stream, REPLAY, Duration::from_secs(30)).unwrap();
+    let (error, first) = collect(|| w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err());
+    assert_eq!(error.kind, ErrorKind::Adapter);
+    assert_eq!(error.to_string(), format!("adapter: adapter error at step {step}: ValueError: no"));
+    assert_eq!(first, ["UserWarning: lossy cast"]);
+    let (sum, second) = collect(|| w.binary(BinaryOp::Add, &f32s(4), &f32s(4)));
+    assert_eq!(sum.unwrap().to_vec::<f32>().unwrap(), [0.0; 4]);
+    assert_eq!(second, warned);
 }

@@ -187,6 +187,9 @@ pub enum Reply {
         result: TensorDesc,
         #[serde(default)]
         buffers: Vec<BufferRange>,
+        /// The library's warnings during the request; optional.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
     },
     Checked {
         id: u64,
@@ -200,6 +203,13 @@ pub enum Reply {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
         message: String,
+        /// The worker's own step that failed (building an operand, converting a result), if
+        /// the error is not the operation's; optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        step: Option<String>,
+        /// The library's warnings during the request; optional.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<String>,
     },
 }
 
@@ -216,7 +226,14 @@ impl Reply {
 
     /// An `error` reply for `e`.
     pub fn error(id: u64, e: &AdapterError) -> Reply {
-        Reply::Error { id, kind: e.kind.name().to_string(), code: e.code.clone(), message: e.message.clone() }
+        Reply::Error {
+            id,
+            kind: e.kind.name().to_string(),
+            code: e.code.clone(),
+            message: e.message.clone(),
+            step: None,
+            warnings: Vec::new(),
+        }
     }
 }
 
@@ -312,8 +329,15 @@ pub fn scalar(s: &WireScalar) -> Result<Scalar, String> {
     }
 }
 
-/// An error reply as the adapter API's error; an unknown kind is read as `other`.
-pub fn adapter_error(kind: &str, code: Option<String>, message: &str) -> AdapterError {
+/// An error reply as the adapter API's error: one that names the worker's own `step` is an
+/// [`ErrorKind::Adapter`] error whatever its kind (its message without the step's name where it
+/// repeats it: a worker's message must stand alone for hosts that do not read `step`); an
+/// unknown kind is read as `other`.
+pub fn adapter_error(kind: &str, code: Option<String>, message: &str, step: Option<&str>) -> AdapterError {
+    if let Some(step) = step {
+        let why = message.split_once(&format!("{step}: ")).map_or(message, |(_, why)| why);
+        return AdapterError::at_step(step, why);
+    }
     let known = [
         ErrorKind::ShapeMismatch,
         ErrorKind::DTypeMismatch,
@@ -323,6 +347,7 @@ pub fn adapter_error(kind: &str, code: Option<String>, message: &str) -> Adapter
         ErrorKind::OutOfRange,
         ErrorKind::NotContiguous,
         ErrorKind::Unsupported,
+        ErrorKind::Adapter,
         ErrorKind::Other,
     ];
     let error = match known.into_iter().find(|k| k.name() == kind) {
@@ -510,10 +535,44 @@ mod tests {
         assert_eq!(w, WireScalar::Float("0x7ff8000000000001".into()));
         assert!(matches!(scalar(&w), Ok(Scalar::Float(f)) if f.to_bits() == 0x7ff8_0000_0000_0001));
         assert!(scalar(&WireScalar::Float("1.5".into())).is_err());
-        assert_eq!(adapter_error("rank", None, "x").kind, ErrorKind::Rank);
-        let odd = adapter_error("cosmic_ray", Some("E1".into()), "x");
+        assert_eq!(adapter_error("rank", None, "x", None).kind, ErrorKind::Rank);
+        let odd = adapter_error("cosmic_ray", Some("E1".into()), "x", None);
         assert_eq!((odd.kind, odd.code.as_deref()), (ErrorKind::Other, Some("E1")));
         assert!(odd.message.contains("cosmic_ray"));
+    }
+
+    /// `warnings` (result and error replies) and `step` (error replies) are optional: replies
+    /// without them, as workers wrote them before, read as before.
+    #[test]
+    fn warnings_and_step_are_optional_fields_of_replies() {
+        let read = |json: &str| -> Reply {
+            parse(&Frame { meta: json.as_bytes().to_vec(), data: Vec::new() }).unwrap()
+        };
+        let desc = r#"{"dtype":[2,32,1],"shape":[1],"strides":[1],"byte_offset":0,"buffer":0}"#;
+        let Reply::Result { warnings, .. } = read(&format!(r#"{{"type":"result","id":1,"result":{desc}}}"#))
+        else {
+            panic!("not a result")
+        };
+        assert!(warnings.is_empty());
+        let with =
+            read(&format!(r#"{{"type":"result","id":1,"result":{desc},"warnings":["UserWarning: lossy"]}}"#));
+        assert!(matches!(with, Reply::Result { warnings, .. } if warnings == ["UserWarning: lossy"]));
+        let old = read(r#"{"type":"error","id":2,"kind":"rank","message":"m"}"#);
+        assert!(matches!(&old, Reply::Error { step: None, warnings, .. } if warnings.is_empty()), "{old:?}");
+        let new = read(
+            r#"{"type":"error","id":2,"kind":"other","step":"building operand x1 (f32 [])","warnings":["W"],
+                "message":"adapter error (its own step failed, not add): building operand x1 (f32 []): ValueError: 0-d"}"#,
+        );
+        let Reply::Error { kind, code, message, step, warnings, .. } = new else { panic!("not an error") };
+        assert_eq!(warnings, ["W"]);
+        let e = adapter_error(&kind, code, &message, step.as_deref());
+        assert_eq!(e.kind, ErrorKind::Adapter);
+        assert_eq!(e.message, "adapter error at step building operand x1 (f32 []): ValueError: 0-d");
+        // A message that does not repeat the step is kept whole.
+        assert_eq!(adapter_error("other", None, "boom", Some("s")).message, "adapter error at step s: boom");
+        // Written without them, as `serve` writes an error.
+        let plain = serde_json::to_string(&Reply::error(3, &AdapterError::unsupported("no"))).unwrap();
+        assert!(!plain.contains("step") && !plain.contains("warnings"), "{plain}");
     }
 
     #[test]

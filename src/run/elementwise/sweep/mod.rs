@@ -28,6 +28,7 @@ use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use crate::bits::format::Format;
 use crate::bits::value::Domain;
 use crate::generate::sweep::Sweep;
+use crate::host::warnings;
 use crate::judge::context::Context;
 use crate::oracle::native::ReferenceKind;
 use crate::results::{CheckResult, ChunkResult};
@@ -155,13 +156,20 @@ pub fn run(
     let domain: Vec<u8> = judge.domain.iter().flat_map(|x| x.to_le_bytes()[..size].to_vec()).collect();
     let call = |cases: Range<u64>| call_chunk(&domain, cases, op, output, adapter, target.dtype, options);
     std::thread::scope(|scope| -> Result<(), String> {
-        let mut next = batches.first().map(|(_, r)| scope.spawn(move || call(r.clone())));
+        // Each call's library warnings come back with it, to be this thread's (the check's).
+        let spawn = |r: &Range<u64>| {
+            let r = r.clone();
+            scope.spawn(move || warnings::collect(|| call(r)))
+        };
+        let mut next = batches.first().map(|(_, r)| spawn(r));
         let mut tally = ChunkTally::default();
         for (i, (k, cases)) in batches.iter().enumerate() {
             let returned = next.take().map(|h| h.join()).ok_or("no adapter call")?;
-            let returned = returned.map_err(|_| format!("chunk {k}: the adapter call's thread panicked"))?;
+            let (returned, warned) =
+                returned.map_err(|_| format!("chunk {k}: the adapter call's thread panicked"))?;
+            warnings::raise(warned);
             let returned = returned.map_err(|e| format!("chunk {k}: {e}"))?;
-            next = batches.get(i + 1).map(|(_, r)| scope.spawn(move || call(r.clone())));
+            next = batches.get(i + 1).map(|(_, r)| spawn(r));
             let batch = judge.batch(cases.clone(), &returned, options.max_listed_failures)?;
             progress.advance(batch.cases);
             tally.merge(batch, options.max_listed_failures);
