@@ -126,7 +126,6 @@ fn data(runs: &[Run]) -> Data<'_> {
         deviations: Vec::new(),
         sources: BTreeMap::new(),
     };
-    let reruns = Run::reruns(runs);
     let mut citation_index: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     let mut deviation_index: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, run) in runs.iter().enumerate() {
@@ -144,8 +143,9 @@ fn data(runs: &[Run]) -> Data<'_> {
                     d.deviations.len() - 1
                 })
             });
+            // The first run that checked the adapter decides, as in `Run::reruns`.
             d.rerun.entry(r.id.adapter_label()).or_insert_with(|| {
-                let rerun = reruns.get(r.id.adapter_label()).copied().unwrap_or(&run.info.rerun);
+                let rerun = &run.info.rerun;
                 format!("{}{}", rerun.run_prefix(), rerun.adapter_arg(r.id.adapter_name()))
             });
             let shown = &r.failures[..r.failures.len().min(SHOWN_INPUTS)];

@@ -40,12 +40,12 @@ pub struct Failure {
 pub struct Recorder<'a> {
     pub result: &'a mut CheckResult,
     max_listed: usize,
-    rerun: Rerun,
+    rerun: &'a Rerun,
 }
 
 impl<'a> Recorder<'a> {
-    pub fn new(result: &'a mut CheckResult, options: &RunOptions) -> Recorder<'a> {
-        Recorder { result, max_listed: options.max_listed_failures, rerun: options.rerun.clone() }
+    pub fn new(result: &'a mut CheckResult, options: &'a RunOptions) -> Recorder<'a> {
+        Recorder { result, max_listed: options.max_listed_failures, rerun: &options.rerun }
     }
 
     /// Counts `n` inputs as checked.

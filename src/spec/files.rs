@@ -89,12 +89,13 @@ impl CatalogFiles {
     /// in path order, as 32 hex digits. It depends on the files alone, not on where they came
     /// from, so a `--root` holding the shipped files has the built-in revision.
     pub fn revision(&self) -> String {
-        let parts = self.files.iter().flat_map(|(path, text)| {
-            let length = (text.len() as u64).to_le_bytes().to_vec();
-            [path.as_bytes().to_vec(), vec![0], length, text.as_bytes().to_vec()]
-        });
-        let parts: Vec<Vec<u8>> = parts.collect();
-        let hash = crate::bits::hash::fnv1a_128(parts.iter().map(Vec::as_slice));
+        let lengths: Vec<[u8; 8]> =
+            self.files.iter().map(|(_, text)| (text.len() as u64).to_le_bytes()).collect();
+        let parts =
+            self.files.iter().zip(&lengths).flat_map(|((path, text), length)| {
+                [path.as_bytes(), &[0], length.as_slice(), text.as_bytes()]
+            });
+        let hash = crate::bits::hash::fnv1a_128(parts);
         format!("{hash:032x}")
     }
 }
