@@ -90,7 +90,7 @@ impl CatalogFiles {
     /// from, so a `--root` holding the shipped files has the built-in revision.
     pub fn revision(&self) -> String {
         let lengths: Vec<[u8; 8]> =
-            self.files.iter().map(|(_, text)| (text.len() as u64).to_le_bytes()).collect();
+            self.files.values().map(|text| (text.len() as u64).to_le_bytes()).collect();
         let parts =
             self.files.iter().zip(&lengths).flat_map(|((path, text), length)| {
                 [path.as_bytes(), &[0], length.as_slice(), text.as_bytes()]
