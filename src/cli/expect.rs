@@ -7,23 +7,25 @@ use std::path::Path;
 use crate::results;
 use crate::results::Status;
 use crate::spec::Catalog;
+use crate::spec::authority::Tier;
 
-/// Expectations entries, one per failing (suite, adapter, op, case) with its failing dtypes
-/// as a `{…}` pattern: what the implementation did and how to reproduce it; the reason is
-/// left for the vendor to quote from the document.
+/// Expectations entries, one per failing (suite, adapter, op, case, tier) with its failing
+/// dtypes as a `{…}` pattern: what the implementation did, how to reproduce it, and the tier
+/// it fails; the reason is left for the vendor to quote from the document.
 pub(super) fn draft_expectations(run: &results::Run) -> String {
-    let mut groups: BTreeMap<(String, String, String, String), Vec<&crate::results::CheckResult>> =
-        BTreeMap::new();
+    type Key = (String, String, String, String, Tier);
+    let mut groups: BTreeMap<Key, Vec<&crate::results::CheckResult>> = BTreeMap::new();
     for r in run.results.iter().filter(|r| r.status == Status::Fail) {
         let Some(adapter) = r.id.adapter_name() else { continue };
-        let key = (adapter.to_string(), r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
+        let (suite, op, case) = (r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
+        let key = (adapter.to_string(), suite, op, case, r.failed_tier());
         groups.entry(key).or_default().push(r);
     }
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut out =
         String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
     let mut current = None;
-    for ((adapter, suite, op, case), results) in groups {
+    for ((adapter, suite, op, case, tier), results) in groups {
         if current.as_ref() != Some(&adapter) {
             out += &format!("adapter: {adapter}\ndeviations:\n");
             current = Some(adapter.clone());
@@ -42,11 +44,15 @@ pub(super) fn draft_expectations(run: &results::Run) -> String {
                 f.reproduce
             );
         }
+        let why = match first.failures.first().map(|f| f.authority.as_str()) {
+            Some(a) if !a.is_empty() => a.to_string(),
+            _ => "TODO: quote the document's words this result breaks".to_string(),
+        };
         out += &format!(
-            "  - id: {}\n    does: {}\n    why: {}\n",
+            "  - id: {}\n    does: {}\n    why: {}\n    tier: {tier}\n",
             quote(&format!("{suite}:{adapter}:{op}:{dtype}:{case}")),
             quote(&does),
-            quote("TODO: quote the document's words this result breaks")
+            quote(&why)
         );
     }
     out

@@ -2,6 +2,7 @@
 //! that the binary and the Rust vendor harness ([`crate::harness`]) run the same code over
 //! the adapters each offers ([`Setup`]).
 
+use crate::spec::authority::Tier;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -210,6 +211,11 @@ struct Render {
     /// Also write a Markdown summary here (e.g. `$GITHUB_STEP_SUMMARY`).
     #[arg(long, value_name = "FILE")]
     github_summary: Option<PathBuf>,
+    /// Which failures fail the run (exit code, JUnit): `must` (the document's requirements:
+    /// the library does not conform), `should` (its recommendations too) or `quality`
+    /// (opspec's own bars too). See docs/RESULTS.md.
+    #[arg(long, default_value = "must", value_name = "TIER")]
+    gate: Tier,
 }
 
 #[derive(Subcommand)]

@@ -19,6 +19,7 @@ use crate::judge::expect::Expect;
 use crate::oracle::fpenv;
 use crate::oracle::native::{self};
 use crate::spec::LoadedTable;
+use crate::spec::authority::Tier;
 use crate::spec::matching::{governing_rows, in_class};
 use crate::spec::schema::{Accuracy, Class, Outcome, Relation, SignRule, SpecTable};
 use crate::spec::suite::NanPolicy;
@@ -30,6 +31,9 @@ pub struct ChunkTally {
     pub failed: u64,
     /// Failed cases per governing row id (`(no row)`: where only the table's accuracy governs).
     pub by_row: BTreeMap<String, u64>,
+    /// Failed cases per tier of the bar they miss.
+    #[serde(default)]
+    pub by_tier: BTreeMap<Tier, u64>,
     /// The first failing cases: operands and the actual result.
     pub listed: Vec<(Vec<u64>, u64)>,
 }
@@ -41,6 +45,9 @@ impl ChunkTally {
         self.failed += other.failed;
         for (row, n) in other.by_row {
             *self.by_row.entry(row).or_default() += n;
+        }
+        for (tier, n) in other.by_tier {
+            *self.by_tier.entry(tier).or_default() += n;
         }
         let room = max_listed.saturating_sub(self.listed.len());
         self.listed.extend(other.listed.into_iter().take(room));
@@ -60,7 +67,7 @@ const SLICE: u64 = 1 << 16;
 pub struct ClassJudge<'a> {
     table: &'a SpecTable,
     pub ctx: Context<'a>,
-    nan: NanPolicy,
+    pub nan: NanPolicy,
     format: Format,
     /// Which of the three relation pairs the rows name, as a mask of [`ClassJudge::key`]'s
     /// relation bits.
@@ -226,6 +233,9 @@ impl<'a> ClassJudge<'a> {
                     continue;
                 }
                 tally.failed += 1;
+                let case = [self.domain[p1], self.domain[p2]];
+                let tier = self.ctx.grade(&case, actual, self.nan).map_or(Tier::Must, |g| g.tier);
+                *tally.by_tier.entry(tier).or_default() += 1;
                 if governed.rows.is_empty() {
                     failed_per_row[self.table.rows.len()] += 1;
                 }

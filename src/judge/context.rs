@@ -10,6 +10,7 @@ use crate::judge::expect::Expect;
 use crate::oracle;
 use crate::oracle::reference;
 use crate::spec::LoadedTable;
+use crate::spec::authority::{Authority, Tier};
 use crate::spec::matching::governing_rows;
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
 use crate::spec::suite::{SignalingPolicy, Suite};
@@ -34,13 +35,18 @@ pub struct Context<'a> {
     pub step_bound: Option<u32>,
     /// What a signaling NaN operand allows.
     pub signaling: SignalingPolicy,
+    /// The suite's document-wide clauses (none for a table self-check).
+    pub authority: Option<&'a Authority>,
+    /// The suite's name and the table's file, for failure texts.
+    pub suite: &'a str,
+    pub path: &'a std::path::Path,
 }
 
 impl<'a> Context<'a> {
     /// The context of `table` in format `f` under `suite`; without a suite (a table
     /// self-check against the correctly rounded oracle) no step is allowed and signaling
     /// NaNs are held to the table's results.
-    pub fn new(table: &'a LoadedTable, suite: Option<&Suite>, f: Format) -> Context<'a> {
+    pub fn new(table: &'a LoadedTable, suite: Option<&'a Suite>, f: Format) -> Context<'a> {
         let step_bound = match suite {
             Some(s) => s.step_bound(table.op, f),
             None => Some(0),
@@ -52,18 +58,28 @@ impl<'a> Context<'a> {
             output: output_domain(&table.table, f),
             step_bound,
             signaling: suite.map_or(SignalingPolicy::AsQuiet, |s| s.signaling_nans),
+            authority: suite.map(|s| &s.authority),
+            suite: suite.map_or("table", |s| s.name.as_str()),
+            path: &table.path,
         }
     }
 
-    /// What the result for `inputs` must be: every governing row's outcome, or the table's
-    /// accuracy class where no row governs.
+    /// What the result for `inputs` must be to meet every bar, opspec's included: every
+    /// governing row's outcome, or the table's accuracy class where no row governs.
     pub fn expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
-        self.allow_signaling(inputs, self.governed(inputs)?)
+        self.expectation_at(Tier::Quality, inputs)
+    }
+
+    /// What the result for `inputs` must be to meet the bars of `tier` and the tiers above it
+    /// (before the document's latitudes: [`crate::judge::authority`]).
+    pub fn expectation_at(&self, tier: Tier, inputs: &[u64]) -> Result<Expect, String> {
+        let rows = governing_rows(self.table, self.format, inputs);
+        self.allow_signaling(inputs, self.governed_by(tier, &rows, inputs)?)
     }
 
     /// What row `row`'s outcome requires for `inputs`.
     pub fn row_expectation(&self, row: usize, inputs: &[u64]) -> Result<Expect, String> {
-        self.allow_signaling(inputs, self.outcome(&self.table.rows[row].result, inputs)?)
+        self.allow_signaling(inputs, self.outcome(Tier::Quality, &self.table.rows[row].result, inputs)?)
     }
 
     /// Under [`SignalingPolicy::MayPropagate`], a signaling NaN operand also allows a NaN.
@@ -85,34 +101,55 @@ impl<'a> Context<'a> {
     /// [`Context::expectation`] where the governing rows of `inputs` are known to be `rows`
     /// (a sweep finds them once per combination of value classes).
     pub fn expectation_under(&self, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
-        self.allow_signaling(inputs, self.governed_by(rows, inputs)?)
+        self.allow_signaling(inputs, self.governed_by(Tier::Quality, rows, inputs)?)
     }
 
-    fn governed(&self, inputs: &[u64]) -> Result<Expect, String> {
-        self.governed_by(&governing_rows(self.table, self.format, inputs), inputs)
-    }
-
-    fn governed_by(&self, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
+    fn governed_by(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
         match rows {
-            [] => self.default_expectation(inputs),
-            [row] => self.outcome(&self.table.rows[*row].result, inputs),
+            [] => self.default_expectation(tier, inputs),
+            [row] => self.outcome(tier, &self.table.rows[*row].result, inputs),
             _ => Ok(Expect::AllOf(
                 rows.iter()
-                    .map(|&i| self.outcome(&self.table.rows[i].result, inputs))
+                    .map(|&i| self.outcome(tier, &self.table.rows[i].result, inputs))
                     .collect::<Result<_, _>>()?,
             )),
         }
     }
 
-    fn default_expectation(&self, inputs: &[u64]) -> Result<Expect, String> {
-        let reference = reference(self.op, self.format, inputs)?;
+    /// The table's accuracy class at `tier`: below opspec's bar, an approximation the
+    /// document leaves open may be any value, a rounding the document lets tie either way may,
+    /// and the sign of a zero an exact function gives is not asked (the pages state it only
+    /// in their rows).
+    fn default_expectation(&self, tier: Tier, inputs: &[u64]) -> Result<Expect, String> {
+        let f = self.format;
+        let reference = reference(self.op, f, inputs)?;
         if self.output == Domain::Bool {
             return Ok(Expect::Bits(reference));
         }
-        match self.table.accuracy {
-            Accuracy::CorrectlyRounded | Accuracy::Exact => Ok(nan_or_bits(self.format, reference)),
-            Accuracy::Approximate => Ok(Expect::WithinSteps { reference, steps: self.steps()? }),
-        }
+        let opens = |grant: fn(&Authority, OpKind) -> bool| {
+            tier != Tier::Quality && self.authority.is_some_and(|a| grant(a, self.op))
+        };
+        Ok(match self.table.accuracy {
+            Accuracy::Exact if tier != Tier::Quality && f.is_zero(reference) => {
+                Expect::AnyOf(vec![Expect::Bits(f.pos_zero()), Expect::Bits(f.neg_zero())])
+            }
+            Accuracy::CorrectlyRounded if opens(Authority::rounds) && self.ties_free(tier) => {
+                match oracle::ties::away(self.op, f, inputs, reference) {
+                    Some(away) => Expect::AnyOf(vec![Expect::Bits(reference), Expect::Bits(away)]),
+                    None => nan_or_bits(f, reference),
+                }
+            }
+            Accuracy::CorrectlyRounded | Accuracy::Exact => nan_or_bits(f, reference),
+            Accuracy::Approximate if opens(Authority::approximates) => Expect::AnyValue,
+            Accuracy::Approximate => Expect::WithinSteps { reference, steps: self.steps()? },
+        })
+    }
+
+    /// Whether a tie may round away from zero at `tier`: at the must tier, and at the should
+    /// tier where the document recommends no tie rule.
+    fn ties_free(&self, tier: Tier) -> bool {
+        let recommends = self.authority.and_then(|a| a.rounding.as_ref()).is_some_and(|r| r.should.is_some());
+        tier == Tier::Must || (tier == Tier::Should && !recommends)
     }
 
     fn steps(&self) -> Result<u32, String> {
@@ -120,7 +157,7 @@ impl<'a> Context<'a> {
             .ok_or_else(|| format!("the suite sets no step bound for {} in {}", self.op, self.format.name))
     }
 
-    fn outcome(&self, outcome: &Outcome, inputs: &[u64]) -> Result<Expect, String> {
+    fn outcome(&self, tier: Tier, outcome: &Outcome, inputs: &[u64]) -> Result<Expect, String> {
         let f = self.format;
         Ok(match outcome {
             Outcome::Nan => Expect::AnyNan,
@@ -141,11 +178,14 @@ impl<'a> Context<'a> {
             Outcome::SignedInfinity(rule) => {
                 Expect::Bits(if negative(f, *rule, inputs) { f.neg_inf() } else { f.pos_inf() })
             }
+            // The row says only "an implementation-dependent approximation": the step bound is
+            // opspec's.
+            Outcome::Approx(_) if tier != Tier::Quality => Expect::AnyValue,
             Outcome::Approx(c) => Expect::WithinSteps { reference: constant(f, *c), steps: self.steps()? },
             Outcome::AnyOf(list) => {
-                Expect::AnyOf(list.iter().map(|o| self.outcome(o, inputs)).collect::<Result<_, _>>()?)
+                Expect::AnyOf(list.iter().map(|o| self.outcome(tier, o, inputs)).collect::<Result<_, _>>()?)
             }
-            Outcome::CorrectlyRounded => self.default_expectation(inputs)?,
+            Outcome::CorrectlyRounded => self.default_expectation(tier, inputs)?,
             Outcome::Unspecified => Expect::AnyValue,
         })
     }

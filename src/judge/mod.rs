@@ -3,6 +3,7 @@
 //! oracle; [`classes`] judges a sweep's cases once per combination of value classes;
 //! [`profile`] judges again under a relaxation profile an adapter declares.
 
+pub mod authority;
 pub mod classes;
 pub mod complex;
 pub mod context;

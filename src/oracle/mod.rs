@@ -22,6 +22,7 @@
 //! - [`native`]: the same correctly rounded and exact results for the basic operations in
 //!   f16, bf16 and f32 from host f64 arithmetic and a narrowing of our own, about a hundred
 //!   times faster; [`fpenv`] checks the FP control state it relies on.
+//! - [`ties`]: the roundTiesToAway result where an exact result is a tie.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
 
@@ -37,6 +38,7 @@ pub mod native;
 pub mod ops;
 pub mod rounding;
 pub mod scatter;
+pub mod ties;
 pub mod ulp;
 pub mod unary;
 

@@ -1,41 +1,72 @@
-//! The verdict per adapter and suite: it conforms strictly, it conforms under the relaxation
-//! profile its expectations file declares, or it does not conform. A profile never turns a
-//! failed check into a passed one; it adds the second verdict.
+//! The verdict ladder per adapter and suite (`docs/AUTHORITY.md`): it **conforms** when no
+//! check fails a must of the document, meets the **recommendations** when none fails a should
+//! either, and meets opspec's **quality** bars when nothing fails. A relaxation profile the
+//! adapter declares adds a second verdict on the musts; it never turns a failed check into a
+//! passed one.
 
 use std::collections::BTreeMap;
 
 use crate::results::{CheckResult, Status};
+use crate::spec::authority::Tier;
 
 /// How one adapter fares on one suite.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Conformance {
+    /// Checks that did not pass (known deviations included), by the most authoritative tier
+    /// they fail; a check that did not run counts as a must.
+    pub failing: BTreeMap<Tier, usize>,
+    /// The profile the adapter declares, if it does, with the checks failing a must that pass
+    /// under it, and how many fail under it too.
+    pub profile: Option<ProfileVerdict>,
+}
+
+/// The musts judged under a declared profile.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Conformance {
-    /// Every check that ran passed.
-    Strict,
-    /// Some checks failed, and each passes under the profile: they are listed.
-    UnderProfile { profile: String, checks: Vec<String> },
-    /// `failing` checks did not pass, of which `under_profile` fail under the declared
-    /// profile too (where one is declared).
-    Not { failing: usize, under_profile: Option<(String, usize)> },
+pub struct ProfileVerdict {
+    pub profile: String,
+    pub passing: Vec<String>,
+    pub failing: usize,
 }
 
 impl Conformance {
-    /// The verdict as one line: `conforms strictly`, `conforms under profile daz+ftz (3
-    /// checks pass only under it)`, `does not conform: 5 checks fail (4 under profile ftz)`.
+    /// How many checks fail `tier` at most (as their most authoritative failure).
+    pub fn count(&self, tier: Tier) -> usize {
+        self.failing.get(&tier).copied().unwrap_or(0)
+    }
+
+    /// Whether no check fails a must, or each that does passes under the declared profile.
+    pub fn conforms(&self) -> bool {
+        self.count(Tier::Must) == 0 || self.profile.as_ref().is_some_and(|p| p.failing == 0)
+    }
+
+    /// The ladder as one line: `conforms; recommendations met; 3 checks miss opspec's bars`,
+    /// `does not conform: 5 checks fail a must (4 under profile ftz too); …`.
     pub fn text(&self) -> String {
-        match self {
-            Conformance::Strict => "conforms strictly".into(),
-            Conformance::UnderProfile { profile, checks } => {
-                format!("conforms under profile {profile} ({} checks pass only under it)", checks.len())
-            }
-            Conformance::Not { failing, under_profile: None } => {
-                format!("does not conform: {failing} checks did not pass")
-            }
-            Conformance::Not { failing, under_profile: Some((profile, n)) } => {
+        let (must, should, quality) =
+            (self.count(Tier::Must), self.count(Tier::Should), self.count(Tier::Quality));
+        let mut out = match (&self.profile, must) {
+            (_, 0) => "conforms".to_string(),
+            (Some(p), _) if p.failing == 0 => {
                 format!(
-                    "does not conform: {failing} checks did not pass ({n} fail under profile {profile} too)"
+                    "conforms under profile {} ({must} checks fail a must, each passes under it)",
+                    p.profile
                 )
             }
-        }
+            (Some(p), _) => format!(
+                "does not conform: {must} checks fail a must ({} under profile {} too)",
+                p.failing, p.profile
+            ),
+            (None, _) => format!("does not conform: {must} checks fail a must"),
+        };
+        out += &match should {
+            0 => "; recommendations met".to_string(),
+            n => format!("; {n} checks miss a recommendation"),
+        };
+        out += &match quality {
+            0 => "; opspec's bars met".to_string(),
+            n => format!("; {n} checks miss only opspec's bars"),
+        };
+        out
     }
 }
 
@@ -54,21 +85,23 @@ pub fn verdicts<'a>(
 }
 
 fn judge(results: &[&CheckResult]) -> Conformance {
-    let not_passed: Vec<&CheckResult> =
-        results.iter().copied().filter(|r| r.status != Status::Pass).collect();
-    if not_passed.is_empty() {
-        return Conformance::Strict;
+    let mut verdict = Conformance::default();
+    let mut musts = Vec::new();
+    for r in results.iter().filter(|r| r.status != Status::Pass) {
+        let tier = r.failed_tier();
+        *verdict.failing.entry(tier).or_default() += 1;
+        if tier == Tier::Must {
+            musts.push(*r);
+        }
     }
-    let profile = results.iter().find_map(|r| r.under_profile.as_ref()).map(|v| v.profile.to_string());
-    let Some(profile) = profile else {
-        return Conformance::Not { failing: not_passed.len(), under_profile: None };
-    };
-    let fails_under =
-        not_passed.iter().filter(|r| !r.under_profile.as_ref().is_some_and(|v| v.passes)).count();
-    if fails_under == 0 {
-        let checks = not_passed.iter().map(|r| r.id.to_string()).collect();
-        Conformance::UnderProfile { profile, checks }
-    } else {
-        Conformance::Not { failing: not_passed.len(), under_profile: Some((profile, fails_under)) }
-    }
+    verdict.profile = results.iter().find_map(|r| r.under_profile.as_ref()).map(|v| {
+        let (passing, failing): (Vec<&CheckResult>, Vec<&CheckResult>) =
+            musts.iter().partition(|r| r.under_profile.as_ref().is_some_and(|v| v.passes));
+        ProfileVerdict {
+            profile: v.profile.to_string(),
+            passing: passing.iter().map(|r| r.id.to_string()).collect(),
+            failing: failing.len(),
+        }
+    });
+    verdict
 }

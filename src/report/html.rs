@@ -9,8 +9,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use super::Tally;
 use super::summary::counts;
-use super::{Conformance, Tally};
 use crate::results::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
 use crate::results::{Run, RunInfo};
 
@@ -253,9 +253,9 @@ fn conformance(runs: &[Run]) -> String {
             escape(adapter),
             escape(&verdict.text())
         );
-        if let Conformance::UnderProfile { checks, .. } = verdict {
-            out += "<details><summary>the checks</summary><ul>";
-            for id in checks {
+        if let Some(p) = verdict.profile.as_ref().filter(|p| !p.passing.is_empty()) {
+            out += "<details><summary>the checks that pass only under the profile</summary><ul>";
+            for id in &p.passing {
                 let _ = write!(out, "<li><a href=\"#{0}\">{0}</a></li>", escape(id));
             }
             out += "</ul></details>";

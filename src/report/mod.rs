@@ -21,18 +21,19 @@ pub use summary::{github_summary, terminal_summary};
 pub use tally::Tally;
 
 use crate::results::Run;
+use crate::spec::authority::Tier;
 
 /// Writes `index.html` and `junit.xml` for `runs` into `dir` (created if missing), and the
-/// Markdown summary to `github_summary` if given.
-pub fn write(dir: &Path, runs: &[Run], github_summary: Option<&Path>) -> Result<(), String> {
+/// Markdown summary to `github_summary` if given; JUnit fails the checks `gate` fails.
+pub fn write(dir: &Path, runs: &[Run], gate: Tier, github_summary: Option<&Path>) -> Result<(), String> {
     let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
     std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
     let html = dir.join("index.html");
     std::fs::write(&html, html::render(runs)).map_err(|e| fail(&html, e))?;
     let xml = dir.join("junit.xml");
-    std::fs::write(&xml, junit::render(runs)).map_err(|e| fail(&xml, e))?;
+    std::fs::write(&xml, junit::render(runs, gate)).map_err(|e| fail(&xml, e))?;
     if let Some(path) = github_summary {
-        std::fs::write(path, summary::github_summary(runs)).map_err(|e| fail(path, e))?;
+        std::fs::write(path, summary::github_summary(runs, gate)).map_err(|e| fail(path, e))?;
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use opspec_adapter::{BinaryOp, DType, TernaryOp, UnaryOp};
 
 use super::{Conformance, Tally, verdicts};
 use crate::results::{CheckResult, Rerun, Run, Status};
+use crate::spec::authority::Tier;
 
 /// Failures printed in full on the terminal; the rest are listed by id.
 const FULL_REPORTS: usize = 20;
@@ -50,7 +51,7 @@ pub fn counts(t: &Tally) -> String {
 }
 
 /// What the terminal shows after a run or for `report`.
-pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
+pub fn terminal_summary(runs: &[Run], verbose: bool, gate: Tier) -> String {
     let mut out = String::new();
     let by_pair = grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label()));
     let verdicts = verdicts(all(runs));
@@ -77,7 +78,7 @@ pub fn terminal_summary(runs: &[Run], verbose: bool) -> String {
     out += &known_deviations(runs);
     out += &skip_reasons(runs);
     out += &library_warnings(runs);
-    out += &failures(runs);
+    out += &failures(runs, gate);
     let total = Tally::of(all(runs));
     let seconds: f64 = runs.iter().map(|r| r.info.seconds).sum();
     let speed = if seconds > 0.0 {
@@ -229,13 +230,13 @@ fn most_frequent<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
 
 /// Every failing check's bug report, grouped by suite, adapter and operation; past
 /// [`FULL_REPORTS`] only the ids.
-fn failures(runs: &[Run]) -> String {
+fn failures(runs: &[Run], gate: Tier) -> String {
     let failed = grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label(), r.id.op.as_str()));
     let (reruns, none) = (Run::reruns(runs), Rerun::default());
     let mut out = String::new();
     let mut printed = 0;
     for ((suite, adapter, op), results) in failed {
-        let results: Vec<_> = results.into_iter().filter(|r| r.status.fails_run()).collect();
+        let results: Vec<_> = results.into_iter().filter(|r| r.fails(gate)).collect();
         if results.is_empty() {
             continue;
         }
@@ -245,16 +246,30 @@ fn failures(runs: &[Run]) -> String {
                 out += &r.report(reruns.get(adapter).copied().unwrap_or(&none));
                 printed += 1;
             } else {
-                let _ = writeln!(out, "  {} {}: {}", r.id, r.status.name(), r.message);
+                let _ = writeln!(out, "  {} {}: {}", r.id, r.status_text(), r.message);
             }
         }
+    }
+    let below: Vec<_> = all(runs).filter(|r| r.status == Status::Fail && !r.fails(gate)).collect();
+    if !below.is_empty() {
+        let mut by_tier: BTreeMap<Tier, usize> = BTreeMap::new();
+        for r in &below {
+            *by_tier.entry(r.failed_tier()).or_default() += 1;
+        }
+        let parts: Vec<String> = by_tier.iter().map(|(t, n)| format!("{n} fail a {t}")).collect();
+        let _ = writeln!(
+            out,
+            "\n{} checks fail only bars below gate {gate} ({}): listed in the report, not failing the run (--gate quality fails on every bar)",
+            below.len(),
+            parts.join(", ")
+        );
     }
     out
 }
 
 /// The Markdown summary: totals per suite and adapter, then the failing checks (as many as
 /// fit below GitHub's limit).
-pub fn github_summary(runs: &[Run]) -> String {
+pub fn github_summary(runs: &[Run], gate: Tier) -> String {
     let total = Tally::of(all(runs));
     let mut out = format!("## opspec conformance\n\n**{}**\n\n", counts(&total));
     if runs.iter().any(|r| !r.complete) {
@@ -275,7 +290,7 @@ pub fn github_summary(runs: &[Run]) -> String {
             t.max_ulp_text()
         );
     }
-    let failing: Vec<_> = all(runs).filter(|r| r.status.fails_run()).collect();
+    let failing: Vec<_> = all(runs).filter(|r| r.fails(gate)).collect();
     if !failing.is_empty() {
         out += "\n### Failing checks\n\n";
         for (i, r) in failing.iter().enumerate() {

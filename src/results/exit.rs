@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use super::Status;
 use super::file::Run;
+use crate::spec::authority::Tier;
 
 /// The exit code of a command and the sentence that explains it (`docs/RESULTS.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,9 +23,10 @@ pub const EXIT_NOTHING_CHECKED: u8 = 3;
 /// Exit code 4: a results file is incomplete.
 pub const EXIT_INCOMPLETE: u8 = 4;
 
-/// What `runs` amount to: incomplete (4) before failed (1) before nothing checked (3).
-/// Unless `allow_skips`, an adapter whose every check was skipped counts as nothing checked.
-pub fn verdict(runs: &[Run], allow_skips: bool) -> Verdict {
+/// What `runs` amount to under `gate`: incomplete (4) before failed (1) before nothing
+/// checked (3). Unless `allow_skips`, an adapter whose every check was skipped counts as
+/// nothing checked.
+pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Verdict {
     let results = || runs.iter().flat_map(|r| &r.results);
     if let Some(run) = runs.iter().find(|r| !r.complete) {
         let missing = run.results.iter().filter(|r| r.status == Status::Missing).count();
@@ -37,9 +39,9 @@ pub fn verdict(runs: &[Run], allow_skips: bool) -> Verdict {
             ),
         };
     }
-    let failed = results().filter(|r| r.status.fails_run()).count();
+    let failed = results().filter(|r| r.fails(gate)).count();
     if failed > 0 {
-        return Verdict { code: EXIT_FAIL, reason: format!("{failed} checks failed") };
+        return Verdict { code: EXIT_FAIL, reason: format!("{failed} checks failed at gate {gate}") };
     }
     if results().next().is_none() {
         return Verdict {
@@ -59,7 +61,12 @@ pub fn verdict(runs: &[Run], allow_skips: bool) -> Verdict {
             };
         }
     }
-    Verdict { code: 0, reason: "every check passed or is a known deviation".into() }
+    let below = results().filter(|r| r.status == Status::Fail).count();
+    let reason = match below {
+        0 => "every check passed or is a known deviation".to_string(),
+        n => format!("{n} checks fail only bars below gate {gate}; the rest passed or are known deviations"),
+    };
+    Verdict { code: 0, reason }
 }
 
 /// The adapters whose every check was skipped: nothing of them was checked.

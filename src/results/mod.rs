@@ -17,6 +17,7 @@ pub use exit::{
 pub use file::{FORMAT, ResultsWriter, Run, VERSION, read};
 pub use info::{Gap, RunInfo};
 pub use record::{
-    CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status, ULP_BUCKETS,
+    BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status,
+    ULP_BUCKETS,
 };
 pub use rerun::Rerun;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::oracle::native::ReferenceKind;
 
 use super::Rerun;
+use crate::spec::authority::Tier;
 use crate::spec::id::CheckId;
 use crate::spec::profile::Profile;
 
@@ -32,7 +33,8 @@ pub enum Status {
 }
 
 impl Status {
-    /// Whether a check with this status fails the run (see `docs/RESULTS.md`).
+    /// Whether a check with this status fails a run at the strictest gate (`quality`; see
+    /// [`CheckResult::fails`]).
     pub fn fails_run(self) -> bool {
         matches!(self, Status::Fail | Status::Missing | Status::Unavailable)
     }
@@ -84,6 +86,33 @@ pub struct CaseFailure {
     /// Whether the adapter's relaxation profile allows this result, where it declares one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_allows: Option<bool>,
+    /// The most authoritative bar this result misses (`docs/AUTHORITY.md`).
+    #[serde(default = "must")]
+    pub tier: Tier,
+    /// That bar's authority in words: the sentence quoted and cited, or opspec's bar named;
+    /// empty where it is the check's own citation.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub authority: String,
+    /// Where the input sat in the adapter call that failed it: how many elements the call
+    /// had, the input's position, and whether the input alone, in a call of its own, passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchPlace>,
+}
+
+/// Where a failing input sat in its adapter call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchPlace {
+    /// Elements in the call.
+    pub size: usize,
+    /// The input's position (0-based).
+    pub position: usize,
+    /// Whether a call with this input alone gave a result the check accepts (`None`: not
+    /// tried, or the call failed).
+    pub alone_passes: Option<bool>,
+}
+
+fn must() -> Tier {
+    Tier::Must
 }
 
 /// The result of one check.
@@ -109,6 +138,13 @@ pub struct CheckResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ulp_histogram: Option<Vec<u64>>,
     pub citation: Option<Citation>,
+    /// For a failed check: the most authoritative tier it fails (`docs/AUTHORITY.md`): `must`
+    /// (it does not conform), `should` or `quality` (opspec's own bar).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    /// Failed inputs per tier.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failed_by_tier: BTreeMap<Tier, u64>,
     /// Which reference computed the expected results (float element-wise, property and sweep
     /// checks): `native` or `mpfr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,6 +219,42 @@ pub struct KnownDeviation {
 }
 
 impl CheckResult {
+    /// The status with the tier it failed: `fail (must)`, `known_deviation (quality)`.
+    pub fn status_text(&self) -> String {
+        match self.tier {
+            Some(t) if matches!(self.status, Status::Fail | Status::KnownDeviation) => {
+                format!("{} ({t})", self.status.name())
+            }
+            _ => self.status.name().to_string(),
+        }
+    }
+
+    /// The most authoritative tier a check that did not pass fails: its failures', a must
+    /// where it records none (an error, a stale expectations entry, a check that never ran).
+    pub fn failed_tier(&self) -> Tier {
+        match self.status {
+            Status::Fail | Status::KnownDeviation => self.tier.unwrap_or(Tier::Must),
+            _ => Tier::Must,
+        }
+    }
+
+    /// Whether the check fails a run gated at `gate`: it failed a bar of `gate`'s tier or a
+    /// more authoritative one, or it never ran (`docs/RESULTS.md`).
+    pub fn fails(&self, gate: Tier) -> bool {
+        match self.status {
+            Status::Fail => self.failed_tier() <= gate,
+            Status::Missing | Status::Unavailable => true,
+            Status::Pass | Status::Skip | Status::KnownDeviation => false,
+        }
+    }
+
+    /// Counts `n` failed inputs of `tier`, which becomes the check's tier if it is the most
+    /// authoritative so far.
+    pub fn add_failed(&mut self, tier: Tier, n: u64) {
+        *self.failed_by_tier.entry(tier).or_default() += n;
+        self.tier = Some(self.tier.map_or(tier, |t| t.min(tier)));
+    }
+
     /// A passing result of `id` with nothing checked yet.
     pub fn new(id: CheckId) -> CheckResult {
         CheckResult {
@@ -194,6 +266,8 @@ impl CheckResult {
             max_ulp_error: None,
             ulp_histogram: None,
             citation: None,
+            tier: None,
+            failed_by_tier: BTreeMap::new(),
             reference: None,
             failed_by_row: BTreeMap::new(),
             message: String::new(),
@@ -210,7 +284,10 @@ impl CheckResult {
     /// The failure as a bug report: id, citation, failing inputs, reproduction commands
     /// (the check's own, from `rerun`).
     pub fn report(&self, rerun: &Rerun) -> String {
-        let mut out = format!("{} {}: {}\n", self.id, self.status.name(), self.message);
+        let mut out = format!("{} {}: {}\n", self.id, self.status_text(), self.message);
+        if let Some(tier) = self.tier {
+            out += &format!("  verdict:  {}\n", tier.verdict());
+        }
         if let Some(d) = &self.deviation {
             out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);
         }
@@ -226,6 +303,18 @@ impl CheckResult {
                 out += &format!("    {input}\n");
             }
             out += &format!("    expected: {}\n    actual:   {}\n", f.expected, f.actual);
+            let authority = if f.authority.is_empty() { "the row or rule cited above" } else { &f.authority };
+            out += &format!("    fails:    a {} ({authority})\n", f.tier);
+            if let Some(b) = &f.batch {
+                let alone = match b.alone_passes {
+                    Some(true) => {
+                        "; alone, in a call of its own, it passes: the failure depends on the batch"
+                    }
+                    Some(false) => "; alone it fails the same way",
+                    None => "",
+                };
+                out += &format!("    in batch: element {} of {}{alone}\n", b.position, b.size);
+            }
             if let Some(d) = f.steps {
                 out += &format!("    distance: {d} steps from the expectation's centre\n");
             }

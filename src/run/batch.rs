@@ -10,7 +10,10 @@ use super::check::RunOptions;
 use super::record::{Failure, Recorder, Repro};
 use crate::bits::value::Domain;
 use crate::generate::Cases;
+use crate::judge::authority::Grade;
+use crate::judge::context::Context;
 use crate::judge::expect::{Expect, step_distance};
+use crate::results::BatchPlace;
 use crate::spec::suite::NanPolicy;
 
 /// How one batch's values are read and compared.
@@ -47,8 +50,16 @@ impl Batch {
     }
 
     /// Compares `actual` (one result per case) with the expectations; see [`compare`].
-    pub fn compare(&self, actual: &[u64], rec: &mut Recorder, full: &dyn Fn(&[u64]) -> Option<Expect>) {
-        compare(&self.reading, &self.cases, &self.expected, actual, rec, full);
+    pub fn compare(&self, actual: &[u64], rec: &mut Recorder, judge: Option<&Judge>) {
+        compare(&self.reading, &self.cases, &self.expected, actual, rec, judge);
+    }
+
+    /// Calls the adapter on `case` alone: its one result, or `None` where the call failed.
+    pub fn call_alone(&self, adapter: &Arc<dyn Adapter>, options: &RunOptions, case: &[u64]) -> Option<u64> {
+        let one: Cases = vec![case.to_vec()];
+        call_batch(adapter, self.op, self.dtype, self.reading.output_dtype(self.dtype), &one, options)
+            .ok()
+            .and_then(|r| r.first().copied())
     }
 
     /// Where `case` is in the batch, if it is.
@@ -118,27 +129,57 @@ pub fn steps_from(expected: &Expect, output: Domain, actual: u64) -> Option<u64>
     expected.centre().filter(|&c| !f.is_nan(c) && !f.is_nan(actual)).map(|c| step_distance(f, actual, c))
 }
 
+/// What grades a batch's failures and retries them alone.
+pub struct Judge<'a> {
+    /// The table's context: grades each failing result ([`Context::grade`]) and gives the
+    /// expectation of any input under every governing row, for the adapter's profile.
+    pub ctx: &'a Context<'a>,
+    /// Calls the adapter on one case alone (`None` where the call failed).
+    pub alone: Option<&'a dyn Fn(&[u64]) -> Option<u64>>,
+}
+
+impl Judge<'_> {
+    /// A rejected result's grade, and whether the adapter's declared profile allows it.
+    pub fn verdict(
+        &self,
+        rec: &Recorder,
+        reading: &Reading,
+        case: &[u64],
+        expected: &Expect,
+        actual: u64,
+    ) -> (Grade, bool) {
+        let full = |c: &[u64]| self.ctx.expectation(c).ok();
+        let allowed = rec.profile().is_some_and(|p| {
+            p.accepts((reading.input, reading.output, reading.nan), case, expected, actual, &full)
+        });
+        let grade = self.ctx.grade(case, actual, reading.nan).unwrap_or_else(|_| Grade::cited());
+        (grade, allowed)
+    }
+}
+
 /// Compares every case's result with its expectation and records the failures; each
-/// reproduces with `eval` of the check and the case's operands. Where the adapter declares a
-/// relaxation profile, each failing result is also judged under it, with `full` giving the
-/// expectation of any input under every governing row (see [`super::profile::Profile::accepts`]).
+/// reproduces with `eval` of the check and the case's operands. With a `judge`, each failure
+/// is graded by the authority of the bar it misses, judged under the relaxation profile the
+/// adapter declares, if it declares one (see [`crate::spec::profile::Profile`]), and, where it
+/// is listed, retried alone; without one, it fails what the check cites.
 pub fn compare(
     reading: &Reading,
     cases: &Cases,
     expected: &[Expect],
     actual: &[u64],
     rec: &mut Recorder,
-    full: &dyn Fn(&[u64]) -> Option<Expect>,
+    judge: Option<&Judge>,
 ) {
     let (input, output) = (reading.input, reading.output);
     rec.checked(cases.len());
     let names: &[&str] =
         if cases.first().is_some_and(|c| c.len() == 1) { &["x"] } else { &["x1", "x2", "x3"] };
     for i in (0..cases.len()).filter(|&i| !expected[i].accepts(output, actual[i], reading.nan)) {
-        let allowed = rec.profile().is_some_and(|p| {
-            p.accepts((input, output, reading.nan), &cases[i], &expected[i], actual[i], full)
-        });
-        rec.fail_unless_allowed(1, allowed, || Failure {
+        let (grade, allowed) = match judge {
+            Some(j) => j.verdict(rec, reading, &cases[i], &expected[i], actual[i]),
+            None => (Grade::cited(), false),
+        };
+        rec.fail_graded(1, grade, allowed, || Failure {
             inputs: cases[i]
                 .iter()
                 .zip(names)
@@ -148,6 +189,14 @@ pub fn compare(
             actual: output.describe(actual[i]),
             steps: steps_from(&expected[i], output, actual[i]),
             actual_bits: Some(actual[i]),
+            batch: (cases.len() > 1).then(|| BatchPlace {
+                size: cases.len(),
+                position: i,
+                alone_passes: judge
+                    .and_then(|j| j.alone)
+                    .and_then(|alone| alone(&cases[i]))
+                    .map(|a| expected[i].accepts(output, a, reading.nan)),
+            }),
             repro: Repro::Element(cases[i].clone()),
         });
     }

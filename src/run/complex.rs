@@ -21,14 +21,16 @@ use super::record::{Failure, Recorder, Repro, citation};
 use crate::bits::format::Format;
 use crate::generate::Generator;
 use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
+use crate::judge::authority::Grade;
 use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues};
 use crate::judge::expect::step_distance;
 use crate::oracle::complex::{PRECISION, Reference, TRANSCENDENTAL};
 use crate::oracle::{decode, round_exact};
 use crate::results::{CheckResult, Status};
 use crate::spec::complex::{
-    ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
+    ComplexAccuracy, ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
 };
+use crate::spec::suite::Suite;
 use crate::spec::{Catalog, LoadedSuite};
 
 /// The checks of `suite`'s complex tables against `adapter`.
@@ -97,7 +99,9 @@ pub fn run(
     let mut rng = Generator::new(seed, &check.id.to_string());
     let arity = table.op.arity();
     let judge = ComplexJudge { table, f };
-    let run = ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None };
+    let accuracy = accuracy_grade(suite, spec.accuracy);
+    let run =
+        ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None, accuracy };
     match target.cases {
         ComplexCases::Row(r) => {
             let row = &spec.rows[r];
@@ -240,6 +244,27 @@ struct ComplexRun<'a> {
     /// The operand (1 or 2) passed as a real-valued array of the parts' dtype: the first
     /// component of its input, its imaginary one left out.
     real_operand: Option<usize>,
+    /// The grade of a result that misses the table's accuracy (not a row).
+    accuracy: Grade,
+}
+
+/// The grade of a result that misses a complex table's accuracy: opspec's bar where the
+/// suite says the document sets none.
+fn accuracy_grade(suite: &Suite, accuracy: Option<ComplexAccuracy>) -> Grade {
+    let Some(quote) = &suite.authority.complex else { return Grade::cited() };
+    let bar = match accuracy {
+        Some(ComplexAccuracy::CorrectlyRounded) => "each part correctly rounded".to_string(),
+        Some(ComplexAccuracy::NormwiseUlps(n)) => {
+            format!("each part within {n} ULPs of the larger part (normwise)")
+        }
+        Some(ComplexAccuracy::ConditionedUlps(n)) => format!("within {n} ULPs scaled by the exponent's size"),
+        None => "the table's accuracy".to_string(),
+    };
+    Grade::opspec(format!(
+        "opspec's bar: {bar}; the document sets no accuracy for complex results: \"{}\"{}",
+        quote.0,
+        suite.authority.cited()
+    ))
 }
 
 impl ComplexRun<'_> {
@@ -306,12 +331,18 @@ impl ComplexRun<'_> {
                     ComplexValues::Booleans(b) => b[i].to_string(),
                     ComplexValues::Parts(p) => self.judge.describe_parts(&p[i]),
                 };
-                rec.fail(1, || Failure {
+                let grade = if *expected == ComplexResult::Reference {
+                    self.accuracy.clone()
+                } else {
+                    Grade::cited()
+                };
+                rec.fail_graded(1, grade, false, || Failure {
                     inputs: self.describe_input(x),
                     expected: want(),
                     actual,
                     steps: None,
                     actual_bits: None,
+                    batch: None,
                     repro: Repro::Check,
                 });
             }
@@ -423,6 +454,7 @@ impl ComplexRun<'_> {
                     actual: self.judge.describe_parts(&got),
                     steps: None,
                     actual_bits: None,
+                    batch: None,
                     repro: Repro::Check,
                 });
             }

@@ -116,7 +116,15 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
     });
     let Some(listed) = listed else { return };
     let location = format!("{}:{}", listed.file.display(), listed.line);
+    let tier = listed.deviation.tier;
     match result.status {
+        Status::Fail if result.failed_tier() != tier => {
+            result.message = format!(
+                "{}; listed as a known deviation of tier {tier} in {location}, but it fails a {}: correct the entry's tier",
+                result.message,
+                result.failed_tier()
+            );
+        }
         Status::Fail => match beyond_tolerance(&listed.deviation.tolerate, result) {
             None => result.status = Status::KnownDeviation,
             Some(grown) => {

@@ -118,6 +118,7 @@ pub fn run(
             actual,
             steps: None,
             actual_bits: None,
+            batch: None,
             repro: Repro::Check,
         });
         rec.result.message = "the result's dtype or values differ from the table".into();

@@ -7,7 +7,8 @@ use std::path::Path;
 use serde_saphyr::Spanned;
 
 use super::check::{CheckId, RunOptions};
-use crate::results::{CaseFailure, CheckResult, Citation, Rerun, Status};
+use crate::judge::authority::Grade;
+use crate::results::{BatchPlace, CaseFailure, CheckResult, Citation, Rerun, Status};
 use crate::spec::profile::Profile;
 
 /// What reproduces a failure.
@@ -34,6 +35,8 @@ pub struct Failure {
     /// The result's bits, where the result is one scalar.
     pub actual_bits: Option<u64>,
     pub repro: Repro,
+    /// Where the input sat in its adapter call, where that is known.
+    pub batch: Option<BatchPlace>,
 }
 
 /// A check's result while it runs.
@@ -58,33 +61,44 @@ impl<'a> Recorder<'a> {
         self.result.under_profile.as_ref().map(|v| &v.profile)
     }
 
-    /// Records `count` failing inputs, listing `failure` in detail if fewer than the run's
-    /// maximum are listed (it is only built then). They fail under the adapter's profile too.
+    /// Records `count` failing inputs of what the check's citation states (musts), listing
+    /// `failure` in detail if fewer than the run's maximum are listed (it is only built then).
+    /// They fail under the adapter's profile too.
     pub fn fail(&mut self, count: usize, failure: impl FnOnce() -> Failure) {
-        self.fail_unless_allowed(count, false, failure);
+        self.fail_graded(count, Grade::cited(), false, failure);
     }
 
-    /// [`Recorder::fail`], for inputs whose results the adapter's profile may allow. Where
-    /// the list is full, a failure the profile does not allow takes the place of one it
-    /// allows, so that the list shows why a check fails under the profile too.
-    pub fn fail_unless_allowed(&mut self, count: usize, allowed: bool, failure: impl FnOnce() -> Failure) {
+    /// Records `count` failing inputs whose results miss the bar `grade` names, and which the
+    /// adapter's profile may allow. Where the list is full, a failure of a more authoritative
+    /// tier takes the place of one of a less authoritative tier, and one the profile does not
+    /// allow the place of one it allows, so that the list shows why the check fails.
+    pub fn fail_graded(
+        &mut self,
+        count: usize,
+        grade: Grade,
+        allowed: bool,
+        failure: impl FnOnce() -> Failure,
+    ) {
         self.result.status = Status::Fail;
         self.result.failed_inputs += count;
+        self.result.add_failed(grade.tier, count as u64);
         let profile_allows = self.result.under_profile.as_mut().map(|verdict| {
             if !allowed {
                 verdict.failed_inputs += count;
             }
             allowed
         });
+        let weaker = |f: &CaseFailure| {
+            f.tier > grade.tier
+                || (f.tier == grade.tier && profile_allows == Some(false) && f.profile_allows == Some(true))
+        };
         let slot = if self.has_room() {
             self.result.failures.len()
-        } else if profile_allows == Some(false) {
-            match self.result.failures.iter().rposition(|f| f.profile_allows == Some(true)) {
+        } else {
+            match self.result.failures.iter().rposition(weaker) {
                 Some(i) => i,
                 None => return,
             }
-        } else {
-            return;
         };
         let f = failure();
         let reproduce = match &f.repro {
@@ -107,6 +121,9 @@ impl<'a> Recorder<'a> {
             steps: f.steps,
             reproduce,
             profile_allows,
+            tier: grade.tier,
+            authority: grade.basis,
+            batch: f.batch,
         };
         if slot == self.result.failures.len() {
             self.result.failures.push(listed);
@@ -172,6 +189,7 @@ mod tests {
                     actual: String::new(),
                     steps: None,
                     actual_bits: None,
+                    batch: None,
                     repro: if k == 0 { Repro::Element(vec![0x3c00, 0x1]) } else { Repro::Check },
                 }
             });

@@ -18,6 +18,7 @@ use crate::bits::format::Format;
 use crate::bits::value::describe_value;
 use crate::generate::shapes::unravel;
 use crate::generate::{Generator, scatter_problems};
+use crate::judge::authority::Grade;
 use crate::oracle::scatter::{ElementExpect, ElementRef, Policy, Problem, parse_value, reference};
 use crate::results::{CheckResult, Citation};
 use crate::spec::scatter::{
@@ -190,6 +191,7 @@ fn check_stated(
         actual,
         steps: None,
         actual_bits: None,
+        batch: None,
         repro: Repro::Check,
     };
     match (reference(&problem, &policy), &case.result) {
@@ -232,6 +234,7 @@ fn check_stated(
                     actual: format!("stated {text}: {}", describe_value(dtype, bits)),
                     steps: ulp(dtype, &element.expect, bits),
                     actual_bits: Some(bits),
+                    batch: None,
                     repro: Repro::Check,
                 });
             }
@@ -270,16 +273,12 @@ impl ProblemRun<'_> {
                     Ok(_) => "a result, no error".to_string(),
                     Err(e) => format!("error {e}"),
                 };
-                self.fail_problem(
-                    problem,
-                    policy,
-                    label,
-                    format!("a {} error: {}", required.kind.name(), required.reason),
-                    actual,
-                );
+                let expected = format!("a {} error: {}", required.kind.name(), required.reason);
+                self.fail_problem(problem, policy, label, (expected, actual), Grade::cited());
             }
             (Ok(_), Err(e)) => {
-                self.fail_problem(problem, policy, label, "a result".into(), format!("error {e}"));
+                let what = ("a result".into(), format!("error {e}"));
+                self.fail_problem(problem, policy, label, what, Grade::cited());
             }
             (Ok(elements), Ok(actual)) => self.judge(problem, policy, label, elements, actual),
         }
@@ -309,7 +308,10 @@ impl ProblemRun<'_> {
             };
             if let Some((what, actual)) = difference {
                 let expected = format!("identical bits on every run (the suite is deterministic); {what}");
-                self.fail_problem(problem, policy, label, expected, actual);
+                let grade = Grade::opspec(
+                    "opspec's bar: identical bits on every run (the suite's `deterministic: true`); the document does not promise it".into(),
+                );
+                self.fail_problem(problem, policy, label, (expected, actual), grade);
             }
         }
         Ok(())
@@ -365,6 +367,7 @@ impl ProblemRun<'_> {
                     actual: format!("{}{how_far}", describe_value(problem.dtype, bits)),
                     steps: ulp(problem.dtype, &element.expect, bits),
                     actual_bits: Some(bits),
+                    batch: None,
                     repro: Repro::Check,
                 }
             });
@@ -376,16 +379,17 @@ impl ProblemRun<'_> {
         problem: &Problem,
         policy: &Policy,
         label: &str,
-        expected: String,
-        actual: String,
+        (expected, actual): (String, String),
+        grade: Grade,
     ) {
         self.rec.checked(1);
-        self.rec.fail(1, || Failure {
+        self.rec.fail_graded(1, grade, false, || Failure {
             inputs: problem_lines(problem, policy, label),
             expected,
             actual,
             steps: None,
             actual_bits: None,
+            batch: None,
             repro: Repro::Check,
         });
     }

@@ -42,6 +42,10 @@ pub struct Deviation {
     pub does: String,
     /// Which rule that breaks.
     pub why: String,
+    /// The tier of that rule (`docs/AUTHORITY.md`): `must` (the document requires it),
+    /// `should` (it recommends it) or `quality` (opspec's own bar). A listed check must fail
+    /// exactly this tier, so that no entry lists as a must what the document allows.
+    pub tier: crate::spec::authority::Tier,
     /// How far the deviation may go before it fails the run.
     #[serde(default)]
     pub tolerate: Tolerance,

@@ -1,5 +1,6 @@
 //! The contract as data: spec tables and suites, loaded and validated.
 
+pub mod authority;
 pub mod broadcast;
 pub mod complex;
 pub mod expectations;
@@ -418,6 +419,8 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             return Err(field("step_bounds", m));
         }
     }
+    let classes: Vec<_> = indices.iter().map(|&i| (tables[i].op, tables[i].table.accuracy)).collect();
+    suite.authority.validate(&classes, !complex.is_empty()).map_err(|(f, m)| field(&f, m))?;
     Ok(LoadedSuite {
         path: path.to_path_buf(),
         suite,

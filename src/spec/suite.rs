@@ -46,6 +46,10 @@ pub struct Suite {
     /// lists an integer dtype).
     #[serde(default)]
     pub integers: Option<IntegerContract>,
+    /// The document-wide clauses: on whose authority the rows' remaining cases are judged
+    /// (`docs/AUTHORITY.md`).
+    #[serde(default)]
+    pub authority: super::authority::Authority,
     /// Scatter parameters (mode, negative indices, determinism, index dtypes); required when
     /// the suite names a scatter table.
     #[serde(default)]

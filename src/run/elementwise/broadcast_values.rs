@@ -18,7 +18,7 @@ use crate::generate::{Generator, any_value};
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::oracle::broadcast as oracle;
-use crate::run::batch::steps_from;
+use crate::run::batch::{Judge, Reading, steps_from};
 use crate::run::call::apply_guarded;
 use crate::run::check::{Check, RunOptions, ValueCases};
 use crate::run::record::{Failure, Recorder, Repro};
@@ -30,7 +30,15 @@ const DEFAULT_SHAPES: usize = 16;
 /// A failure about shapes, kinds or errors rather than values; it reproduces with the whole
 /// check.
 pub(in crate::run) fn fail_shape(rec: &mut Recorder, inputs: Vec<String>, expected: String, actual: String) {
-    rec.fail(1, || Failure { inputs, expected, actual, steps: None, actual_bits: None, repro: Repro::Check });
+    rec.fail(1, || Failure {
+        inputs,
+        expected,
+        actual,
+        steps: None,
+        actual_bits: None,
+        batch: None,
+        repro: Repro::Check,
+    });
 }
 
 /// Calls `adapter.binary` on its own thread (a panic or a hang becomes an error message).
@@ -303,11 +311,15 @@ impl<'a> ValueCheck<'a> {
         rec.checked(actual.len().max(1));
         let nan = self.suite.suite.nan;
         for i in 0..actual.len() {
-            let expected = self.ctx.expectation(&[xs[i], ys[i]])?;
+            let case = [xs[i], ys[i]];
+            let expected = self.ctx.expectation(&case)?;
             if expected.accepts(self.ctx.output, actual[i], nan) {
                 continue;
             }
-            rec.fail(1, || {
+            let reading = Reading { input: Domain::Float(f), output: self.ctx.output, nan };
+            let (grade, allowed) =
+                Judge { ctx: &self.ctx, alone: None }.verdict(rec, &reading, &case, &expected, actual[i]);
+            rec.fail_graded(1, grade, allowed, || {
                 let mut lines = inputs();
                 lines.push(format!("result index {:?} of {shape:?}", unravel(i, shape)));
                 lines.push(format!("x1 = {}", f.describe(xs[i])));
@@ -318,6 +330,7 @@ impl<'a> ValueCheck<'a> {
                     actual: self.ctx.output.describe(actual[i]),
                     steps: steps_from(&expected, self.ctx.output, actual[i]),
                     actual_bits: Some(actual[i]),
+                    batch: None,
                     repro: Repro::Check,
                 }
             });
@@ -448,6 +461,7 @@ impl<'a> ValueCheck<'a> {
                             actual: format!("{differ} elements differ"),
                             steps: None,
                             actual_bits: None,
+                            batch: None,
                             repro: Repro::Check,
                         });
                     }

@@ -45,7 +45,7 @@ pub fn run(
         }
         outcome => outcome?,
     };
-    ints.batch.compare(&actual, &mut Recorder::new(result, options), &|_| None);
+    ints.batch.compare(&actual, &mut Recorder::new(result, options), None);
     Ok(())
 }
 

@@ -14,9 +14,11 @@ use rayon::prelude::*;
 use super::FloatBatch;
 use super::integer::IntegerBatch;
 use crate::generate::layouts::{Call, Layout, PairTable, Scale, Shot, layout_traits, operand_shape, shots};
+use crate::judge::authority::Grade;
+use crate::judge::context::Context;
 use crate::judge::expect::Expect;
-use crate::results::{CheckResult, Status};
-use crate::run::batch::{Batch, Reading, steps_from};
+use crate::results::CheckResult;
+use crate::run::batch::{Batch, Judge, Reading, steps_from};
 use crate::run::call::{apply_guarded, guarded};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
@@ -74,23 +76,24 @@ fn filler(dtype: DType) -> u64 {
 /// The pairs of the check (every combination of the dtype's edge values, as the `edges`
 /// check has them, with the contract's exclusions for integers), their expectations and how
 /// results are read.
-fn pair_inputs(
-    catalog: &Catalog,
+fn pair_inputs<'a>(
+    catalog: &'a Catalog,
     check: &Check,
     target: &LayoutTarget,
     options: &RunOptions,
-) -> Result<Batch, String> {
-    let batch = if target.dtype.is_float() {
+) -> Result<(Batch, Option<Context<'a>>), String> {
+    let (batch, ctx) = if target.dtype.is_float() {
         let t = FloatTarget { table: target.table, dtype: target.dtype, cases: CaseSet::Edges };
-        FloatBatch::prepare(catalog, check, &t, options)?.batch
+        let floats = FloatBatch::prepare(catalog, check, &t, options)?;
+        (floats.batch, Some(floats.ctx))
     } else {
         let t = IntegerTarget { table: target.table, dtype: target.dtype, cases: IntegerCases::Edges };
-        IntegerBatch::prepare(catalog, check, &t)?.batch
+        (IntegerBatch::prepare(catalog, check, &t)?.batch, None)
     };
     if batch.cases.is_empty() {
         return Err("the contract leaves every edge input out".into());
     }
-    Ok(batch)
+    Ok((batch, ctx))
 }
 
 /// Runs a layout check against `adapter`.
@@ -104,10 +107,19 @@ pub fn run(
 ) -> Result<(), String> {
     let op = catalog.elementwise[target.table].op;
     let call = call_of(op).ok_or_else(|| format!("{op} is not called on tensors alone"))?;
-    let Batch { cases, expected, reading, .. } = pair_inputs(catalog, check, target, options)?;
+    let (Batch { cases, expected, reading, .. }, ctx) = pair_inputs(catalog, check, target, options)?;
     let table = PairTable::new(cases);
-    let run =
-        LayoutRun { op, dtype: target.dtype, table: &table, expected: &expected, reading, adapter, options };
+    let judge = ctx.as_ref().map(|ctx| Judge { ctx, alone: None });
+    let run = LayoutRun {
+        op,
+        dtype: target.dtype,
+        table: &table,
+        expected: &expected,
+        reading,
+        judge: judge.as_ref(),
+        adapter,
+        options,
+    };
     let mut reached: BTreeMap<Layout, BTreeSet<&'static str>> = BTreeMap::new();
     let mut rec = Recorder::new(result, options);
     let mut calls = 0;
@@ -142,6 +154,8 @@ struct LayoutRun<'a> {
     table: &'a PairTable,
     expected: &'a [Expect],
     reading: Reading,
+    /// Grades float failures (integer results are exact: a must).
+    judge: Option<&'a Judge<'a>>,
     adapter: &'a Arc<dyn Adapter>,
     options: &'a RunOptions,
 }
@@ -283,6 +297,7 @@ impl LayoutRun<'_> {
                         actual: format!("{touched} elements outside the view changed"),
                         steps: None,
                         actual_bits: None,
+                        batch: None,
                         repro: Repro::Check,
                     });
                 }
@@ -302,6 +317,7 @@ impl LayoutRun<'_> {
             actual,
             steps: None,
             actual_bits: None,
+            batch: None,
             repro: Repro::Check,
         });
     }
@@ -322,10 +338,14 @@ impl LayoutRun<'_> {
             .filter(|&i| !self.expected[pairs[i]].accepts(output, actual[i], nan))
             .collect();
         let names = ["x1", "x2", "x3"];
-        let listed = bad.len().min(self.options.max_listed_failures);
-        for &i in &bad[..listed] {
+        for &i in &bad {
             let case = &self.table.cases[pairs[i]];
-            rec.fail(1, || {
+            let expected = &self.expected[pairs[i]];
+            let (grade, allowed) = match self.judge {
+                Some(j) => j.verdict(rec, &self.reading, case, expected, actual[i]),
+                None => (Grade::cited(), false),
+            };
+            rec.fail_graded(1, grade, allowed, || {
                 let mut inputs = describe();
                 inputs.push(format!("element {i} of {:?} ({} layout)", shot.shape, shot.layout.name()));
                 inputs.extend(
@@ -333,18 +353,14 @@ impl LayoutRun<'_> {
                 );
                 Failure {
                     inputs,
-                    expected: self.expected[pairs[i]].describe(output),
+                    expected: expected.describe(output),
                     actual: output.describe(actual[i]),
-                    steps: steps_from(&self.expected[pairs[i]], output, actual[i]),
+                    steps: steps_from(expected, output, actual[i]),
                     actual_bits: Some(actual[i]),
+                    batch: None,
                     repro: Repro::Check,
                 }
             });
-        }
-        // The rest are counted, not listed.
-        if bad.len() > listed {
-            rec.result.status = Status::Fail;
-            rec.result.failed_inputs += bad.len() - listed;
         }
     }
 

@@ -29,7 +29,7 @@ use crate::oracle::native::ReferenceKind;
 use crate::oracle::ops::exact_integer;
 use crate::oracle::{high_precision, ulp_error};
 use crate::results::{CheckResult, Citation, ULP_BUCKETS};
-use crate::run::batch::{Batch, Reading};
+use crate::run::batch::{Batch, Judge, Reading};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
     CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
@@ -254,7 +254,9 @@ pub fn run(
         None => check_table(&floats, &mut rec),
         Some(adapter) => {
             let actual = floats.batch.call(adapter, options)?;
-            floats.batch.compare(&actual, &mut rec, &|case| floats.ctx.expectation(case).ok());
+            let alone = |case: &[u64]| floats.batch.call_alone(adapter, options, case);
+            let judge = Judge { ctx: &floats.ctx, alone: Some(&alone) };
+            floats.batch.compare(&actual, &mut rec, Some(&judge));
             if table.table.accuracy == Accuracy::Approximate {
                 let errors = ulp_errors(table.op, floats.format, &floats.batch.cases, &actual);
                 rec.result.max_ulp_error = errors.iter().copied().reduce(f64::max);
@@ -381,7 +383,7 @@ fn check_table(floats: &FloatBatch, rec: &mut Recorder) -> Result<(), String> {
             format!("the oracle differs on {differing} of {n} inputs, as the row states: {reason}");
         return Ok(());
     }
-    batch.compare(&reference, rec, &|_| None);
+    batch.compare(&reference, rec, None);
     Ok(())
 }
 

@@ -156,6 +156,7 @@ impl<'a> PropertyRun<'a> {
             actual: v.actual,
             steps: None,
             actual_bits: None,
+            batch: None,
             repro: Repro::Element(v.inputs[0].clone()),
         }
     }

@@ -70,6 +70,7 @@ fn problem(call: &str, expected: &str, actual: String) -> Failure {
         actual,
         steps: None,
         actual_bits: None,
+        batch: None,
         repro: Repro::Check,
     }
 }

@@ -29,6 +29,7 @@ use crate::bits::format::Format;
 use crate::bits::value::Domain;
 use crate::generate::sweep::Sweep;
 use crate::host::warnings;
+use crate::judge::authority::Grade;
 use crate::judge::context::Context;
 use crate::oracle::native::ReferenceKind;
 use crate::results::{CheckResult, ChunkResult};
@@ -196,7 +197,8 @@ pub fn run(
     let (input, output) = (Domain::Float(f), judge.ctx.output);
     for (operands, actual) in &total.listed {
         let expected = judge.ctx.expectation(operands)?;
-        rec.fail(0, || Failure {
+        let grade = judge.ctx.grade(operands, *actual, judge.nan).unwrap_or_else(|_| Grade::cited());
+        rec.fail_graded(0, grade, false, || Failure {
             inputs: operands
                 .iter()
                 .zip(["x1", "x2"])
@@ -206,10 +208,13 @@ pub fn run(
             actual: output.describe(*actual),
             steps: crate::run::batch::steps_from(&expected, output, *actual),
             actual_bits: Some(*actual),
+            batch: None,
             repro: Repro::Eval { id: random.clone(), operands: operands.clone() },
         });
     }
     rec.result.failed_inputs = usize::try_from(total.failed).unwrap_or(usize::MAX);
+    rec.result.failed_by_tier = total.by_tier.clone();
+    rec.result.tier = total.by_tier.keys().next().copied();
     if total.failed > 0 {
         rec.result.status = crate::results::Status::Fail;
     }

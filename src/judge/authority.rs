@@ -1,0 +1,148 @@
+//! Grading a result that missed the strict expectation: the most authoritative bar it misses
+//! (must, should, or opspec's own: [`Tier`]), and the sentence that sets that bar. The
+//! document's latitudes are applied below opspec's bar: where a suite grants the subnormal
+//! latitude, a result as if subnormal inputs were zeros or subnormal results flushed meets the
+//! must and should tiers.
+
+use crate::bits::value::Domain;
+use crate::judge::context::Context;
+use crate::judge::expect::Expect;
+use crate::spec::authority::Tier;
+use crate::spec::profile::{Profile, Relaxation};
+use crate::spec::schema::{Accuracy, Outcome};
+use crate::spec::suite::NanPolicy;
+
+/// The bar a result misses, and on whose authority.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grade {
+    pub tier: Tier,
+    /// The authority in words: the sentence quoted and cited, or opspec's bar named.
+    pub basis: String,
+}
+
+impl Grade {
+    /// A failure of what the check's own citation states (a must of its row, its rule or its
+    /// case).
+    pub fn cited() -> Grade {
+        Grade { tier: Tier::Must, basis: String::new() }
+    }
+
+    /// A failure of a bar opspec sets itself, described by `basis`.
+    pub fn opspec(basis: String) -> Grade {
+        Grade { tier: Tier::Quality, basis }
+    }
+}
+
+impl Context<'_> {
+    /// Grades `actual`, the result for `inputs` that [`Context::expectation`] rejected.
+    pub fn grade(&self, inputs: &[u64], actual: u64, nan: NanPolicy) -> Result<Grade, String> {
+        let granted = self.authority.and_then(|a| a.subnormals.as_ref()).is_some();
+        let meets = |tier: Tier| -> Result<bool, String> {
+            let expect = self.expectation_at(tier, inputs)?;
+            Ok(expect.accepts(self.output, actual, nan)
+                || (granted
+                    && tier != Tier::Quality
+                    && self.within_latitude(tier, inputs, &expect, actual, nan)))
+        };
+        if !meets(Tier::Must)? {
+            return Ok(Grade { tier: Tier::Must, basis: self.must_basis(inputs, actual, nan)? });
+        }
+        if !meets(Tier::Should)? {
+            let quote = self.authority.and_then(|a| a.rounding.as_ref()).and_then(|r| r.should.as_ref());
+            let basis = quote.map_or_else(String::new, |q| self.quoted("should", &q.0));
+            return Ok(Grade { tier: Tier::Should, basis });
+        }
+        let strict = self.expectation(inputs)?;
+        Ok(Grade::opspec(if granted && self.within_latitude(Tier::Quality, inputs, &strict, actual, nan) {
+            let quote = self.authority.and_then(|a| a.subnormals.as_ref()).map_or("", |q| &q.0);
+            format!(
+                "opspec's bar: IEEE 754-2019's subnormal numbers, which the document lets vary: \"{quote}\"{}",
+                self.cited()
+            )
+        } else {
+            self.quality_basis(inputs)?
+        }))
+    }
+
+    /// Whether `actual` is what `expect` allows with subnormal inputs read as zeros or a
+    /// subnormal result flushed to zero (the latitude), judging flushed inputs at `tier`.
+    fn within_latitude(
+        &self,
+        tier: Tier,
+        inputs: &[u64],
+        expect: &Expect,
+        actual: u64,
+        nan: NanPolicy,
+    ) -> bool {
+        let latitude = Profile::new(vec![Relaxation::Daz, Relaxation::Ftz]);
+        let full = |case: &[u64]| self.expectation_at(tier, case).ok();
+        latitude.accepts((Domain::Float(self.format), self.output, nan), inputs, expect, actual, &full)
+    }
+
+    /// The must `actual` breaks: the first governing row that rejects it, or the clause that
+    /// governs the remaining cases.
+    fn must_basis(&self, inputs: &[u64], actual: u64, nan: NanPolicy) -> Result<String, String> {
+        let rows = crate::spec::matching::governing_rows(self.table, self.format, inputs);
+        for &r in &rows {
+            let row = &self.table.rows[r];
+            let expect = self.row_expectation(r, inputs)?;
+            if !expect.accepts(self.output, actual, nan) || rows.len() == 1 {
+                let source = self.table.source(&row.source).map_or(row.source.as_str(), |s| s.title.as_str());
+                return Ok(format!(
+                    "must: \"{}\" ({source}, bullet {}; {}:{})",
+                    row.text,
+                    row.bullet,
+                    self.path.display(),
+                    row.id.referenced.line()
+                ));
+            }
+        }
+        if let Some(rounding) = self.authority.and_then(|a| a.rounding.as_ref()).filter(|_| self.rounds()) {
+            return Ok(self.quoted("must", &rounding.must.0));
+        }
+        let source = self.table.sources.first().map_or("its document", |s| s.title.as_str());
+        Ok(format!("must: the value of {} that {source} defines ({})", self.op, self.path.display()))
+    }
+
+    /// Which of opspec's bars a result that meets the document's musts and shoulds misses.
+    fn quality_basis(&self, inputs: &[u64]) -> Result<String, String> {
+        let rows = crate::spec::matching::governing_rows(self.table, self.format, inputs);
+        let steps = self.step_bound.unwrap_or(0);
+        if let Some(row) =
+            rows.iter().map(|&r| &self.table.rows[r]).find(|r| matches!(r.result, Outcome::Approx(_)))
+        {
+            return Ok(format!(
+                "opspec's bar: within {steps} representable steps of the constant (suites/{}.yaml step_bounds); the row says only \"{}\"",
+                self.suite, row.text
+            ));
+        }
+        Ok(match self.table.accuracy {
+            Accuracy::Approximate => {
+                let says = self.authority.and_then(|a| a.approximations.as_ref()).map_or("", |a| &a.says);
+                format!(
+                    "opspec's bar: within {steps} representable steps of the correctly rounded value (suites/{}.yaml step_bounds); the document sets no accuracy for {}: \"{says}\"{}",
+                    self.suite,
+                    self.op,
+                    self.cited()
+                )
+            }
+            Accuracy::Exact => format!(
+                "opspec's reading: IEEE 754-2019's sign of a zero result, which {}'s document states only in its rows",
+                self.op
+            ),
+            Accuracy::CorrectlyRounded => "opspec's bar: the correctly rounded value".to_string(),
+        })
+    }
+
+    fn rounds(&self) -> bool {
+        self.authority.is_some_and(|a| a.rounds(self.op))
+    }
+
+    fn cited(&self) -> String {
+        self.authority.map_or_else(String::new, |a| a.cited())
+    }
+
+    fn quoted(&self, tier: &str, quote: &str) -> String {
+        format!("{tier}: \"{quote}\"{}", self.cited())
+    }
+}
