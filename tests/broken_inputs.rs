@@ -328,9 +328,17 @@ const CORPUS: &[Broken] = &[
     case("pattern-empty", EXPECT, &[("{array-api,numr}:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{nan-either,edges,layouts,layouts-large,random,broadcast-random,broadcast-strided}", "")], "  - id: \"\"", &["an empty pattern matches no check id"]),
     case("pattern-forty-stars", EXPECT, &[("{array-api,numr}:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{nan-either,edges,layouts,layouts-large,random,broadcast-random,broadcast-strided}", "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*q")], "  - id: \"*a", &["matches no check of adapter `numr`"]),
     case("pattern-matches-nothing", EXPECT, &[("{maximum,minimum}", "{maximun,minimun}")], FIRST_ID, &["matches no check"]),
-    case("expectation-listed-twice", EXPECT, &[("deviations:\n", "deviations:\n  - id: \"{array-api,numr}:numr:pow:{f32,f64}:{edges,layouts,layouts-large,random}\"\n    does: x\n    why: y\n")], "  - id: \"{array-api,numr}:numr:pow:{f32,f64}:{edges,layouts,layouts-large,random}\"\n    does: >-", &["`deviations[", "is listed twice"]),
+    case("expectation-listed-twice", EXPECT, &[("deviations:\n", "deviations:\n  - id: \"{array-api,numr}:numr:pow:f64:{edges,layouts,layouts-large,random}\"\n    tier: quality\n    does: x\n    why: y\n")], "  - id: \"{array-api,numr}:numr:pow:f64:{edges,layouts,layouts-large,random}\"\n    tier: quality\n    does: >-", &["`deviations[", "is listed twice"]),
     case("expectation-adapter-mismatch", EXPECT, &[("adapter: numr\n", "adapter: cpu\n")], "adapter: cpu", &["`adapter`", "must match the file name"]),
     case("expectation-adapter-invalid", EXPECT, &[("adapter: numr\n", "adapter: \"nu mr\"\n")], "adapter:", &["`adapter`", "is not an adapter name"]),
+    case("expectation-without-tier", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    does: >-\n      maximum and minimum")], FIRST_ID, &["missing field `tier`"]),
+    case("expectation-unknown-tier", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: latitude\n    does: >-\n      maximum and minimum")], "tier: latitude", &["unknown tier `latitude`"]),
+    // Suites: on whose authority.
+    case("authority-approximation-unclaimed", NUMR, &[("    ops: [pow, atan2]", "    ops: [pow]")], "  approximations:", &["`authority.approximations`", "`atan2` is checked as an approximation", "no clause says on whose authority"]),
+    case("authority-rounding-of-an-exact-op", NUMR, &[("    ops: [add, subtract, multiply, divide]", "    ops: [add, subtract, multiply, divide, maximum]")], "ops: [add, subtract, multiply, divide, maximum]", &["`authority.rounding.ops`", "`maximum` is not correctly rounded"]),
+    case("authority-rounding-op-not-in-suite", NUMR, &[("    ops: [add, subtract, multiply, divide]", "    ops: [add, subtract, multiply, divide, sqrt]")], "ops: [add, subtract, multiply, divide, sqrt]", &["`authority.rounding.ops[4]`", "`sqrt` is not among the suite's specs"]),
+    case("authority-quote-without-citation", MEGENGINE, &[("  cites:\n    document: MegEngine, megengine.functional.add and megengine.functional.mul docstrings (imperative/python/megengine/functional/elemwise.py)\n    version: v1.13.4\n    section: add and mul, the remaining cases\n    url: https://github.com/MegEngine/MegEngine/blob/v1.13.4/imperative/python/megengine/functional/elemwise.py\n", "")], "authority:", &["`authority.cites`", "cite it"]),
+    case("authority-empty-quote", MEGENGINE, &[("    must: >-\n      In the remaining cases, [...] the sum", "    must: \" \"\n    should: >-\n      In the remaining cases, [...] the sum")], "authority:", &["`authority`", "quotes no sentence"]),
     case("expectation-unknown-field", EXPECT, &[("    does: >-\n", "    dose: >-\n")], "dose:", &["unknown field `dose`"]),
 ];
 
@@ -443,7 +451,7 @@ fn tables_whose_checks_would_share_ids() {
 fn several_expectations_files_load_and_each_error_blames_its_own() {
     let root = Root::new("second-adapter");
     let shipped = std::fs::read_dir(root.0.join("expectations")).unwrap().count();
-    let cpu = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:edges\"\n    does: x\n    why: y\n";
+    let cpu = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:edges\"\n    does: x\n    why: y\n    tier: must\n";
     root.write("expectations/cpu.yaml", cpu);
     let catalog = Catalog::load(&root.0).unwrap();
     assert_eq!(catalog.expectations.files.len(), shipped + 1);

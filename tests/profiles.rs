@@ -1,5 +1,8 @@
-//! Relaxation profiles: an adapter that flushes subnormals fails strictly, and conforms under
-//! the profile its expectations file declares; a real bug fails under the profile too.
+//! Relaxation profiles, for what a document does not grant: under the megengine suite (whose
+//! docstrings grant no subnormal latitude), an adapter that flushes subnormals fails musts, and
+//! conforms under the profile its expectations file declares; a real bug fails under the
+//! profile too. (Under the array-api suite, which grants the latitude, flushing conforms with
+//! no profile: `tests/authority.rs`.)
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,6 +12,7 @@ use opspec::report::{Conformance, verdicts};
 use opspec::results::{CheckResult, Status};
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
+use opspec::spec::authority::Tier;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
 
@@ -62,9 +66,7 @@ fn run(adapter: Flushing, profile: Option<&str>) -> Vec<CheckResult> {
     let name = "flushing".to_string();
     let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
         .into_iter()
-        .filter(|c| {
-            c.id.suite() == Some("array-api") && ["add", "multiply", "divide"].contains(&c.id.op.as_str())
-        })
+        .filter(|c| c.id.suite() == Some("megengine") && ["add", "multiply"].contains(&c.id.op.as_str()))
         .filter(|c| {
             matches!(c.target, Target::Elementwise(ElementwiseKind::Float(_)))
                 && c.needs.is_some_and(|(_, d)| d.is_float())
@@ -74,7 +76,7 @@ fn run(adapter: Flushing, profile: Option<&str>) -> Vec<CheckResult> {
 }
 
 fn verdict(results: &[CheckResult]) -> Conformance {
-    verdicts(results).remove(&("array-api", "flushing")).expect("a verdict for the pair")
+    verdicts(results).remove(&("megengine", "flushing")).expect("a verdict for the pair")
 }
 
 fn failed(results: &[CheckResult]) -> Vec<&CheckResult> {
@@ -82,65 +84,62 @@ fn failed(results: &[CheckResult]) -> Vec<&CheckResult> {
 }
 
 #[test]
-fn a_flushing_library_fails_strictly_and_conforms_under_daz_and_ftz() {
+fn a_flushing_library_fails_musts_and_conforms_under_daz_and_ftz() {
     let results = run(Flushing { zero_sign_bug: false }, Some("[daz, ftz]"));
     let failed = failed(&results);
     assert!(
-        failed.iter().any(|r| r.id.to_string() == "array-api:flushing:divide:f32:positive-by-pzero"),
-        "a subnormal read as zero makes x/0 a NaN: {:?}",
+        failed.iter().any(|r| r.id.to_string() == "megengine:flushing:add:f32:zero-plus-nonzero"),
+        "a subnormal x2 read as zero makes 0 + x2 a zero: {:?}",
         failed.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()
     );
-    assert!(failed.len() > 20, "flushing breaks many checks strictly: {}", failed.len());
+    assert!(failed.len() > 10, "flushing breaks many checks: {}", failed.len());
     for r in &failed {
+        assert_eq!(r.tier, Some(Tier::Must), "{}: MegEngine grants no subnormal latitude", r.id);
         let v = r.under_profile.as_ref().expect("a profile verdict");
         assert!(v.passes && v.failed_inputs == 0, "{} should pass under daz+ftz: {v:?}", r.id);
         assert_eq!(v.profile.to_string(), "daz+ftz");
     }
-    match verdict(&results) {
-        Conformance::UnderProfile { profile, checks } => {
-            assert_eq!(profile, "daz+ftz");
-            assert_eq!(checks.len(), failed.len());
-        }
-        other => panic!("expected conformance under the profile, got {other:?}"),
-    }
+    let verdict = verdict(&results);
+    assert!(verdict.conforms(), "{}", verdict.text());
+    let p = verdict.profile.as_ref().unwrap();
+    assert_eq!((p.profile.as_str(), p.passing.len(), p.failing), ("daz+ftz", failed.len(), 0));
+    assert!(verdict.text().starts_with("conforms under profile daz+ftz"), "{}", verdict.text());
 }
 
 #[test]
 fn half_the_profile_leaves_the_other_half_failing() {
     let results = run(Flushing { zero_sign_bug: false }, Some("[ftz]"));
-    let divide = results
-        .iter()
-        .find(|r| r.id.to_string() == "array-api:flushing:divide:f32:positive-by-pzero")
-        .unwrap();
-    let v = divide.under_profile.as_ref().unwrap();
-    assert!(!v.passes && v.failed_inputs > 0, "a NaN for subnormal/0 is no flushed result: {v:?}");
-    assert!(matches!(verdict(&results), Conformance::Not { under_profile: Some(_), .. }));
+    let fails_under =
+        |r: &&CheckResult| r.under_profile.as_ref().is_some_and(|v| !v.passes && v.failed_inputs > 0);
+    assert!(results.iter().any(|r| fails_under(&r)), "an operand read as zero is no flushed result");
+    let verdict = verdict(&results);
+    assert!(!verdict.conforms(), "{}", verdict.text());
+    assert!(verdict.profile.as_ref().is_some_and(|p| p.failing > 0));
 }
 
 #[test]
 fn a_real_bug_fails_under_the_profile_too() {
     let results = run(Flushing { zero_sign_bug: true }, Some("[daz, ftz]"));
     let bug =
-        results.iter().find(|r| r.id.to_string() == "array-api:flushing:add:f64:nzero-plus-nzero").unwrap();
+        results.iter().find(|r| r.id.to_string() == "megengine:flushing:add:f32:nzero-plus-nzero").unwrap();
     assert_eq!(bug.status, Status::Fail);
     assert!(!bug.under_profile.as_ref().unwrap().passes);
-    match verdict(&results) {
-        Conformance::Not { failing, under_profile: Some((profile, n)) } => {
-            assert_eq!(profile, "daz+ftz");
-            assert!(
-                n >= 4 && n < failing,
-                "the zero-sign rows (and edges) fail under the profile: {n} of {failing}"
-            );
-        }
-        other => panic!("expected no conformance, got {other:?}"),
-    }
+    let verdict = verdict(&results);
+    let p = verdict.profile.as_ref().unwrap();
+    assert!(
+        p.failing >= 2 && p.failing < verdict.count(Tier::Must),
+        "the zero-sign rows (and edges) fail under the profile: {}",
+        verdict.text()
+    );
+    assert!(verdict.text().starts_with("does not conform"), "{}", verdict.text());
 }
 
 #[test]
 fn without_a_profile_there_is_one_verdict() {
     let results = run(Flushing { zero_sign_bug: false }, None);
     assert!(results.iter().all(|r| r.under_profile.is_none()));
-    assert!(matches!(verdict(&results), Conformance::Not { under_profile: None, .. }));
+    let verdict: Conformance = verdict(&results);
+    assert!(verdict.profile.is_none() && !verdict.conforms(), "{}", verdict.text());
 }
 
 #[test]

@@ -176,7 +176,7 @@ fn diff_gates_on_new_failures_and_expect_drafts_entries_that_make_them_known() {
 #[test]
 fn a_deviation_past_its_tolerance_fails() {
     let dir = scratch("tolerance");
-    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tolerate:\n      failed_inputs: 1\n";
+    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n    tolerate:\n      failed_inputs: 1\n";
     let root = catalog_with_numr_entry(&dir, entry);
     let out = dir.display().to_string();
     let run = opspec(&["--root", root.to_str().unwrap(), "run", "--exact", KNOWN, "--out", &out]);
@@ -189,7 +189,7 @@ fn a_deviation_past_its_tolerance_fails() {
 #[test]
 fn an_entry_for_another_platform_does_not_apply() {
     let dir = scratch("platform");
-    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    when:\n      target: riscv64-none\n";
+    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n    when:\n      target: riscv64-none\n";
     let root = catalog_with_numr_entry(&dir, entry);
     let out = dir.display().to_string();
     let run = opspec(&["--root", root.to_str().unwrap(), "run", "--exact", KNOWN, "--out", &out]);
@@ -218,7 +218,7 @@ fn a_renamed_row_keeps_its_old_id_and_migrate_rewrites_it() {
     let dir = scratch("renamed");
     let root = catalog_with_numr_entry(
         &dir,
-        "  - id: \"array-api:numr:{maximum,minimum}:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n",
+        "  - id: \"array-api:numr:{maximum,minimum}:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n",
     );
     rename_nan_rows(&root, &["maximum"]);
     let root_arg = root.to_str().unwrap();
@@ -346,7 +346,7 @@ fn mixed_report(dir: &Path) -> String {
     for status in [Status::Pass, Status::Fail, Status::KnownDeviation, Status::Skip] {
         assert!(run.results.iter().any(|r| r.status == status), "the mixed run has no {status:?}");
     }
-    report::write(dir, &[run], Some(&dir.join("summary.md"))).unwrap();
+    report::write(dir, &[run], opspec::spec::authority::Tier::Must, Some(&dir.join("summary.md"))).unwrap();
     std::fs::read_to_string(dir.join("index.html")).unwrap()
 }
 

@@ -89,7 +89,13 @@ fn html_report(results: &[CheckResult]) -> String {
     let writer = ResultsWriter::create(&path, &info, &ids, &catalog.sources).unwrap();
     results.iter().for_each(|r| writer.check(r).unwrap());
     writer.finish(1.0, 0).unwrap();
-    opspec::report::write(&dir, &[opspec::results::read(&path).unwrap()], None).unwrap();
+    opspec::report::write(
+        &dir,
+        &[opspec::results::read(&path).unwrap()],
+        opspec::spec::authority::Tier::Must,
+        None,
+    )
+    .unwrap();
     let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     html

@@ -48,7 +48,12 @@ impl Context<'_> {
             return Ok(Grade { tier: Tier::Must, basis: self.must_basis(inputs, actual, nan)? });
         }
         if !meets(Tier::Should)? {
-            let quote = self.authority.and_then(|a| a.rounding.as_ref()).and_then(|r| r.should.as_ref());
+            let authority = self.authority;
+            let quote = if self.table.accuracy == Accuracy::Approximate {
+                authority.and_then(|a| a.approximations.as_ref()).and_then(|a| a.should.as_ref())
+            } else {
+                authority.and_then(|a| a.rounding.as_ref()).and_then(|r| r.should.as_ref())
+            };
             let basis = quote.map_or_else(String::new, |q| self.quoted("should", &q.0));
             return Ok(Grade { tier: Tier::Should, basis });
         }

@@ -140,9 +140,20 @@ impl<'a> Context<'a> {
                 }
             }
             Accuracy::CorrectlyRounded | Accuracy::Exact => nan_or_bits(f, reference),
+            Accuracy::Approximate
+                if tier == Tier::Should && self.recommends_approximations() && f.is_finite(reference) =>
+            {
+                Expect::Finite
+            }
             Accuracy::Approximate if opens(Authority::approximates) => Expect::AnyValue,
             Accuracy::Approximate => Expect::WithinSteps { reference, steps: self.steps()? },
         })
+    }
+
+    /// Whether the document recommends approximations of the results where it sets no bound.
+    fn recommends_approximations(&self) -> bool {
+        self.authority.is_some_and(|a| a.approximates(self.op))
+            && self.authority.and_then(|a| a.approximations.as_ref()).is_some_and(|a| a.should.is_some())
     }
 
     /// Whether a tie may round away from zero at `tier`: at the must tier, and at the should
@@ -180,6 +191,7 @@ impl<'a> Context<'a> {
             }
             // The row says only "an implementation-dependent approximation": the step bound is
             // opspec's.
+            Outcome::Approx(_) if tier == Tier::Should && self.recommends_approximations() => Expect::Finite,
             Outcome::Approx(_) if tier != Tier::Quality => Expect::AnyValue,
             Outcome::Approx(c) => Expect::WithinSteps { reference: constant(f, *c), steps: self.steps()? },
             Outcome::AnyOf(list) => {

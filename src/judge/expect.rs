@@ -22,6 +22,8 @@ pub enum Expect {
     AnyOf(Vec<Expect>),
     /// Every one of these.
     AllOf(Vec<Expect>),
+    /// Any finite value (an approximation to a finite result, where the bound is not asked).
+    Finite,
     /// Any value at all (the contract leaves the result open).
     AnyValue,
 }
@@ -62,6 +64,7 @@ impl Expect {
             }
             Expect::AnyOf(list) => list.iter().any(|e| e.accepts_member(d, actual, nan)),
             Expect::AllOf(list) => list.iter().all(|e| e.accepts_member(d, actual, nan)),
+            Expect::Finite => f.is_finite(actual),
             Expect::AnyValue => true,
         }
     }
@@ -86,6 +89,7 @@ impl Expect {
             }
             Expect::AnyOf(list) => join(d, list, " or "),
             Expect::AllOf(list) => join(d, list, " and "),
+            Expect::Finite => "any finite value".to_string(),
             Expect::AnyValue => "any value".to_string(),
         }
     }

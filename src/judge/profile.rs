@@ -47,17 +47,26 @@ impl Profile {
 /// Whether `e` allows a result of the sign of `zero` that flushing would turn into `zero`: a
 /// subnormal, or the smallest normal (which an exact result below it may round to; a library
 /// that detects tininess before rounding flushes it, as IEEE 754 allows). Every expectation
-/// that allows some subnormal of a sign allows its centre (when that is subnormal), the
-/// largest or the smallest subnormal of that sign: a set of bits names its members, and a
+/// that allows some subnormal of a sign allows one of the values it names (when subnormal),
+/// the largest or the smallest subnormal of that sign: a set of bits names its members, and a
 /// range of steps that reaches the subnormals from a normal centre contains the largest, from
 /// a zero centre the smallest.
 fn allows_subnormal(e: &Expect, f: Format, zero: u64, nan: NanPolicy) -> bool {
     let sign = zero & f.sign_mask();
-    let centre = e.centre().filter(|&c| f.is_subnormal(c) && c & f.sign_mask() == sign);
-    [centre, Some(f.max_subnormal() | sign), Some(f.min_subnormal() | sign), Some(f.min_normal() | sign)]
-        .into_iter()
-        .flatten()
-        .any(|s| e.accepts(Domain::Float(f), s, nan))
+    let mut points = Vec::new();
+    values_named(e, &mut points);
+    points.retain(|&c| f.is_subnormal(c) && c & f.sign_mask() == sign);
+    points.extend([f.max_subnormal() | sign, f.min_subnormal() | sign, f.min_normal() | sign]);
+    points.into_iter().any(|s| e.accepts(Domain::Float(f), s, nan))
+}
+
+/// Every value `e` names: its bits and the centres of its ranges, in its lists too.
+fn values_named(e: &Expect, out: &mut Vec<u64>) {
+    match e {
+        Expect::Bits(b) | Expect::WithinSteps { reference: b, .. } => out.push(*b),
+        Expect::AnyOf(list) | Expect::AllOf(list) => list.iter().for_each(|m| values_named(m, out)),
+        _ => {}
+    }
 }
 
 #[cfg(test)]

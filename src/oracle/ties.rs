@@ -60,36 +60,22 @@ fn exact(op: OpKind, f: Format, inputs: &[u64]) -> Option<Float> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::oracle::add;
 
     const F16: Format = Format::F16;
 
     #[test]
     fn a_tie_has_the_away_result_and_nothing_else_has() {
+        let add = OpKind::Binary(BinaryOp::Add);
+        let bits = |v: f64| F16.from_f64_exact(v).unwrap();
         // 2048 + 1 in f16: exactly halfway between 2048 and 2050; ties to even give 2048.
-        let (a, one) = (F16.from_f64_exact(2048.0).unwrap(), F16.one());
-        let even = add(F16, a, one);
-        assert_eq!(even, a);
-        let away = away(OpKind::Binary(BinaryOp::Add), F16, &[a, one], even);
-        assert_eq!(away, F16.from_f64_exact(2050.0));
-        // 2050 + 1 = 2051: the tie's even neighbour (2052) is already the one away from zero.
-        let b = F16.from_f64_exact(2050.0).unwrap();
-        let even = add(F16, b, one);
-        assert_eq!(even, F16.from_f64_exact(2052.0).unwrap());
-        assert_eq!(away(OpKind::Binary(BinaryOp::Add), F16, &[b, one], even), None);
+        let (a, one) = (bits(2048.0), F16.one());
+        assert_eq!(crate::oracle::add(F16, a, one), a);
+        assert_eq!(away(add, F16, &[a, one], a), Some(bits(2050.0)));
+        // 2050 + 1 = 2051: the even neighbour, 2052, is already the one away from zero.
+        assert_eq!(away(add, F16, &[bits(2050.0), one], bits(2052.0)), None);
         // Not a tie: 2048 + 0.5 rounds to 2048 under both rules.
-        let half = F16.from_f64_exact(0.5).unwrap();
-        assert_eq!(away(OpKind::Binary(BinaryOp::Add), F16, &[a, half], a), None);
+        assert_eq!(away(add, F16, &[a, bits(0.5)], a), None);
         // Negative ties round away from zero too: -2048 - 1 -> -2050.
-        let (na, none) = (F16.neg(a), F16.neg(one));
-        let even = add(F16, na, none);
-        assert_eq!(
-            away(OpKind::Binary(BinaryOp::Add), F16, &[na, none], even),
-            Some(F16.neg(away_bits(2050.0)))
-        );
-    }
-
-    fn away_bits(v: f64) -> u64 {
-        F16.from_f64_exact(v).unwrap()
+        assert_eq!(away(add, F16, &[F16.neg(a), F16.neg(one)], F16.neg(a)), Some(bits(-2050.0)));
     }
 }

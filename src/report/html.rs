@@ -189,8 +189,9 @@ pub fn render(runs: &[Run]) -> String {
         page,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\"><title>opspec conformance report</title>\
-         <style>{}</style></head><body><h1>opspec conformance report</h1>",
-        include_str!("page.css")
+         <style>{}{}</style></head><body><h1>opspec conformance report</h1>",
+        include_str!("page.css"),
+        super::compliance::STYLE
     );
     for run in runs.iter().filter(|r| !r.complete) {
         let _ = write!(
@@ -214,6 +215,7 @@ pub fn render(runs: &[Run]) -> String {
             escape(adapter)
         );
     }
+    page += &super::compliance::html(&super::compliance::cells(runs.iter().flat_map(|r| &r.results)));
     page += &conformance(runs);
     page += "<noscript><p>The matrix, the filters and the drill-downs need JavaScript; \
              results.jsonl holds every result.</p></noscript>";

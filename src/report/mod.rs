@@ -1,8 +1,10 @@
 //! Results on disk and what is rendered from them: `results.jsonl` (the record, written as
-//! the run goes, or joined from shards by [`merge`]), `index.html`, `junit.xml` and an
-//! optional Markdown summary. `opspec run` reads its own results file back and renders it
+//! the run goes, or joined from shards by [`merge`]), `index.html`, `junit.xml`, the
+//! compliance table as `compliance.json` and `compliance.csv`, and an optional Markdown
+//! summary. `opspec run` reads its own results file back and renders it
 //! with the same code as `opspec report`.
 
+mod compliance;
 mod conformance;
 mod diff;
 mod html;
@@ -23,8 +25,9 @@ pub use tally::Tally;
 use crate::results::Run;
 use crate::spec::authority::Tier;
 
-/// Writes `index.html` and `junit.xml` for `runs` into `dir` (created if missing), and the
-/// Markdown summary to `github_summary` if given; JUnit fails the checks `gate` fails.
+/// Writes `index.html`, `junit.xml`, `compliance.json` and `compliance.csv` for `runs` into
+/// `dir` (created if missing), and the Markdown summary to `github_summary` if given; JUnit
+/// fails the checks `gate` fails.
 pub fn write(dir: &Path, runs: &[Run], gate: Tier, github_summary: Option<&Path>) -> Result<(), String> {
     let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
     std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
@@ -32,6 +35,12 @@ pub fn write(dir: &Path, runs: &[Run], gate: Tier, github_summary: Option<&Path>
     std::fs::write(&html, html::render(runs)).map_err(|e| fail(&html, e))?;
     let xml = dir.join("junit.xml");
     std::fs::write(&xml, junit::render(runs, gate)).map_err(|e| fail(&xml, e))?;
+    let cells = compliance::cells(runs.iter().flat_map(|r| &r.results));
+    let json = dir.join("compliance.json");
+    let text = compliance::json(&cells).map_err(|e| fail(&json, e.into()))?;
+    std::fs::write(&json, text).map_err(|e| fail(&json, e))?;
+    let csv = dir.join("compliance.csv");
+    std::fs::write(&csv, compliance::csv(&cells)).map_err(|e| fail(&csv, e))?;
     if let Some(path) = github_summary {
         std::fs::write(path, summary::github_summary(runs, gate)).map_err(|e| fail(path, e))?;
     }

@@ -354,7 +354,7 @@ mod tests {
             checks.iter().map(|(id, r)| (*id, Status::Skip, r.as_str(), &[][..])).collect();
         listed.push(("array-api:cpu:add:f32:edges", Status::Pass, "", &[]));
         listed.push(("array-api:cpu:add:f64:edges", Status::Skip, "no f64 here", &[]));
-        let text = terminal_summary(&[run_of(&listed)], false);
+        let text = terminal_summary(&[run_of(&listed)], false, Tier::Must);
         let expected = "\nevery check of adapter lib was skipped (12 checks); why:\n  3 checks: no OP for DTYPE\n  \
                         2 checks: no OP at address 0\n  1 check: reason 10\n  1 check: reason 11\n  1 check: reason 5\n  \
                         … and 4 other texts in 4 checks\n";
@@ -373,6 +373,7 @@ mod tests {
                 ("array-api:cpu:add:f32:edges", Status::Pass, "", &[]),
             ])],
             false,
+            Tier::Must,
         );
         let expected =
             "\nlibrary warnings during adapter lib's calls:\n  2 checks: W: lossy\n  1 check: W: slow\n";

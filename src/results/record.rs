@@ -303,8 +303,11 @@ impl CheckResult {
                 out += &format!("    {input}\n");
             }
             out += &format!("    expected: {}\n    actual:   {}\n", f.expected, f.actual);
-            let authority = if f.authority.is_empty() { "the row or rule cited above" } else { &f.authority };
-            out += &format!("    fails:    a {} ({authority})\n", f.tier);
+            if f.authority.is_empty() {
+                out += &format!("    fails:    a {} (the row or rule cited above)\n", f.tier);
+            } else {
+                out += &format!("    fails:    {}\n", f.authority);
+            }
             if let Some(b) = &f.batch {
                 let alone = match b.alone_passes {
                     Some(true) => {

@@ -135,8 +135,11 @@ pub struct Judge<'a> {
     /// expectation of any input under every governing row, for the adapter's profile.
     pub ctx: &'a Context<'a>,
     /// Calls the adapter on one case alone (`None` where the call failed).
-    pub alone: Option<&'a dyn Fn(&[u64]) -> Option<u64>>,
+    pub alone: Option<&'a Alone<'a>>,
 }
+
+/// A call of the adapter on one case: its result, or `None` where the call failed.
+pub type Alone<'a> = dyn Fn(&[u64]) -> Option<u64> + 'a;
 
 impl Judge<'_> {
     /// A rejected result's grade, and whether the adapter's declared profile allows it.

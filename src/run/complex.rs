@@ -331,7 +331,14 @@ impl ComplexRun<'_> {
                     ComplexValues::Booleans(b) => b[i].to_string(),
                     ComplexValues::Parts(p) => self.judge.describe_parts(&p[i]),
                 };
-                let grade = if *expected == ComplexResult::Reference {
+                // A NaN or infinite part where the finite reference is missed is no inaccuracy:
+                // the result is not the row's value at all (a must); a finite one off the bound
+                // misses the accuracy the suite sets.
+                let finite = match &values {
+                    ComplexValues::Parts(p) => p[i].iter().all(|&v| self.f.is_finite(v)),
+                    ComplexValues::Booleans(_) => false,
+                };
+                let grade = if *expected == ComplexResult::Reference && finite {
                     self.accuracy.clone()
                 } else {
                     Grade::cited()

@@ -119,6 +119,10 @@ pub struct Approximations {
     pub ops: Vec<String>,
     /// The document's words, or where it is silent, what it says instead (`silent: true`).
     pub says: String,
+    /// What it recommends there: approximations of the results. A NaN or an infinity where the
+    /// exact result is finite misses it.
+    #[serde(default)]
+    pub should: Option<Quote>,
     /// The document says nothing of these operations' accuracy (`says` then explains).
     #[serde(default)]
     pub silent: bool,
@@ -157,12 +161,15 @@ impl Authority {
         complex: bool,
     ) -> Result<(), (String, String)> {
         use super::schema::Accuracy;
-        let err = |field: &str, m: String| Err((format!("authority.{field}"), m));
+        let err = |field: &str, m: String| {
+            Err((if field.is_empty() { "authority".into() } else { format!("authority.{field}") }, m))
+        };
         let quotes = [
             self.rounding.as_ref().map(|r| &r.must.0),
             self.rounding.as_ref().and_then(|r| r.should.as_ref().map(|q| &q.0)),
             self.subnormals.as_ref().map(|q| &q.0),
             self.approximations.as_ref().filter(|a| !a.silent).map(|a| &a.says),
+            self.approximations.as_ref().and_then(|a| a.should.as_ref().map(|q| &q.0)),
             self.complex.as_ref().map(|q| &q.0),
         ];
         if quotes.iter().flatten().any(|q| q.trim().is_empty()) {
@@ -209,7 +216,7 @@ impl Authority {
 
 fn names(list: &[String], op: OpKind) -> bool {
     let name = op.to_string();
-    list.iter().any(|n| *n == name)
+    list.contains(&name)
 }
 
 #[cfg(test)]

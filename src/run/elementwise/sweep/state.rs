@@ -128,6 +128,7 @@ mod tests {
             cases: CHUNK,
             failed: 2,
             by_row: [("nan-either".to_string(), 2)].into(),
+            by_tier: [(crate::spec::authority::Tier::Must, 2)].into(),
             listed: vec![(vec![1, 2], 3)],
         };
         state.record(5, &tally).unwrap();

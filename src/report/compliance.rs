@@ -1,0 +1,435 @@
+//! The compliance table, library × function: per suite, one cell for each operation and each
+//! adapter that ran the suite, with the verdict ladder of [`super::conformance`] read per
+//! operation. A cell **does not conform** when a check fails a must of the document, misses
+//! **recommendations** when one fails a should, misses only opspec's **quality** bars, or
+//! **conforms**; known deviations count at their tier like failures, a check that never ran
+//! counts as a must, and a cell whose every check was skipped is **skipped**. Table
+//! self-checks have no adapter and no cell. The opening of `index.html`, and
+//! `compliance.json` and `compliance.csv` for other tools.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::escape;
+use crate::results::{CheckResult, Status};
+use crate::spec::authority::Tier;
+use crate::spec::id::CheckId;
+
+/// The cells' colours, for the page's `<style>` (named as [`Verdict::name`] spells them).
+pub const STYLE: &str = "table.compliance td{text-align:left;white-space:nowrap}\
+     table.compliance .conforms{background:#d8f0d8}table.compliance .recommendations{background:#fbe7b5}\
+     table.compliance .quality{background:#eef5d0}table.compliance .does_not_conform{background:#f8d0d0}\
+     table.compliance .skipped{background:#eee}";
+
+/// The columns of `compliance.csv`, and the keys of each object of `compliance.json`.
+const COLUMNS: [&str; 11] = [
+    "suite",
+    "adapter",
+    "op",
+    "checks",
+    "passed",
+    "must",
+    "should",
+    "quality",
+    "known_deviations",
+    "skipped",
+    "verdict",
+];
+
+/// A cell's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Conforms,
+    /// Conforms, but a check misses a recommendation.
+    Recommendations,
+    /// Conforms and meets the recommendations, but a check misses opspec's own bar.
+    Quality,
+    DoesNotConform,
+    /// Every check was skipped: nothing was judged.
+    Skipped,
+}
+
+impl Verdict {
+    /// The verdict as the JSON, the CSV and the page's classes spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Conforms => "conforms",
+            Verdict::Recommendations => "recommendations",
+            Verdict::Quality => "quality",
+            Verdict::DoesNotConform => "does_not_conform",
+            Verdict::Skipped => "skipped",
+        }
+    }
+}
+
+/// How one adapter fares on one operation of one suite.
+#[derive(Debug, Serialize)]
+pub struct Cell<'a> {
+    pub suite: &'a str,
+    pub adapter: &'a str,
+    pub op: &'a str,
+    /// Every check of the cell, skipped ones included.
+    pub checks: usize,
+    pub passed: usize,
+    /// The checks that did not pass and were not skipped (known deviations included), by the
+    /// most authoritative tier they fail.
+    pub must: usize,
+    pub should: usize,
+    pub quality: usize,
+    /// Of those, the ones listed in the adapter's expectations file.
+    pub known_deviations: usize,
+    pub skipped: usize,
+    pub verdict: Verdict,
+    /// The cell's checks, in the runs' order.
+    #[serde(skip)]
+    results: Vec<&'a CheckResult>,
+}
+
+impl<'a> Cell<'a> {
+    fn of((suite, adapter, op): (&'a str, &'a str, &'a str), results: Vec<&'a CheckResult>) -> Cell<'a> {
+        let count = |f: &dyn Fn(&CheckResult) -> bool| results.iter().filter(|r| f(r)).count();
+        let failing = |tier: Tier| count(&|r| ran_and_failed(r) && r.failed_tier() == tier);
+        let (must, should, quality) = (failing(Tier::Must), failing(Tier::Should), failing(Tier::Quality));
+        let skipped = count(&|r| r.status == Status::Skip);
+        let verdict = match (must, should, quality) {
+            _ if skipped == results.len() => Verdict::Skipped,
+            (1.., _, _) => Verdict::DoesNotConform,
+            (0, 1.., _) => Verdict::Recommendations,
+            (0, 0, 1..) => Verdict::Quality,
+            (0, 0, 0) => Verdict::Conforms,
+        };
+        Cell {
+            suite,
+            adapter,
+            op,
+            checks: results.len(),
+            passed: count(&|r| r.status == Status::Pass),
+            must,
+            should,
+            quality,
+            known_deviations: count(&|r| r.status == Status::KnownDeviation),
+            skipped,
+            verdict,
+            results,
+        }
+    }
+
+    /// The verdict in a few words: `does not conform (2) · known deviations (1)`.
+    pub fn text(&self) -> String {
+        let mut out = match self.verdict {
+            Verdict::Conforms => "conforms".to_string(),
+            Verdict::Recommendations => format!("conforms · recommendations missed ({})", self.should),
+            Verdict::Quality => format!("conforms · quality ({})", self.quality),
+            Verdict::DoesNotConform => format!("does not conform ({})", self.must),
+            Verdict::Skipped => "skipped".to_string(),
+        };
+        if self.known_deviations > 0 {
+            let _ = write!(out, " · known deviations ({})", self.known_deviations);
+        }
+        out
+    }
+
+    /// The check that decides the verdict: the first failing the verdict's tier, or the
+    /// first skipped one; none for a cell that conforms.
+    fn deciding(&self) -> Option<&'a CheckId> {
+        let decides = |r: &CheckResult| match self.verdict {
+            Verdict::DoesNotConform => ran_and_failed(r) && r.failed_tier() == Tier::Must,
+            Verdict::Recommendations => ran_and_failed(r) && r.failed_tier() == Tier::Should,
+            Verdict::Quality => ran_and_failed(r) && r.failed_tier() == Tier::Quality,
+            Verdict::Skipped => r.status == Status::Skip,
+            Verdict::Conforms => false,
+        };
+        self.results.iter().find(|r| decides(r)).map(|r| &r.id)
+    }
+
+    /// Where the page shows the cell: the deciding check, opened, or (for a cell that
+    /// conforms) the list filtered to the cell's checks.
+    fn href(&self) -> String {
+        match self.deciding() {
+            Some(id) => format!("#{id}"),
+            None => format!("#suite={}&adapter={}&op={}", self.suite, self.adapter, self.op),
+        }
+    }
+
+    /// The counts in words, for the cell's tooltip.
+    fn counts(&self) -> String {
+        let mut out = format!("{} checks: {} passed", self.checks, self.passed);
+        for (n, what) in [
+            (self.must, "fail a must"),
+            (self.should, "miss a recommendation"),
+            (self.quality, "miss only opspec's bars"),
+            (self.known_deviations, "known deviations"),
+            (self.skipped, "skipped"),
+        ] {
+            if n > 0 {
+                let _ = write!(out, ", {n} {what}");
+            }
+        }
+        out
+    }
+
+    /// The row of `compliance.csv`, in [`COLUMNS`]' order.
+    fn values(&self) -> [String; 11] {
+        [
+            self.suite.to_string(),
+            self.adapter.to_string(),
+            self.op.to_string(),
+            self.checks.to_string(),
+            self.passed.to_string(),
+            self.must.to_string(),
+            self.should.to_string(),
+            self.quality.to_string(),
+            self.known_deviations.to_string(),
+            self.skipped.to_string(),
+            self.verdict.name().to_string(),
+        ]
+    }
+}
+
+/// Whether a check counts against its cell: it failed, is a known deviation, or never ran
+/// (the run ended first, or its adapter did not start); a skipped check does not.
+fn ran_and_failed(r: &CheckResult) -> bool {
+    !matches!(r.status, Status::Pass | Status::Skip)
+}
+
+/// The cells of `results`, by suite, adapter and operation.
+pub fn cells<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> Vec<Cell<'a>> {
+    let mut groups: BTreeMap<(&str, &str, &str), Vec<&CheckResult>> = BTreeMap::new();
+    for r in results {
+        if let (Some(suite), Some(adapter)) = (r.id.suite(), r.id.adapter_name()) {
+            groups.entry((suite, adapter, r.id.op.as_str())).or_default().push(r);
+        }
+    }
+    groups.into_iter().map(|(key, results)| Cell::of(key, results)).collect()
+}
+
+/// The page's section: per suite, a table of operations (rows) by adapters (columns), each
+/// cell linking to the check that decides it; empty where no adapter checked anything.
+pub fn html(cells: &[Cell]) -> String {
+    if cells.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "<h2 id=\"compliance\">Compliance: library × function</h2><p>Per operation and adapter: \
+         <strong>does not conform</strong> (checks failing a must of the document), \
+         <strong>recommendations missed</strong> (a should), <strong>quality</strong> (only \
+         opspec's own bars), <strong>conforms</strong>, or <strong>skipped</strong>; known \
+         deviations count at their tier. Each cell opens the check that decides it.</p>",
+    );
+    let mut by_suite: BTreeMap<&str, BTreeMap<(&str, &str), &Cell>> = BTreeMap::new();
+    for c in cells {
+        by_suite.entry(c.suite).or_default().insert((c.op, c.adapter), c);
+    }
+    for (suite, by_op) in by_suite {
+        let adapters: BTreeSet<&str> = by_op.keys().map(|&(_, a)| a).collect();
+        let ops: BTreeSet<&str> = by_op.keys().map(|&(o, _)| o).collect();
+        let _ = write!(
+            out,
+            "<table class=\"compliance\"><caption>{}</caption><tr><th>function</th>",
+            escape(suite)
+        );
+        for a in &adapters {
+            let _ = write!(out, "<th>{}</th>", escape(a));
+        }
+        out += "</tr>";
+        for op in ops {
+            let _ = write!(out, "<tr><th>{}</th>", escape(op));
+            for &a in &adapters {
+                match by_op.get(&(op, a)) {
+                    Some(c) => {
+                        let _ = write!(
+                            out,
+                            "<td class=\"{}\" title=\"{}\"><a href=\"{}\">{}</a></td>",
+                            c.verdict.name(),
+                            escape(&c.counts()),
+                            escape(&c.href()),
+                            escape(&c.text())
+                        );
+                    }
+                    None => out += "<td title=\"no checks\">-</td>",
+                }
+            }
+            out += "</tr>";
+        }
+        out += "</table>";
+    }
+    out
+}
+
+/// `compliance.json`: an array of the cells, each an object with the keys of [`COLUMNS`].
+pub fn json(cells: &[Cell]) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(cells).map(|s| s + "\n")
+}
+
+/// `compliance.csv`: a header line of [`COLUMNS`], then a line per cell (RFC 4180: CRLF line
+/// breaks, fields quoted where they need it).
+pub fn csv(cells: &[Cell]) -> String {
+    let mut out = line(&COLUMNS);
+    for c in cells {
+        out += &line(&c.values());
+    }
+    out
+}
+
+/// One CSV line, its line break included.
+fn line<S: AsRef<str>>(fields: &[S]) -> String {
+    fields.iter().map(|f| quote(f.as_ref())).collect::<Vec<_>>().join(",") + "\r\n"
+}
+
+/// A CSV field, in double quotes (inner ones doubled) where it holds a comma, a quote or a
+/// line break.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Results from `(id, status, tier)`.
+    fn results(checks: &[(&str, Status, Option<Tier>)]) -> Vec<CheckResult> {
+        checks
+            .iter()
+            .map(|&(id, status, tier)| {
+                let mut r = CheckResult::new(id.parse().unwrap());
+                (r.status, r.tier) = (status, tier);
+                r
+            })
+            .collect()
+    }
+
+    fn sample() -> Vec<CheckResult> {
+        use Status::*;
+        results(&[
+            ("array-api:liba:add:f32:edges", Pass, None),
+            ("array-api:liba:add:f64:edges", Pass, None),
+            ("array-api:liba:add:f64:sweep", Skip, None),
+            ("array-api:liba:sqrt:f32:edges", Fail, Some(Tier::Quality)),
+            ("array-api:liba:sqrt:f32:ties", Fail, Some(Tier::Should)),
+            ("array-api:liba:sqrt:f64:ties", Fail, Some(Tier::Should)),
+            ("array-api:liba:exp:f32:ulp", Fail, Some(Tier::Quality)),
+            ("array-api:liba:exp:f64:ulp", KnownDeviation, Some(Tier::Quality)),
+            ("array-api:liba:pow:f32:edges", Pass, None),
+            ("array-api:liba:pow:f32:ulp", Fail, Some(Tier::Quality)),
+            ("array-api:liba:pow:f32:nan", KnownDeviation, Some(Tier::Must)),
+            ("array-api:liba:pow:f64:nan", Missing, None),
+            ("array-api:libb:add:f32:edges", Skip, None),
+            ("array-api:libb:add:f64:edges", Skip, None),
+            ("ieee:liba:add:f32:edges", Unavailable, None),
+            ("table:add:f32:edges", Fail, Some(Tier::Must)),
+        ])
+    }
+
+    fn find<'a>(cells: &'a [Cell], suite: &str, adapter: &str, op: &str) -> &'a Cell<'a> {
+        cells.iter().find(|c| (c.suite, c.adapter, c.op) == (suite, adapter, op)).unwrap()
+    }
+
+    #[test]
+    fn each_cell_takes_the_most_authoritative_tier_its_checks_fail() {
+        let results = sample();
+        let cells = cells(&results);
+        let states: Vec<(&str, &str, &str, Verdict, String)> =
+            cells.iter().map(|c| (c.suite, c.adapter, c.op, c.verdict, c.text())).collect();
+        let expected = [
+            ("array-api", "liba", "add", Verdict::Conforms, "conforms"),
+            ("array-api", "liba", "exp", Verdict::Quality, "conforms · quality (2) · known deviations (1)"),
+            (
+                "array-api",
+                "liba",
+                "pow",
+                Verdict::DoesNotConform,
+                "does not conform (2) · known deviations (1)",
+            ),
+            ("array-api", "liba", "sqrt", Verdict::Recommendations, "conforms · recommendations missed (2)"),
+            ("array-api", "libb", "add", Verdict::Skipped, "skipped"),
+            ("ieee", "liba", "add", Verdict::DoesNotConform, "does not conform (1)"),
+        ];
+        let expected: Vec<_> = expected.iter().map(|&(s, a, o, v, t)| (s, a, o, v, t.to_string())).collect();
+        assert_eq!(states, expected, "table self-checks have no cell");
+        let pow = find(&cells, "array-api", "liba", "pow");
+        assert_eq!(
+            (pow.checks, pow.passed, pow.must, pow.should, pow.quality, pow.skipped),
+            (4, 1, 2, 0, 1, 0)
+        );
+        let add = find(&cells, "array-api", "liba", "add");
+        assert_eq!((add.checks, add.passed, add.skipped), (3, 2, 1), "a skipped check is no failure");
+    }
+
+    #[test]
+    fn the_page_has_a_table_per_suite_whose_cells_open_their_deciding_check() {
+        let results = sample();
+        let page = html(&cells(&results));
+        assert!(page.starts_with("<h2 id=\"compliance\">Compliance: library × function</h2>"), "{page}");
+        assert!(
+            page.contains("<caption>array-api</caption><tr><th>function</th><th>liba</th><th>libb</th></tr>"),
+            "{page}"
+        );
+        assert!(
+            page.contains(
+                "<tr><th>pow</th><td class=\"does_not_conform\" title=\"4 checks: 1 passed, 2 fail a must, \
+                 1 miss only opspec&#39;s bars, 1 known deviations\"><a href=\"#array-api:liba:pow:f32:nan\">\
+                 does not conform (2) · known deviations (1)</a></td><td title=\"no checks\">-</td></tr>"
+            ),
+            "{page}"
+        );
+        assert!(page.contains("<a href=\"#array-api:liba:sqrt:f32:ties\">"), "the first should, {page}");
+        assert!(page.contains("<a href=\"#array-api:libb:add:f32:edges\">skipped</a>"), "{page}");
+        assert!(
+            page.contains("<a href=\"#suite=array-api&amp;adapter=liba&amp;op=add\">conforms</a>"),
+            "{page}"
+        );
+        assert!(page.contains("<caption>ieee</caption>"), "{page}");
+        assert!(!page.contains("table:add"), "{page}");
+        assert_eq!(html(&cells(&results[15..])), "", "no section without an adapter's checks");
+    }
+
+    #[test]
+    fn json_holds_every_cell_with_the_columns_as_keys() {
+        let results = sample();
+        let text = json(&cells(&results)).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let rows = value.as_array().unwrap();
+        assert_eq!(rows.len(), 6);
+        let keys: Vec<&str> = rows[2].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys.iter().copied().collect::<BTreeSet<_>>(), COLUMNS.into_iter().collect());
+        assert_eq!(
+            rows[2],
+            serde_json::json!({
+                "suite": "array-api", "adapter": "liba", "op": "pow", "checks": 4, "passed": 1,
+                "must": 2, "should": 0, "quality": 1, "known_deviations": 1, "skipped": 0,
+                "verdict": "does_not_conform"
+            })
+        );
+        assert_eq!(rows[4]["verdict"], "skipped");
+        assert_eq!(json(&[]).unwrap(), "[]\n");
+    }
+
+    #[test]
+    fn csv_has_a_header_and_a_crlf_line_per_cell() {
+        let results = sample();
+        let text = csv(&cells(&results));
+        let lines: Vec<&str> = text.split_terminator("\r\n").collect();
+        assert_eq!(
+            lines[0],
+            "suite,adapter,op,checks,passed,must,should,quality,known_deviations,skipped,verdict"
+        );
+        assert_eq!(lines[4], "array-api,liba,sqrt,3,0,0,2,1,0,0,recommendations");
+        assert_eq!(lines.len(), 7);
+        assert!(!text.replace("\r\n", "").contains('\n'), "{text:?}");
+        assert_eq!(csv(&[]), format!("{}\r\n", COLUMNS.join(",")));
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_where_they_need_it() {
+        assert_eq!(quote("pow"), "pow");
+        assert_eq!(quote("a,\"b\""), "\"a,\"\"b\"\"\"");
+        assert_eq!(quote("two\nlines"), "\"two\nlines\"");
+    }
+}

@@ -1,0 +1,194 @@
+//! On whose authority a check fails: one deliberately wrong library per tier gets exactly the
+//! verdicts and gates that tier means (`docs/AUTHORITY.md`, `docs/RESULTS.md`).
+
+use std::sync::Arc;
+
+use opspec::bits::format::Format;
+use opspec::report::verdicts;
+use opspec::results::{CheckResult, Status};
+use opspec::run::{RunOptions, adapter_checks, run_all};
+use opspec::spec::Catalog;
+use opspec::spec::authority::Tier;
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor, UnaryOp};
+use opspec_cpu::CpuAdapter;
+
+/// The CPU adapter with one deliberate fault.
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    /// A must broken: `-0 + -0` is `+0` (add's special case says `-0`).
+    ZeroSign,
+    /// Only a should broken: add rounds ties away from zero (the standard asks for "a
+    /// supported rounding mode" and recommends ties to even).
+    TiesAway,
+    /// Only the document's latitude used: subnormal operands read as zeros and subnormal
+    /// results flushed, in every call.
+    Flushing,
+    /// Only opspec's bar missed: exp of a finite nonzero input is 3 steps from the correctly
+    /// rounded value (the standard sets no accuracy for exp; the suite's bar is 2).
+    ExpThreeSteps,
+}
+
+struct Faulty(Fault);
+
+fn map_bits(t: &Tensor, f: impl Fn(Format, usize, u64) -> u64) -> Result<Tensor, AdapterError> {
+    let Some(format) = Format::of(t.dtype()) else { return Ok(t.clone()) };
+    let bits: Vec<u64> = t.to_bits().iter().enumerate().map(|(i, &x)| f(format, i, x)).collect();
+    Tensor::from_bits(t.dtype(), t.shape(), &bits)
+}
+
+fn flushed(t: &Tensor) -> Result<Tensor, AdapterError> {
+    map_bits(t, |f, _, x| f.flush_subnormal(x))
+}
+
+impl Adapter for Faulty {
+    fn name(&self) -> &str {
+        "faulty"
+    }
+
+    fn version(&self) -> String {
+        "deliberately faulty".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        if self.0 == Fault::Flushing {
+            return flushed(&CpuAdapter.binary(op, &flushed(a)?, &flushed(b)?)?);
+        }
+        let result = CpuAdapter.binary(op, a, b)?;
+        // The faults are element-wise: broadcast calls are left right.
+        if op != BinaryOp::Add || a.shape() != result.shape() || b.shape() != result.shape() {
+            return Ok(result);
+        }
+        let (xs, ys) = (a.to_bits(), b.to_bits());
+        match self.0 {
+            Fault::ZeroSign => map_bits(&result, |f, i, r| {
+                if xs[i] == f.neg_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r }
+            }),
+            // In f16 the exact sum of two values fits an f64, so a tie is seen exactly.
+            Fault::TiesAway if a.dtype() == DType::F16 => map_bits(&result, |f, i, r| {
+                let exact = f.to_f64(xs[i]) + f.to_f64(ys[i]);
+                let away = r + 1;
+                let tie = f.is_finite(r)
+                    && f.is_finite(away)
+                    && exact.abs() > f.to_f64(r).abs()
+                    && exact == (f.to_f64(r) + f.to_f64(away)) / 2.0;
+                if tie { away } else { r }
+            }),
+            _ => Ok(result),
+        }
+    }
+
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        if self.0 == Fault::Flushing {
+            return flushed(&CpuAdapter.unary(op, &flushed(x)?)?);
+        }
+        let result = CpuAdapter.unary(op, x)?;
+        if self.0 != Fault::ExpThreeSteps || op != UnaryOp::Exp || x.dtype() != DType::F32 {
+            return Ok(result);
+        }
+        let xs = x.to_bits();
+        map_bits(&result, |f, i, r| {
+            let off = f.is_finite(xs[i]) && !f.is_zero(xs[i]) && f.is_finite(r) && r > f.min_normal();
+            if off && f.is_finite(r + 3) { r + 3 } else { r }
+        })
+    }
+}
+
+/// The array-api suite's checks of `ops` against the faulty adapter, every family.
+fn run(fault: Fault, ops: &[&str]) -> Vec<CheckResult> {
+    let catalog = Catalog::builtin().unwrap();
+    let name = "faulty".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| c.id.suite() == Some("array-api") && ops.contains(&c.id.op.as_str()))
+        // The faults are in the float kernels; promotion checks call other entry points.
+        .filter(|c| c.id.dtype.parse::<DType>().is_ok_and(|d| d.is_float()))
+        .collect();
+    assert!(!checks.is_empty());
+    run_all(&catalog, &checks, &[(name, Arc::new(Faulty(fault)))], &RunOptions::default(), 0)
+}
+
+fn failed(results: &[CheckResult]) -> Vec<&CheckResult> {
+    results.iter().filter(|r| r.status == Status::Fail).collect()
+}
+
+/// Which gates the results fail: must, should, quality.
+fn gates(results: &[CheckResult]) -> [bool; 3] {
+    Tier::ALL.map(|gate| results.iter().any(|r| r.fails(gate)))
+}
+
+fn ladder(results: &[CheckResult]) -> String {
+    verdicts(results).remove(&("array-api", "faulty")).expect("a verdict").text()
+}
+
+#[test]
+fn a_broken_must_does_not_conform_and_fails_every_gate() {
+    let results = run(Fault::ZeroSign, &["add"]);
+    let row =
+        results.iter().find(|r| r.id.to_string() == "array-api:faulty:add:f32:nzero-plus-nzero").unwrap();
+    assert_eq!((row.status, row.tier), (Status::Fail, Some(Tier::Must)));
+    let text = row.report(&Default::default());
+    assert!(text.contains("fail (must)") && text.contains("does not conform"), "{text}");
+    assert_eq!(gates(&results), [true, true, true]);
+    assert!(ladder(&results).starts_with("does not conform"), "{}", ladder(&results));
+}
+
+#[test]
+fn ties_away_from_zero_conform_and_miss_only_the_recommendation() {
+    let results = run(Fault::TiesAway, &["add"]);
+    let failed = failed(&results);
+    assert!(!failed.is_empty(), "the f16 checks meet ties");
+    for r in &failed {
+        assert_eq!(r.tier, Some(Tier::Should), "{}: {:?}", r.id, r.failed_by_tier);
+        let f = &r.failures[0];
+        assert!(
+            f.authority.starts_with("should: \"By default, the rounding mode should be roundTiesToEven"),
+            "{}",
+            f.authority
+        );
+    }
+    assert_eq!(gates(&results), [false, true, true]);
+    let text = ladder(&results);
+    assert!(text.starts_with("conforms;") && text.contains("miss a recommendation"), "{text}");
+}
+
+#[test]
+fn flushing_subnormals_everywhere_conforms_and_misses_only_opspecs_bar() {
+    let results = run(Fault::Flushing, &["add", "multiply", "exp", "equal"]);
+    let failed = failed(&results);
+    let families = ["edges", "random", "layouts", "broadcast-random", "remaining"];
+    for family in families {
+        assert!(failed.iter().any(|r| r.id.case == family), "flushing shows in {family} checks");
+    }
+    for r in &failed {
+        assert_eq!(r.tier, Some(Tier::Quality), "{}", r.report(&Default::default()));
+    }
+    let quoted = failed
+        .iter()
+        .flat_map(|r| &r.failures)
+        .any(|f| f.authority.contains("may vary in their support for subnormal numbers"));
+    assert!(quoted, "the latitude is quoted");
+    assert_eq!(gates(&results), [false, false, true]);
+    assert!(ladder(&results).starts_with("conforms; recommendations met;"), "{}", ladder(&results));
+}
+
+#[test]
+fn an_inaccurate_approximation_misses_only_opspecs_bar() {
+    let results = run(Fault::ExpThreeSteps, &["exp"]);
+    let random = results.iter().find(|r| r.id.to_string() == "array-api:faulty:exp:f32:random").unwrap();
+    assert_eq!((random.status, random.tier), (Status::Fail, Some(Tier::Quality)));
+    let f = &random.failures[0];
+    assert!(
+        f.authority.contains("opspec's bar") && f.authority.contains("sets no accuracy for exp"),
+        "{}",
+        f.authority
+    );
+    assert_eq!(f.batch.as_ref().and_then(|b| b.alone_passes), Some(false), "alone it fails the same way");
+    for r in failed(&results) {
+        assert_eq!(r.tier, Some(Tier::Quality), "{}", r.id);
+    }
+    assert_eq!(gates(&results), [false, false, true]);
+}
