@@ -332,7 +332,7 @@ const CORPUS: &[Broken] = &[
     case("expectation-adapter-mismatch", EXPECT, &[("adapter: numr\n", "adapter: cpu\n")], "adapter: cpu", &["`adapter`", "must match the file name"]),
     case("expectation-adapter-invalid", EXPECT, &[("adapter: numr\n", "adapter: \"nu mr\"\n")], "adapter:", &["`adapter`", "is not an adapter name"]),
     case("expectation-without-tier", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    does: >-\n      maximum and minimum")], FIRST_ID, &["missing field `tier`"]),
-    case("expectation-unknown-tier", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: latitude\n    does: >-\n      maximum and minimum")], "tier: latitude", &["unknown tier `latitude`"]),
+    case("expectation-unknown-tier", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: latitude\n    does: >-\n      maximum and minimum")], "tier: latitude", &["unknown variant `latitude`", "must, should, quality"]),
     // Suites: on whose authority.
     case("authority-approximation-unclaimed", NUMR, &[("    ops: [pow, atan2]", "    ops: [pow]")], "  approximations:", &["`authority.approximations`", "`atan2` is checked as an approximation", "no clause says on whose authority"]),
     case("authority-rounding-of-an-exact-op", NUMR, &[("    ops: [add, subtract, multiply, divide]", "    ops: [add, subtract, multiply, divide, maximum]")], "ops: [add, subtract, multiply, divide, maximum]", &["`authority.rounding.ops`", "`maximum` is not correctly rounded"]),

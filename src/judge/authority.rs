@@ -135,6 +135,10 @@ impl Context<'_> {
                 "opspec's reading: IEEE 754-2019's sign of a zero result, which {}'s document states only in its rows",
                 self.op
             ),
+            Accuracy::CorrectlyRounded if self.rounds() => {
+                "opspec's bar: ties to even (roundTiesToEven), where the document names no tie rule"
+                    .to_string()
+            }
             Accuracy::CorrectlyRounded => "opspec's bar: the correctly rounded value".to_string(),
         })
     }
