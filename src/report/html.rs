@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::Tally;
 use super::summary::counts;
 use crate::results::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
-use crate::results::{Run, RunInfo};
+use crate::results::{Run, RunInfo, Status};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
 const SHOWN_INPUTS: usize = 3;
@@ -88,6 +88,9 @@ struct CheckView<'a> {
     op: &'a str,
     dt: &'a str,
     st: &'static str,
+    /// The tier a check that did not pass fails: `must`, `should` or `quality`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tier: Option<&'static str>,
     /// The run it comes from (index into the runs, for its environment).
     run: usize,
     n: usize,
@@ -156,6 +159,8 @@ fn data(runs: &[Run]) -> Data<'_> {
                 op: &r.id.op,
                 dt: &r.id.dtype,
                 st: r.status.name(),
+                tier: matches!(r.status, Status::Fail | Status::KnownDeviation)
+                    .then(|| r.failed_tier().name()),
                 run: i,
                 n: r.inputs,
                 nf: r.failed_inputs,

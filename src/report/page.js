@@ -5,6 +5,11 @@
 // opened), `#src=<path>:<line>` (a catalog file at a line).
 (function () {
   const D = JSON.parse(document.getElementById("data").textContent);
+  const TIER = {
+    must: "Does not conform: it fails a must of the document.",
+    should: "Conforms, but misses a recommendation (a should of the document).",
+    quality: "Conforms and meets the recommendations, but misses opspec's own bar.",
+  };
   const SYMBOL = { pass: "✓", fail: "✗", known_deviation: "≈", skip: "–", missing: "?", unavailable: "⊘" };
   const WORD = {
     pass: "passed", fail: "failed", known_deviation: "known deviation",
@@ -142,7 +147,8 @@
   }
   function drill(c) {
     const box = el("div");
-    box.append(el("p", {}, el("strong", { text: SYMBOL[c.st] + " " + WORD[c.st] + ": " }), el("code", { text: c.id })));
+    box.append(el("p", {}, el("strong", { text: SYMBOL[c.st] + " " + WORD[c.st] + (c.tier ? " (" + c.tier + ")" : "") + ": " }), el("code", { text: c.id })));
+    if (c.tier) box.append(el("p", { text: TIER[c.tier] }));
     if (c.msg) box.append(el("pre", { text: c.msg }));
     if (c.warn) box.append(el("p", {}, el("strong", { text: "Library warnings during its calls:" })), el("ul", {}, ...c.warn.map((w) => el("li", { text: w }))));
     if (c.cit !== undefined) {
@@ -163,6 +169,8 @@
       lines.push("  expected: " + f.expected, "  actual:   " + f.actual + (f.actual_bits ? " [" + f.actual_bits + "]" : ""));
       if (f.steps !== null && f.steps !== undefined) lines.push("  distance: " + f.steps + " steps from the expectation's centre");
       if (f.profile_allows !== undefined) lines.push("  under the profile: " + (f.profile_allows ? "allowed" : "not allowed either"));
+      lines.push("  fails:    " + (f.authority || "a " + (f.tier || "must") + " (the row or rule cited above)"));
+      if (f.batch) lines.push("  in batch: element " + f.batch.position + " of " + f.batch.size + (f.batch.alone_passes === true ? "; alone, in a call of its own, it passes: the failure depends on the batch" : f.batch.alone_passes === false ? "; alone it fails the same way" : ""));
       lines.push("  reproduce: " + f.reproduce);
       box.append(el("pre", { text: lines.join("\n") }));
     });
@@ -180,7 +188,7 @@
       row.setAttribute("aria-expanded", String(!detail.hidden));
     };
     row.append(
-      el("td", { text: SYMBOL[c.st] + " " + WORD[c.st] }),
+      el("td", { text: SYMBOL[c.st] + " " + WORD[c.st] + (c.tier ? " (" + c.tier + ")" : "") }),
       el("td", { class: "id" }, el("a", { href: "#" + c.id, text: c.id })),
       el("td", { text: String(c.n) }),
       el("td", { text: String(c.nf) }),
