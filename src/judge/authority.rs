@@ -8,6 +8,7 @@ use crate::bits::value::Domain;
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::spec::authority::Tier;
+use crate::spec::matching::governing_rows;
 use crate::spec::profile::{Profile, Relaxation};
 use crate::spec::schema::{Accuracy, Outcome};
 use crate::spec::suite::NanPolicy;
@@ -37,15 +38,16 @@ impl Context<'_> {
     /// Grades `actual`, the result for `inputs` that [`Context::expectation`] rejected.
     pub fn grade(&self, inputs: &[u64], actual: u64, nan: NanPolicy) -> Result<Grade, String> {
         let granted = self.authority.and_then(|a| a.subnormals.as_ref()).is_some();
+        let rows = governing_rows(self.table, self.format, inputs);
         let meets = |tier: Tier| -> Result<bool, String> {
-            let expect = self.expectation_at(tier, inputs)?;
+            let expect = self.expectation_at_under(tier, &rows, inputs)?;
             Ok(expect.accepts(self.output, actual, nan)
                 || (granted
                     && tier != Tier::Quality
                     && self.within_latitude(tier, inputs, &expect, actual, nan)))
         };
         if !meets(Tier::Must)? {
-            return Ok(Grade { tier: Tier::Must, basis: self.must_basis(inputs, actual, nan)? });
+            return Ok(Grade { tier: Tier::Must, basis: self.must_basis(&rows, inputs, actual, nan)? });
         }
         if !meets(Tier::Should)? {
             let authority = self.authority;
@@ -57,7 +59,7 @@ impl Context<'_> {
             let basis = quote.map_or_else(String::new, |q| self.quoted("should", &q.0));
             return Ok(Grade { tier: Tier::Should, basis });
         }
-        let strict = self.expectation(inputs)?;
+        let strict = self.expectation_at_under(Tier::Quality, &rows, inputs)?;
         Ok(Grade::opspec(if granted && self.within_latitude(Tier::Quality, inputs, &strict, actual, nan) {
             let quote = self.authority.and_then(|a| a.subnormals.as_ref()).map_or("", |q| &q.0);
             format!(
@@ -65,7 +67,7 @@ impl Context<'_> {
                 self.cited()
             )
         } else {
-            self.quality_basis(inputs)?
+            self.quality_basis(&rows)
         }))
     }
 
@@ -86,9 +88,14 @@ impl Context<'_> {
 
     /// The must `actual` breaks: the first governing row that rejects it, or the clause that
     /// governs the remaining cases.
-    fn must_basis(&self, inputs: &[u64], actual: u64, nan: NanPolicy) -> Result<String, String> {
-        let rows = crate::spec::matching::governing_rows(self.table, self.format, inputs);
-        for &r in &rows {
+    fn must_basis(
+        &self,
+        rows: &[usize],
+        inputs: &[u64],
+        actual: u64,
+        nan: NanPolicy,
+    ) -> Result<String, String> {
+        for &r in rows {
             let row = &self.table.rows[r];
             let expect = self.row_expectation(r, inputs)?;
             if !expect.accepts(self.output, actual, nan) || rows.len() == 1 {
@@ -109,19 +116,19 @@ impl Context<'_> {
         Ok(format!("must: the value of {} that {source} defines ({})", self.op, self.path.display()))
     }
 
-    /// Which of opspec's bars a result that meets the document's musts and shoulds misses.
-    fn quality_basis(&self, inputs: &[u64]) -> Result<String, String> {
-        let rows = crate::spec::matching::governing_rows(self.table, self.format, inputs);
+    /// Which of opspec's bars a result that meets the document's musts and shoulds misses,
+    /// where `rows` govern its input.
+    fn quality_basis(&self, rows: &[usize]) -> String {
         let steps = self.step_bound.unwrap_or(0);
         if let Some(row) =
             rows.iter().map(|&r| &self.table.rows[r]).find(|r| matches!(r.result, Outcome::Approx(_)))
         {
-            return Ok(format!(
+            return format!(
                 "opspec's bar: within {steps} representable steps of the constant (suites/{}.yaml step_bounds); the row says only \"{}\"",
                 self.suite, row.text
-            ));
+            );
         }
-        Ok(match self.table.accuracy {
+        match self.table.accuracy {
             Accuracy::Approximate => {
                 let says = self.authority.and_then(|a| a.approximations.as_ref()).map_or("", |a| &a.says);
                 format!(
@@ -140,7 +147,7 @@ impl Context<'_> {
                     .to_string()
             }
             Accuracy::CorrectlyRounded => "opspec's bar: the correctly rounded value".to_string(),
-        })
+        }
     }
 
     fn rounds(&self) -> bool {

@@ -73,8 +73,12 @@ impl<'a> Context<'a> {
     /// What the result for `inputs` must be to meet the bars of `tier` and the tiers above it
     /// (before the document's latitudes: [`crate::judge::authority`]).
     pub fn expectation_at(&self, tier: Tier, inputs: &[u64]) -> Result<Expect, String> {
-        let rows = governing_rows(self.table, self.format, inputs);
-        self.allow_signaling(inputs, self.governed_by(tier, &rows, inputs)?)
+        self.expectation_at_under(tier, &governing_rows(self.table, self.format, inputs), inputs)
+    }
+
+    /// [`Context::expectation_at`] where the governing rows of `inputs` are known to be `rows`.
+    pub fn expectation_at_under(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
+        self.allow_signaling(inputs, self.governed_by(tier, rows, inputs)?)
     }
 
     /// What row `row`'s outcome requires for `inputs`.
@@ -101,7 +105,7 @@ impl<'a> Context<'a> {
     /// [`Context::expectation`] where the governing rows of `inputs` are known to be `rows`
     /// (a sweep finds them once per combination of value classes).
     pub fn expectation_under(&self, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
-        self.allow_signaling(inputs, self.governed_by(Tier::Quality, rows, inputs)?)
+        self.expectation_at_under(Tier::Quality, rows, inputs)
     }
 
     fn governed_by(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
@@ -152,8 +156,9 @@ impl<'a> Context<'a> {
 
     /// Whether the document recommends approximations of the results where it sets no bound.
     fn recommends_approximations(&self) -> bool {
-        self.authority.is_some_and(|a| a.approximates(self.op))
-            && self.authority.and_then(|a| a.approximations.as_ref()).is_some_and(|a| a.should.is_some())
+        self.authority.is_some_and(|a| {
+            a.approximates(self.op) && a.approximations.as_ref().is_some_and(|x| x.should.is_some())
+        })
     }
 
     /// Whether a tie may round away from zero at `tier`: at the must tier, and at the should

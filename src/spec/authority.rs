@@ -117,15 +117,12 @@ pub struct Rounding {
 #[serde(deny_unknown_fields)]
 pub struct Approximations {
     pub ops: Vec<String>,
-    /// The document's words, or where it is silent, what it says instead (`silent: true`).
+    /// The document's words.
     pub says: String,
     /// What it recommends there: approximations of the results. A NaN or an infinity where the
     /// exact result is finite misses it.
     #[serde(default)]
     pub should: Option<Quote>,
-    /// The document says nothing of these operations' accuracy (`says` then explains).
-    #[serde(default)]
-    pub silent: bool,
 }
 
 /// A sentence of the cited document, as it stands.
@@ -168,7 +165,7 @@ impl Authority {
             self.rounding.as_ref().map(|r| &r.must.0),
             self.rounding.as_ref().and_then(|r| r.should.as_ref().map(|q| &q.0)),
             self.subnormals.as_ref().map(|q| &q.0),
-            self.approximations.as_ref().filter(|a| !a.silent).map(|a| &a.says),
+            self.approximations.as_ref().map(|a| &a.says),
             self.approximations.as_ref().and_then(|a| a.should.as_ref().map(|q| &q.0)),
             self.complex.as_ref().map(|q| &q.0),
         ];
