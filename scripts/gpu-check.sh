@@ -19,13 +19,16 @@
 #     --sweep-args ARGS   arguments after `opspec run --exhaustive` (default: --adapter cuda
 #                         --filter array-api:cuda:add:f16:exhaustive --out WORK/sweep, WORK
 #                         being the folder that is tarred)
+#     --python PY         the interpreter whose GPU libraries (torch, JAX, CuPy) step 4 runs
+#                         (default: /opt/torch/.venv/bin/python3 if present, else python3)
 #     --dry-run           accept skipped GPU parts (no GPU here): checks the script, the binaries,
 #                         the packing and the output limits before GPU time is spent on them
 # Steps: carry (size of the binaries), cuda-tests (the crate's tests, GPU tests included),
 # bandwidth (f32 add of 2^28 elements against a device-to-device copy), run (every suite against
 # cuda and cuda-deterministic, with the time split between kernels, transfers, compilation and
-# the host), and, when this opspec has the commands, an exhaustive f16 add sweep through cuda and
-# the size/layout generator. Exit status: 0 when every step passed (or, in a dry run, passed or
+# the host), python (torch, JAX and CuPy on the GPU through the Python worker's device= option,
+# each that PY has and that sees a GPU; the others are skipped, saying so), and, when this
+# opspec has the commands, an exhaustive f16 add sweep through cuda and the size/layout generator. Exit status: 0 when every step passed (or, in a dry run, passed or
 # skipped), 1 otherwise, 2 for bad arguments.
 set -uo pipefail
 
@@ -68,9 +71,11 @@ if [[ ${1:-} == pack ]]; then
     exit 0
 fi
 
-bin_dir=gpu-bin nvrtc_dir='' out='' budget=290 dry_run=0 sweep_args=''
+bin_dir=gpu-bin nvrtc_dir='' out='' budget=290 dry_run=0 sweep_args='' python=python3
+[[ -x /opt/torch/.venv/bin/python3 ]] && python=/opt/torch/.venv/bin/python3
 while [[ $# -gt 0 ]]; do
     case $1 in
+        --python) python=${2:?}; shift 2 ;;
         --bin-dir) bin_dir=${2:?}; shift 2 ;;
         --nvrtc-dir) nvrtc_dir=${2:?}; shift 2 ;;
         --budget) budget=${2:?}; shift 2 ;;
@@ -240,6 +245,30 @@ if run_step run 170 "$opspec" run --adapter cuda --adapter cuda-deterministic --
     fi
 fi
 
+# 4. The Python libraries on the GPU: python_step NAME PROBE SPEC runs a slice of the array-api
+# suite through `--adapter NAME=python:SPEC` when PY runs PROBE (the library is there and sees a
+# GPU); skipped, saying so, when not. The library's own deviations (exit 1) are its report's news,
+# not this check's failure.
+python_filter='*:{add,multiply,divide,exp,sqrt,equal}:{f16,f32,f64}:*'
+python_step() {
+    local name=$1 probe=$2 spec=$3 what
+    if ! "$python" -c "$probe" >"$work/$name-probe.log" 2>&1; then
+        record "$name" skip 0 "$python cannot run \`$probe\` ($(tail -1 "$work/$name-probe.log"))"
+        return
+    fi
+    run_step "$name" 40 "$opspec" run --adapter "$name=python:$spec python=$python" --suite array-api \
+        --no-tables --filter "$python_filter" --out "$work/$name" || return
+    what=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$name.log" | tail -1)
+    if [[ $rc -le 1 && -n $what ]]; then
+        record "$name" pass "$secs" "$what (exit $rc)"
+    else
+        record "$name" fail "$secs" "exit $rc; ${what:-no summary line}"
+    fi
+}
+python_step torch-cuda 'import torch; assert torch.cuda.is_available(), "no CUDA device"' "torch device=cuda:0"
+python_step jax-cuda 'import jax; print(jax.devices("cuda"))' "jax device=cuda:0 x64=1"
+python_step cupy 'import cupy, array_api_compat; cupy.zeros(1)' "module=array_api_compat.cupy"
+
 # optional_step NAME FLAG WHAT CAP ARGS...: `opspec run FLAG ARGS...` when `opspec run --help`
 # lists FLAG, with a timings file of its own (the split between the GPU, transfers and the
 # host); skipped, saying so, when this opspec has no such flag.
@@ -263,12 +292,12 @@ optional_step() {
     fi
 }
 
-# 4. Exhaustive f16 add (2^32 pairs) through cuda, reference on the host.
+# 5. Exhaustive f16 add (2^32 pairs) through cuda, reference on the host.
 # shellcheck disable=SC2206 # the arguments are meant to be split
 sweep=(${sweep_args:---adapter cuda --filter array-api:cuda:add:f16:exhaustive --out $work/sweep})
 optional_step sweep --exhaustive "exhaustive sweep" 120 "${sweep[@]}"
 
-# 5. The large size/layout sweep (sizes up to 2^24 + 1) against both CUDA adapters, f32 add;
+# 6. The large size/layout sweep (sizes up to 2^24 + 1) against both CUDA adapters, f32 add;
 # step 3's run already holds the small layout checks of every operation.
 optional_step generator --layouts-large "large size/layout sweep" 60 \
     --adapter cuda --adapter cuda-deterministic --suite array-api --filter '*:add:f32:layouts-large' \

@@ -26,6 +26,8 @@ enum Fault {
     /// Only opspec's bar missed: exp of a finite nonzero input is 3 steps from the correctly
     /// rounded value (the standard sets no accuracy for exp; the suite's bar is 2).
     ExpThreeSteps,
+    /// No value to grade: sqrt of f32 gives an f64 result.
+    WrongDtype,
 }
 
 struct Faulty(Fault);
@@ -84,6 +86,9 @@ impl Adapter for Faulty {
     fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
         if self.0 == Fault::Flushing {
             return flushed(&CpuAdapter.unary(op, &flushed(x)?)?);
+        }
+        if self.0 == Fault::WrongDtype && op == UnaryOp::Sqrt && x.dtype() == DType::F32 {
+            return Tensor::from_bits(DType::F64, x.shape(), &vec![0; x.to_bits().len()]);
         }
         let result = CpuAdapter.unary(op, x)?;
         if self.0 != Fault::ExpThreeSteps || op != UnaryOp::Exp || x.dtype() != DType::F32 {
@@ -191,4 +196,14 @@ fn an_inaccurate_approximation_misses_only_opspecs_bar() {
         assert_eq!(r.tier, Some(Tier::Quality), "{}", r.id);
     }
     assert_eq!(gates(&results), [false, false, true]);
+}
+
+#[test]
+fn a_failure_with_no_graded_input_is_a_must() {
+    let results = run(Fault::WrongDtype, &["sqrt"]);
+    let edges = results.iter().find(|r| r.id.to_string() == "array-api:faulty:sqrt:f32:edges").unwrap();
+    assert_eq!((edges.status, edges.tier), (Status::Fail, Some(Tier::Must)), "{}", edges.message);
+    assert!(edges.failed_by_tier.is_empty() && edges.message.contains("dtype f64"), "{}", edges.message);
+    assert!(edges.report(&Default::default()).contains("fail (must)"));
+    assert_eq!(gates(&results), [true, true, true]);
 }

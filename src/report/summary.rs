@@ -77,6 +77,7 @@ pub fn terminal_summary(runs: &[Run], verbose: bool, gate: Tier) -> String {
     }
     out += &known_deviations(runs);
     out += &skip_reasons(runs);
+    out += &adapter_steps(runs);
     out += &library_warnings(runs);
     out += &failures(runs, gate);
     let total = Tally::of(all(runs));
@@ -191,6 +192,59 @@ fn whole_words(text: &str, name: &str, with: &str) -> String {
         }
     }
     out + &text[copied..]
+}
+
+/// What an adapter says before the step of its own that failed (`docs/PROTOCOL.md`).
+const STEP_MARK: &str = "adapter error at step ";
+
+/// The adapter's own steps that failed (building an operand, converting a result), per
+/// adapter: each step, its operands' shapes and dtypes left out, with how many checks it
+/// touched (failed or skipped), so that no one reads them as the operations' failures.
+fn adapter_steps(runs: &[Run]) -> String {
+    let mut out = String::new();
+    for (adapter, results) in grouped(runs, |r| r.id.adapter_label()) {
+        let steps: Vec<String> = results
+            .iter()
+            .flat_map(|r| {
+                let texts =
+                    std::iter::once(r.message.as_str()).chain(r.failures.iter().map(|f| f.actual.as_str()));
+                let mut steps: Vec<String> = texts.filter_map(failed_step).collect();
+                steps.sort();
+                steps.dedup();
+                steps
+            })
+            .collect();
+        if !steps.is_empty() {
+            let _ = writeln!(
+                out,
+                "
+steps of adapter {adapter}'s own that failed (not the operations under test; the checks' reports say which operands):"
+            );
+            out += &most_frequent(steps.iter().map(String::as_str));
+        }
+    }
+    out
+}
+
+/// The step named after [`STEP_MARK`] in `text`, without its parenthesised parts.
+fn failed_step(text: &str) -> Option<String> {
+    let after = &text[text.find(STEP_MARK)? + STEP_MARK.len()..];
+    let step = after.split_once(": ").map_or(after, |(step, _)| step);
+    let (mut out, mut depth) = (String::new(), 0usize);
+    let mut chars = step.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' if depth == 0 && chars.peek() == Some(&'(') => {
+                chars.next();
+                depth = 1;
+            }
+            '(' if depth > 0 => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// The library warnings the checks' calls raised, per adapter: each distinct one with how many
@@ -314,7 +368,7 @@ fn markdown_text(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::RunInfo;
+    use crate::results::{CaseFailure, RunInfo};
     use crate::spec::Catalog;
 
     /// A complete run of these checks: `(id, status, message, warnings)`.
@@ -361,6 +415,29 @@ mod tests {
         assert!(text.contains(expected), "{text}");
         // An adapter with a check that ran is not listed.
         assert!(!text.contains("adapter cpu was skipped") && !text.contains("no f64 here"), "{text}");
+    }
+
+    #[test]
+    fn failed_adapter_steps_are_counted_per_check_without_their_operands() {
+        let make = "adapter error at step building operand x1 (f32 [3, 1]) with lib.asarray on lib.Device('d1'): ValueError: no";
+        let convert = "error adapter: adapter error at step converting the result (lib.Array) with the result's get(): E";
+        let mut run = run_of(&[
+            ("array-api:lib:add:f32:edges", Status::Skip, &format!("skipped: {make}"), &[]),
+            ("array-api:lib:sqrt:f32:edges", Status::Fail, "2 of 9 inputs", &[]),
+            ("array-api:lib:exp:f64:edges", Status::Pass, "", &[]),
+        ]);
+        let failure = |actual: &str| -> CaseFailure {
+            let json = serde_json::json!({"inputs": [], "expected": "", "actual": actual, "steps": null, "reproduce": ""});
+            serde_json::from_value(json).unwrap()
+        };
+        // Two inputs of one check through one step count once; another step in it counts too.
+        run.results[1].failures =
+            vec![failure(convert), failure(convert), failure(&make.replace("[3, 1]", "[]"))];
+        let text = terminal_summary(&[run], false, Tier::Must);
+        let expected = "\nsteps of adapter lib's own that failed (not the operations under test; the checks' reports say which operands):\n  \
+                        2 checks: building operand x1 with lib.asarray on lib.Device('d1')\n  \
+                        1 check: converting the result with the result's get()\n";
+        assert!(text.contains(expected), "{text}");
     }
 
     #[test]

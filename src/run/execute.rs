@@ -12,6 +12,7 @@ use super::{broadcast, complex, promotion, scatter};
 use crate::host::warnings;
 use crate::results::{CheckResult, KnownDeviation, ProfileVerdict, Status};
 use crate::spec::Catalog;
+use crate::spec::authority::Tier;
 use crate::spec::expectations::Tolerance;
 
 /// Why `adapter` cannot take `check` (an unsupported operation or dtype, no shape checker),
@@ -74,7 +75,8 @@ pub fn run_check(
     if let Err(message) = outcome {
         result.message = message;
         if result.status != Status::Skip {
-            result.status = Status::Fail;
+            // An error, or a result of the wrong dtype or shape, records no graded input: a must.
+            (result.status, result.tier) = (Status::Fail, Some(Tier::Must));
         }
     }
     judge_profile(&mut result, completed);
@@ -136,7 +138,7 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
             result.message = format!("listed as a flaky deviation in {location}: passed this time");
         }
         Status::Pass => {
-            result.status = Status::Fail;
+            (result.status, result.tier) = (Status::Fail, Some(Tier::Must));
             result.message = format!(
                 "listed as a known deviation in {location}, but passed: the deviation is gone, remove the entry"
             );

@@ -4,6 +4,7 @@ through NumPy (the one format every library here accepts); results come back the
 
 import importlib
 import os
+import re
 import sys
 
 from .protocol import Refused
@@ -177,7 +178,7 @@ class Backend:
     # a bug in it would be blamed on ``add``.
     views = {t: "copy" for t in TRAITS}
     # The options this backend takes besides path= and setup= (which make() handles).
-    OPTIONS = ("names", "dtypes", "asarray", "export", "binding")
+    OPTIONS = ("names", "dtypes", "asarray", "export", "binding", "device")
     # Methods that libraries document for handing out a NumPy array, tried in order when a
     # result has neither __dlpack__ nor __array__.
     EXPORTS = ("unwrap_numpy", "numpy", "asnumpy", "to_numpy", "get")
@@ -224,6 +225,36 @@ class Backend:
                 self.export_fn, self.export_name = resolve(method, "export"), method
             else:
                 self.export_fn, self.export_name = (lambda x: getattr(x, method)()), f"the result's {method}()"
+        self.device = self.find_device(options["device"]) if "device" in options else None
+
+    def devices(self):
+        """The namespace's devices, from the array API's inspection API, or None without it."""
+        info = getattr(self.xp, "__array_namespace_info__", None)
+        return None if info is None else [d for d in info().devices() if d is not None]
+
+    def find_device(self, name):
+        """The device ``device=NAME`` names among ``__array_namespace_info__().devices()``: the
+        one whose text is NAME or holds NAME as a whole word (``device1`` in
+        ``array_api_strict.Device('device1')``), or the NAME-th. Exits listing them otherwise."""
+        devices = self.devices()
+        if devices is None:
+            raise SystemExit(f"opspec_worker: device={name}: {self.module} has no __array_namespace_info__ "
+                             f"(the array API's inspection API) to list its devices; a binding module's "
+                             f"asarray(array) can place operands instead (docs/PLUGGING_IN.md)")
+        if name.isdigit() and int(name) < len(devices):
+            return devices[int(name)]
+        word = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)")
+        found = [d for d in devices if name in (str(d), repr(d))] or [d for d in devices if word.search(str(d))]
+        if len(found) == 1:
+            return found[0]
+        listing = "; ".join(f"{i}: {d}" for i, d in enumerate(devices))
+        raise SystemExit(f"opspec_worker: device={name} names {'several' if found else 'none'} of "
+                         f"{self.module}'s devices ({listing}); give its text or its number")
+
+    def host_devices(self):
+        """What ``to_device`` is given to bring a result to the host: ``"cpu"``, then the
+        namespace's devices whose text says CPU."""
+        return ["cpu"] + [d for d in self.devices() or [] if "cpu" in str(d).lower()]
 
     def default_asarray(self):
         """(function, its name) that makes an operand from a NumPy array without options."""
@@ -238,9 +269,13 @@ class Backend:
     def version(self):
         if self.binding is not None and hasattr(self.binding, "version"):
             v = self.binding.version
-            return str(v() if callable(v) else v)
+            return str(v() if callable(v) else v) + self.on()
         root = importlib.import_module(self.module.split(".")[0])
-        return version_of(root)
+        return version_of(root) + self.on()
+
+    def on(self):
+        """`` on DEVICE`` for the version text when ``device=`` was given."""
+        return "" if self.device is None else f" on {self.device}"
 
     def function(self, op):
         if op in self.functions:
@@ -283,14 +318,23 @@ class Backend:
         if not layout.is_whole():
             host = self.np.array(host, order="C")  # keeps 0-d arrays 0-d
         try:
-            x = self.make_array(host)
+            x = self.make_array(host) if self.device is None else self.on_device(host)
         except Exception as e:
-            raise Scaffolding(f"building an operand ({layout.describe()}) with {self.make_name}", describe(e)) from e
+            where = "" if self.device is None else f" on {self.device}"
+            raise Scaffolding(f"building an operand ({layout.describe()}) with {self.make_name}{where}",
+                              describe(e)) from e
         if not self.same_dtype(x, want):
             got = getattr(x, "dtype", type_name(x))
             raise Refused("unsupported", f"{self.module} stores {API_DTYPES[layout.dtype]} as {got} "
                           f"(an operand made with {self.make_name})")
         return x
+
+    def on_device(self, host):
+        """An operand on ``device=``'s device: the standard's ``asarray(x, device=…)``, or the
+        array ``asarray=`` or a binding made, moved with the standard's ``to_device``."""
+        if self.make_name == f"{self.module}.asarray":
+            return self.make_array(host, device=self.device)
+        return self.make_array(host).to_device(self.device)
 
     def export(self, x):
         """A NumPy array of a library result: the export the options or binding name, else
@@ -342,22 +386,26 @@ class Backend:
                 if out is not None:
                     return out
         if callable(getattr(x, "to_device", None)):
-            try:
-                moved = x.to_device("cpu")
-            except Exception as e:
-                tried.append(f"to_device('cpu'): {describe(e)}")
-            else:
-                out = standard(moved, " after to_device('cpu')")
+            for target in self.host_devices():
+                try:
+                    moved = x.to_device(target)
+                except Exception as e:
+                    tried.append(f"to_device({target!r}): {describe(e)}")
+                    continue
+                out = standard(moved, f" after to_device({target!r})")
                 if out is not None:
                     return out
         looked = absent + [f"{m}()" for m in self.EXPORTS if not hasattr(x, m)]
         looked += [] if hasattr(x, "to_device") else ["to_device('cpu')"]
-        raise Scaffolding(
-            "converting the result",
-            f"results of type {type_name(x)} have neither {' nor '.join(looked)}"
-            + (f"; tried {'; '.join(tried)}" if tried else "")
-            + "; name the method that gives a NumPy array with export=METHOD (or a function: export=DOTTED.PATH), "
-              "or write a binding module with to_numpy(x) (docs/PLUGGING_IN.md)")
+        supply = ("name the method that gives a NumPy array with export=METHOD (or a function: export=DOTTED.PATH), "
+                  "or write a binding module with to_numpy(x) (docs/PLUGGING_IN.md)")
+        if tried:
+            # The library's own exports exist and failed on this result: say so first.
+            raise Scaffolding("converting the result",
+                              f"every export of {type_name(x)} this result has failed: {'; '.join(tried)}"
+                              f" (it has no {', '.join(looked)}); if another one works, {supply}")
+        raise Scaffolding("converting the result",
+                          f"results of type {type_name(x)} have neither {' nor '.join(looked)}; {supply}")
 
     def to_host(self, x):
         return self.host.result(self.export(x))
@@ -412,12 +460,13 @@ class NumPy(Backend):
 
 
 class Jax(Backend):
-    """jax.numpy (jnp.add, jnp.atan2, …); views are gathered with jnp.take (JAX arrays have
-    no strides); scatter-add is ``x.at[idx].add(updates, mode=…)``. ``x64=1`` turns on
-    64-bit mode (``jax_enable_x64``); without it JAX keeps f64, i64 and u64 as 32-bit types,
-    and those dtypes are reported unsupported."""
+    """jax.numpy (jnp.add, jnp.atan2, …); views are laid out by NumPy (JAX arrays have no
+    strides); scatter-add is ``x.at[idx].add(updates, mode=…)``. ``x64=1`` turns on 64-bit
+    mode (``jax_enable_x64``); without it JAX keeps f64, i64 and u64 as 32-bit types, and
+    those dtypes are reported unsupported. ``device=cuda:0`` (a JAX device's text) puts the
+    operands there, and starts JAX with that platform unless ``platform=`` says otherwise."""
 
-    OPTIONS = ()
+    OPTIONS = ("device",)
 
     MODES = {"ignore": "drop", "clip": "clip"}
 
@@ -428,14 +477,15 @@ class Jax(Backend):
         import jax
 
         jax.config.update("jax_enable_x64", x64 == "1")
-        jax.config.update("jax_platforms", options.pop("platform", "cpu"))
+        device = options.get("device", "cpu")
+        jax.config.update("jax_platforms", options.pop("platform", device.split(":")[0]))
         self.jax, self.x64 = jax, x64 == "1"
         super().__init__(host, name, "jax.numpy", options)
 
     def version(self):
         import jaxlib
 
-        device = self.jax.devices()[0].platform
+        device = self.device or self.jax.devices()[0]
         return f"{self.jax.__version__} (jaxlib {version_of(jaxlib)}, {device}, jax_enable_x64={int(self.x64)})"
 
     def probe(self, fn, args):
@@ -463,9 +513,10 @@ class Torch(Backend):
     ``as_strided`` (and ``flip`` for negative strides, which torch views cannot have);
     Python operators for a scalar operand where torch's functions want a tensor first;
     ``out=``; ``torch.addcmul`` as fused multiply-add; ``index_put_(accumulate=True)`` as
-    scatter-add."""
+    scatter-add. ``device=cuda:0`` (any ``torch.device`` text) moves each operand's buffer
+    there before the view is made, and results back with ``.cpu()``."""
 
-    OPTIONS = ()
+    OPTIONS = ("device",)
 
     has_out = True
     views = {**{t: "view" for t in TRAITS}, "negative": "copy"}
@@ -479,9 +530,18 @@ class Torch(Backend):
                  "greater": "__gt__", "greater_equal": "__ge__", "less": "__lt__",
                  "less_equal": "__le__"}
 
+    def find_device(self, name):
+        try:
+            return self.xp.device(name)
+        except Exception as e:
+            raise SystemExit(f"opspec_worker: device={name}: not a torch.device: {describe(e)}") from e
+
     def __init__(self, host, name, module, options):
         super().__init__(host, name, "torch", options)
         self.xp.set_num_threads(1)
+
+    def version(self):
+        return version_of(self.xp) + self.on()
 
     def array(self, layout):
         torch, flat = self.xp, layout.flat
@@ -489,13 +549,18 @@ class Torch(Backend):
             base = torch.from_numpy(flat.view(self.np.int16).copy()).view(torch.bfloat16)
         else:
             base = torch.from_numpy(flat.copy())
+        if self.device is not None:
+            try:
+                base = base.to(self.device)
+            except Exception as e:
+                raise Scaffolding(f"moving an operand ({layout.describe()}) to {self.device}", describe(e)) from e
         dims = [a for a, (d, s) in enumerate(zip(layout.shape, layout.strides)) if s < 0 and d > 1]
         start = layout.offset + sum((layout.shape[a] - 1) * layout.strides[a] for a in dims)
         view = base.as_strided(layout.shape, [abs(s) for s in layout.strides], start)
         return view.flip(dims) if dims else view
 
     def to_host(self, x):
-        x = x.contiguous()
+        x = x.contiguous().cpu()
         if x.dtype == self.xp.bfloat16:
             return x.view(self.xp.int16).numpy().view(self.host.dtype("bf16")), "bf16"
         return self.host.result(x.numpy())
@@ -528,9 +593,10 @@ class Torch(Backend):
 
 class Mlx(Backend):
     """mlx.core (mx.add, mx.arctan2, …) on views made with ``mx.as_strided``; scatter-add is
-    ``x.at[idx].add(updates)``."""
+    ``x.at[idx].add(updates)``. ``device=cpu`` or ``device=gpu[:N]`` is MLX's default device
+    (``mx.set_default_device``), where its operations run."""
 
-    OPTIONS = ()
+    OPTIONS = ("device",)
 
     renamed = {"pow": "power", "atan2": "arctan2", "acos": "arccos", "acosh": "arccosh", "asin": "arcsin",
                "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh",
@@ -540,9 +606,17 @@ class Mlx(Backend):
 
     def __init__(self, host, name, module, options):
         super().__init__(host, name, "mlx.core", options)
+        if self.device is not None:
+            self.xp.set_default_device(self.device)
+
+    def find_device(self, name):
+        kind, _, index = name.partition(":")
+        if kind not in ("cpu", "gpu") or not (index.isdigit() or index == ""):
+            raise SystemExit(f"opspec_worker: device={name}: MLX's devices are cpu and gpu[:N]")
+        return self.xp.Device(getattr(self.xp, kind), int(index or 0))
 
     def version(self):
-        return version_of(self.xp)
+        return version_of(self.xp) + self.on()
 
     def array(self, layout):
         mx, flat = self.xp, layout.flat

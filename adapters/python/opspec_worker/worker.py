@@ -211,7 +211,7 @@ class Worker:
         except Refused as e:
             return str(e)
         except Scaffolding as e:
-            return f"the adapter's own step failed, not {op}: {e}"
+            return f"adapter error at step {e.step}: {e.why}"
         except Exception as e:
             return describe(e)
 

@@ -9,6 +9,7 @@ The binary is ``$OPSPEC_BIN``, else ``target/release/opspec`` under the reposito
 (``cargo build --release --bin opspec``; the worker is embedded in it, so rebuild after
 editing the worker). Without it the end-to-end tests are skipped, saying so."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -67,6 +68,11 @@ class EndToEnd(unittest.TestCase):
         run = Run("python:module=fake_export", "array-api:fake-export:{add,multiply,sqrt}:{f32,i32}:*")
         self.assertAll(run, "pass", 49)
         self.assertEqual(run.rc, 0)
+        # An export that is there and fails is named with its error, before any advice.
+        broken = Run("python:module=fake_export", "array-api:fake-export:add:u64:edges")
+        self.assertIn("adapter error at step converting the result: every export of fake_export.ExportArray this result "
+                      "has failed: unwrap_numpy(): ValueError: no propagated value available (it has no __dlpack__, "
+                      "__array__,", broken.checks["array-api:fake-export:add:u64:edges"]["message"])
 
     def test_results_nothing_reads_are_refused_naming_the_type(self):
         run = Run("python:module=fake_opaque", "array-api:fake-opaque:add:f32:*")
@@ -105,6 +111,10 @@ class EndToEnd(unittest.TestCase):
         actual = [f["actual"] for f in layouts["failures"]]
         self.assertIn("error adapter: adapter error at step building operand x1 (f32 []) with fake_scaffold.asarray: "
                       "ValueError: 0-d arrays are not supported by this asarray", actual)
+        # The terminal counts the checks each failed step touched.
+        self.assertIn("\nsteps of adapter fake-scaffold's own that failed (not the operations under test; the checks' "
+                      "reports say which operands):\n  1 check: building operand x1 with fake_scaffold.asarray\n",
+                      run.output)
 
     def test_library_warnings_reach_the_run(self):
         run = Run("python:module=fake_warn", "array-api:fake-warn:{acos,asin}:f64:edges")
@@ -144,6 +154,34 @@ class EndToEnd(unittest.TestCase):
         run = Run(options, checks, pythonpath=False)
         self.assertAll(run, "pass", 40)
         self.assertIn("array-api:fake-renamed:logical_and:bool:edges", run.checks)
+
+    def test_device_option_puts_operands_on_that_device(self):
+        # array_api_strict's devices: CPU_DEVICE, device1 (arrays there refuse __array__) and
+        # no_float64 (which holds no float64).
+        checks = "array-api:array-api-strict:{add,sqrt}:{f32,f64}:{edges,layouts}"
+        run = Run("python:array_api_strict device=device1", checks)
+        self.assertAll(run, "pass", 6)
+        self.assertTrue(any("on array_api_strict.Device('device1')" in a for a in run.info["adapters"]), run.info)
+        narrow = Run("python:array_api_strict device=no_float64", checks)
+        self.assertEqual({i for i, r in narrow.checks.items() if r["status"] == "skip"},
+                         {i for i in narrow.checks if ":f64:" in i}, narrow.output[-2000:])
+        self.assertIn("building operand x1 (f64 [2]) with array_api_strict.asarray on "
+                      "array_api_strict.Device('no_float64'): ValueError: Device array_api_strict.Device('no_float64') "
+                      "does not support dtype=array_api_strict.float64",
+                      narrow.checks["array-api:array-api-strict:add:f64:edges"]["message"])
+        self.assertAll(Run("python:array_api_strict device=0", checks), "pass", 6)  # the 0th: CPU_DEVICE
+
+    def test_a_device_no_one_has_is_refused_with_the_list(self):
+        run = Run("python:array_api_strict device=gpu", "array-api:array-api-strict:add:f32:edges")
+        self.assertEqual(run.statuses(), {"unavailable"})
+        self.assertIn("device=gpu names none of array_api_strict's devices (0: array_api_strict.Device('CPU_DEVICE'); "
+                      "1: array_api_strict.Device('device1');", run.output)
+
+    @unittest.skipUnless(importlib.util.find_spec("jax"), "JAX is not installed in this interpreter")
+    def test_jax_on_a_named_device(self):
+        run = Run("python:jax device=cpu:0", "array-api:jax:{add,multiply}:{i16,i32}:{edges,layouts}")
+        self.assertAll(run, "pass", 4)
+        self.assertTrue(any(", cpu:0, jax_enable_x64=0" in a for a in run.info["adapters"]), run.info)
 
     def test_a_binding_module(self):
         binding = os.path.join(FAKES, "tensorlib_opspec.py")
