@@ -609,6 +609,9 @@ class Mlx(Backend):
         if self.device is not None:
             self.xp.set_default_device(self.device)
 
+    def default_asarray(self):
+        return self.xp.array, "mlx.core.array"
+
     def find_device(self, name):
         kind, _, index = name.partition(":")
         if kind not in ("cpu", "gpu") or not (index.isdigit() or index == ""):
@@ -654,6 +657,9 @@ class MindSpore(Backend):
         mindspore.set_context(device_target=options.pop("device", "CPU"))
         self.ms = mindspore
         super().__init__(host, name, "mindspore.ops", options)
+
+    def default_asarray(self):
+        return self.ms.Tensor, "mindspore.Tensor"
 
     def version(self):
         return version_of(self.ms)
