@@ -11,7 +11,8 @@
 #      if it is missing) with ARGS instead of building the copy's;
 #   4. fails naming the first command that exits non-zero, with the end of its output (a
 #      command's output is shown only when it fails).
-# Skipped, each saying why: scripts/test-all.sh (the test command, which runs this check), and a
+# Skipped, each saying why: .ci/run and scripts/test-all.sh (the test command and what it calls,
+# which run this check), and a
 # command with a `python:` adapter where no Python with NumPy is found ($OPSPEC_PYTHON, else the
 # venv .ci/run makes at $HOME/.cache/opspec-python, else python3).
 #   scripts/readme-check.sh [--list] [README]   (default: README.md; --list: print the commands)
@@ -108,7 +109,7 @@ started=$SECONDS
 ran=0
 for command in "${commands[@]}"; do
     case $command in
-        scripts/test-all.sh*)
+        .ci/run* | scripts/test-all.sh*)
             echo "readme-check: skipped \`$command\`: it is the test command, and it runs this check"
             continue
             ;;

@@ -119,8 +119,10 @@ fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
     let Some(listed) = listed else { return };
     let location = format!("{}:{}", listed.file.display(), listed.line);
     let tier = listed.deviation.tier;
+    // A flaky entry's deviation shows in some runs only: a run may show only a weaker part of it.
+    let weaker_and_flaky = result.failed_tier() > tier && listed.deviation.flaky;
     match result.status {
-        Status::Fail if result.failed_tier() != tier => {
+        Status::Fail if result.failed_tier() != tier && !weaker_and_flaky => {
             result.message = format!(
                 "{}; listed as a known deviation of tier {tier} in {location}, but it fails a {}: correct the entry's tier",
                 result.message,
