@@ -30,7 +30,9 @@ def _candidates():
             seen.add(folder)
             yield Path(folder) / EXE
     # Beside the interpreter (a venv whose scheme paths were not relocated).
-    yield Path(sys.executable).parent / EXE
+    beside = str(Path(sys.executable).parent)
+    if beside not in seen:
+        yield Path(beside) / EXE
 
 
 def binary() -> str:

@@ -452,7 +452,9 @@ def pytest_collection_modifyitems(session, config, items):
         return
     # An ini-configured adapter adds the checks to a plain `pytest`, not to a run that names
     # its own test files (`pytest tests/test_foo.py`); --opspec-adapter always adds them.
-    if not state.settings.from_command_line and config.args_source == pytest.Config.ArgsSource.ARGS:
+    args_source = getattr(pytest.Config, "ArgsSource", None)  # pytest >= 7.4
+    explicit_paths = args_source is not None and config.args_source == args_source.ARGS
+    if not state.settings.from_command_line and explicit_paths:
         return
     parent = OpspecCollector.from_parent(session, name="opspec", nodeid="opspec")
     checks = [
