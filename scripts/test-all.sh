@@ -8,7 +8,10 @@
 #      end to end with the GPU parts skipped, so that a GPU call does not fail on a typo;
 #   4. scripts/readme-check.sh: every command of the README, in a copy of the tracked files,
 #      with this target directory (its `cargo run --release --` is the binary of step 1);
-#   5. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
+#   5. scripts/wheel-check.sh: the wheel built with maturin, installed into a fresh venv outside
+#      the repository, a first NumPy report from it, the example Python project through the
+#      pytest plugin (skipped, saying so, without maturin);
+#   6. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
 #      (`--features cpu-faults`: a second build of opspec-cpu and opspec, docs/LAYOUTS.md),
 #      last, since it rebuilds target/release/opspec with the faults in.
 # Both builds share one target directory, so the example reuses the workspace's compiled
@@ -56,8 +59,14 @@ started=$SECONDS
 scripts/readme-check.sh
 readme=$((SECONDS - started))
 
+# The wheel as a Python user gets it: built, installed in a fresh venv, a first NumPy report,
+# and the example Python project's tests through the pytest plugin (docs/PYTHON.md).
+started=$SECONDS
+scripts/wheel-check.sh
+wheel=$((SECONDS - started))
+
 started=$SECONDS
 cargo test --release --features cpu-faults --test cpu_faults
 faults=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, Python worker ${worker} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
+echo "test-all: workspace ${workspace} s, Python worker ${worker} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, wheel ${wheel} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
