@@ -25,6 +25,7 @@ pub fn skip_reason(catalog: &Catalog, check: &Check, adapter: &dyn Adapter) -> O
     }
     match &check.target {
         Target::Broadcast(t) => broadcast::skip_reason(catalog, check, t, adapter),
+        Target::Promotion(t) => promotion::skip_reason(catalog, t, adapter),
         _ => None,
     }
 }

@@ -36,6 +36,20 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
     checks
 }
 
+/// Why `adapter` cannot run a case: an operand dtype it does not support for the operation
+/// (the check's `needs` names one dtype; a mixed case has two).
+pub fn skip_reason(catalog: &Catalog, target: &PromotionTarget, adapter: &dyn Adapter) -> Option<String> {
+    let case = &catalog.promotions[target.table].table.cases[target.case];
+    let op: BinaryOp = case.op.parse().ok()?;
+    [&case.x1, &case.x2].into_iter().find_map(|o| match o {
+        Operand::Tensor(l) => match adapter.supports(OpKind::Binary(op), l.dtype.parse().ok()?) {
+            opspec_adapter::Support::Unsupported(reason) => Some(reason),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
 /// The dtype an adapter must support for a case to run: a complex operand's (an adapter
 /// without complex dtypes skips the real-complex cases), else the first tensor's.
 fn needed_dtype(x1: &Operand, x2: &Operand) -> Option<DType> {
