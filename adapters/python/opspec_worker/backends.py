@@ -403,7 +403,8 @@ class Backend:
             # The library's own exports exist and failed on this result: say so first.
             raise Scaffolding("converting the result",
                               f"every export of {type_name(x)} this result has failed: {'; '.join(tried)}"
-                              f" (it has no {', '.join(looked)}); if another one works, {supply}")
+                              + (f" (it has no {', '.join(looked)})" if looked else "")
+                              + f"; if another one works, {supply}")
         raise Scaffolding("converting the result",
                           f"results of type {type_name(x)} have neither {' nor '.join(looked)}; {supply}")
 
@@ -477,8 +478,8 @@ class Jax(Backend):
         import jax
 
         jax.config.update("jax_enable_x64", x64 == "1")
-        device = options.get("device", "cpu")
-        jax.config.update("jax_platforms", options.pop("platform", device.split(":")[0]))
+        kind = options.get("device", "cpu").split(":")[0]  # device=cuda:0 starts JAX's cuda platform
+        jax.config.update("jax_platforms", options.pop("platform", "cpu" if kind.isdigit() else kind))
         self.jax, self.x64 = jax, x64 == "1"
         super().__init__(host, name, "jax.numpy", options)
 
