@@ -6,6 +6,16 @@ pub fn target() -> String {
     format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
 }
 
+/// Every CPU feature [`cpu_features`] can report (on x86_64; elsewhere it reports none).
+pub const CPU_FEATURES: [&str; 8] =
+    ["sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl"];
+
+/// The architectures and operating systems a [`target`] can name (Rust's `std::env::consts`).
+pub const ARCHES: [&str; 10] =
+    ["x86", "x86_64", "arm", "aarch64", "loongarch64", "powerpc64", "riscv64", "s390x", "wasm32", "wasm64"];
+pub const OSES: [&str; 9] =
+    ["linux", "macos", "windows", "freebsd", "netbsd", "openbsd", "android", "ios", "illumos"];
+
 /// The CPU features opspec's own code and the in-process adapters may pick kernels by.
 pub fn cpu_features() -> Vec<String> {
     #[cfg(target_arch = "x86_64")]
@@ -40,4 +50,17 @@ pub fn parent_is_cargo() -> bool {
     parent
         .and_then(|ppid| std::fs::read_to_string(format!("/proc/{ppid}/comm")).ok())
         .is_some_and(|name| name.trim() == "cargo")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_machines_target_and_features_are_ones_an_expectations_file_may_name() {
+        let target = target();
+        let (arch, os) = target.split_once('-').unwrap();
+        assert!(ARCHES.contains(&arch) && OSES.contains(&os), "{target}");
+        assert!(cpu_features().iter().all(|f| CPU_FEATURES.contains(&f.as_str())));
+    }
 }

@@ -339,6 +339,10 @@ const CORPUS: &[Broken] = &[
     case("authority-rounding-op-not-in-suite", NUMR, &[("    ops: [add, subtract, multiply, divide]", "    ops: [add, subtract, multiply, divide, sqrt]")], "ops: [add, subtract, multiply, divide, sqrt]", &["`authority.rounding.ops[4]`", "`sqrt` is not among the suite's specs"]),
     case("authority-quote-without-citation", MEGENGINE, &[("  cites:\n    document: MegEngine, megengine.functional.add and megengine.functional.mul docstrings (imperative/python/megengine/functional/elemwise.py)\n    version: v1.13.4\n    section: add and mul, the remaining cases\n    url: https://github.com/MegEngine/MegEngine/blob/v1.13.4/imperative/python/megengine/functional/elemwise.py\n", "")], "authority:", &["`authority.cites`", "cite it"]),
     case("authority-empty-quote", MEGENGINE, &[("    must: >-\n      In the remaining cases, [...] the sum", "    must: \" \"\n    should: >-\n      In the remaining cases, [...] the sum")], "authority:", &["`authority`", "quotes no sentence"]),
+    // An entry whose `when` can never hold.
+    case("expectation-when-unknown-cpu-feature", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      cpu_features: [avx512f, avx512]\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.cpu_features`", "`avx512` is not a CPU feature opspec reports", "avx512f"]),
+    case("expectation-when-misspelt-target", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      target: x86-64-linux\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.target`", "`x86-64-linux` is not a target", "ARCH-OS"]),
+    case("expectation-when-empty-target", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      target: \"\"\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.target`", "`` is not a target"]),
     case("expectation-unknown-field", EXPECT, &[("    does: >-\n", "    dose: >-\n")], "dose:", &["unknown field `dose`"]),
 ];
 

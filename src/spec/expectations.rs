@@ -13,6 +13,7 @@ use serde_saphyr::Spanned;
 use super::files::CatalogFiles;
 use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::pattern::Pattern;
+use crate::platform;
 use crate::spec::profile::{Profile, Relaxation};
 
 /// One adapter's expectations file.
@@ -196,9 +197,38 @@ fn load_file(
         let at = |m: String| {
             LoadError::at_location(path, &d.id.referenced, format!("field `deviations[{i}].id`: {m}"))
         };
+        // An entry whose `when` can never hold would never apply, and the run would fail without saying why.
+        let at_when = |i: usize, field: &str, m: String| {
+            LoadError::at_location(
+                path,
+                &d.id.referenced,
+                format!("field `deviations[{i}].when.{field}`: {m}"),
+            )
+        };
         Pattern::new(&d.id.value).map_err(|m| at(format!("`{}`: {m}", d.id.value)))?;
         if file.deviations[..i].iter().any(|e| e.id.value == d.id.value) {
             return Err(at(format!("`{}` is listed twice", d.id.value)));
+        }
+        if let Some(t) = &d.when.target
+            && !t
+                .split_once('-')
+                .is_some_and(|(a, o)| platform::ARCHES.contains(&a) && platform::OSES.contains(&o))
+        {
+            let m = format!(
+                "`{t}` is not a target: ARCH-OS as the report's `target` says (this machine: {}; ARCH one of {}, OS one of {})",
+                platform::target(),
+                platform::ARCHES.join(", "),
+                platform::OSES.join(", ")
+            );
+            return Err(at_when(i, "target", m));
+        }
+        if let Some(f) = d.when.cpu_features.iter().find(|f| !platform::CPU_FEATURES.contains(&f.as_str())) {
+            let known = platform::CPU_FEATURES.join(", ");
+            return Err(at_when(
+                i,
+                "cpu_features",
+                format!("`{f}` is not a CPU feature opspec reports ({known})"),
+            ));
         }
         if let Some(u) = d.tolerate.max_ulp
             && !(u.is_finite() && u >= 0.0)
