@@ -537,7 +537,17 @@ fn command_lines_are_checked_before_any_work() {
     let file_out = file_as_out.to_string_lossy().into_owned();
     let empty_root = empty.0.to_string_lossy().into_owned();
     let manifest = manifest.to_string_lossy().into_owned();
+    let numr_expectations = Path::new(REPO).join("expectations/numr.yaml").to_string_lossy().into_owned();
     let cases: &[(&[&str], i32, &[&str])] = &[
+        (
+            &["run", "--expectations", &numr_expectations, "--filter", "add:f32:edges", "--out", &out_arg],
+            2,
+            &[
+                "--expectations",
+                "numr.yaml: its adapter `numr` is not one this run names (cpu)",
+                "--adapter numr=SPEC",
+            ],
+        ),
         (&["run", "--timeout", "1e-300", "--out", &out_arg], 2, &["--timeout", "from 0.001 to 86400"]),
         (&["run", "--timeout", "0", "--out", &out_arg], 2, &["--timeout"]),
         (&["run", "--timeout=-1", "--out", &out_arg], 2, &["--timeout"]),

@@ -342,6 +342,23 @@ pub fn main() -> ExitCode {
 
 /// Parses `args` (the program's name first) and runs the command over `setup`'s adapters and
 /// defaults; the exit code follows `docs/RESULTS.md` (a usage error is 2, `--help` 0).
+/// Refuses an `--expectations` file whose adapter the run does not name: its entries would
+/// apply to nothing, and the run would say nothing about it.
+fn expectations_for_the_run(catalog: &Catalog, paths: &[PathBuf], adapters: &[String]) -> Result<(), String> {
+    for (path, file) in &catalog.expectations.files {
+        if paths.contains(path) && !adapters.contains(&file.adapter) {
+            return Err(format!(
+                "--expectations {}: its adapter `{}` is not one this run names ({}); add --adapter {}=SPEC",
+                path.display(),
+                file.adapter,
+                adapters.join(", "),
+                file.adapter
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -371,6 +388,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
     let outcome = match &cli.command {
         Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
             let (selection, specs) = select.selection(&setup)?;
+            expectations_for_the_run(&catalog, &cli.expectations, &selection.adapters)?;
             let out = out.as_deref().unwrap_or(&setup.out);
             let options = RunOptions {
                 timeout: Duration::from_secs_f64(*timeout),
