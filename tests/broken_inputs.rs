@@ -568,6 +568,18 @@ fn command_lines_are_checked_before_any_work() {
             &["--out", "Cargo.toml/reports", "cannot write the report there"],
         ),
         (&["eval", "array-api:cpu:add:f32:no-such-case", "0x0", "0x0"], 2, &["no check has the id"]),
+        (&["eval", "array-api:cpu:add:f16:edges", "0x+3c00", "0x3c00"], 2, &["`0x+3c00`", "hex digits only"]),
+        (&["eval", "array-api:cpu:add:f16:edges", "0x", "0x3c00"], 2, &["`0x`", "hex digits only"]),
+        (
+            &["eval", "array-api:cpu:add:f16:edges", "0x13c00", "0x3c00"],
+            2,
+            &["operand 1 (0x13c00) has more than 16 bits"],
+        ),
+        (
+            &["eval", "array-api:cpu:logical_and:bool:edges", "0x2", "0x1"],
+            2,
+            &["operand 1 (0x2) is not a bool"],
+        ),
         (&["--root", "/no/such/catalog", "validate"], 2, &["/no/such/catalog", "no such folder"]),
         (&["--root", &manifest, "validate"], 2, &["Cargo.toml", "not a folder"]),
         (&["--root", &empty_root, "validate"], 2, &["no tables in the catalog at"]),

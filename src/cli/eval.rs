@@ -26,7 +26,10 @@ pub(super) fn evaluate(
         .map(|b| {
             let digits = b
                 .strip_prefix("0x")
-                .ok_or_else(|| format!("`{b}`: operand bits are written in hex, as 0x…"))?;
+                .filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit()))
+                .ok_or_else(|| {
+                    format!("`{b}`: operand bits are written as 0x and hex digits only (0x3c00)")
+                })?;
             u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;

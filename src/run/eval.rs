@@ -118,6 +118,9 @@ fn describe_operands(batch: &Batch, operands: &[u64], lines: &mut Vec<String>) -
         if bits < 64 && x >> bits != 0 {
             return Err(format!("operand {} (0x{x:x}) has more than {bits} bits", i + 1));
         }
+        if batch.dtype == opspec_adapter::DType::Bool && x > 1 {
+            return Err(format!("operand {} (0x{x:x}) is not a bool: 0x0 (false) or 0x1 (true)", i + 1));
+        }
         // A one-operand table calls its operand `x`.
         let name = if arity == 1 { "x".to_string() } else { format!("x{}", i + 1) };
         lines.push(format!("{name} = {}", batch.reading.input.describe(x)));
