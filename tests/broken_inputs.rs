@@ -301,6 +301,8 @@ const CORPUS: &[Broken] = &[
     case("named-align-rank", NAMED, &[("    align: {x: \"[_ _]\", y: \"[0 1]\"}", "    align: {x: \"[_]\", y: \"[0 1]\"}")], "x: \"[_]\"", &["field `align`", "1 entries for a rank-2 result"]),
     // Promotion tables.
     case("promotion-case-twice", PROMOTION, &[("  - id: i8-i32\n", "  - id: i8-i16\n")], "  - id: i8-i16\n    source: array-api-promotion\n    text: \"Integers of the same signedness promote to the wider type.\"\n    op: add\n    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}\n    x2: {tensor: {dtype: i32", &["duplicate case id"]),
+    case("promotion-operands-do-not-broadcast", PROMOTION, &[("    x2: {tensor: {dtype: i16, values: [4, 5, 6]}}\n    result: {dtype: i16, values: [5, 7, 9]}", "    x2: {tensor: {dtype: i16, values: [4, 5]}}\n    result: {dtype: i16, values: [5, 7, 9]}")], "  - id: i8-i16", &["case `i8-i16`", "shapes [[3], [2]] do not broadcast"]),
+    case("promotion-result-shape-wrong", PROMOTION, &[("    result: {dtype: i16, values: [5, 7, 9]}", "    result: {dtype: i16, values: [[5, 7, 9]]}")], "  - id: i8-i16", &["case `i8-i16`", "`result.values`: shape [1, 3], but the operands broadcast to [3]"]),
     case("promotion-case-id-invalid", PROMOTION, &[("  - id: i8-i32\n", "  - id: I8_I32\n")], "I8_I32", &["field `id`", "lower-case"]),
     case("promotion-dtype-unknown", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i7, values: [1, 2, 3]}}")], "  - id: i8-i16", &["x1.dtype", "i7"]),
     case("promotion-ragged", PROMOTION, &[("    x1: {tensor: {dtype: i8, values: [1, 2, 3]}}", "    x1: {tensor: {dtype: i8, values: [[1, 2], [3]]}}")], "  - id: i8-i16", &["x1.values", "ragged"]),

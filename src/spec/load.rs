@@ -548,7 +548,7 @@ fn validate_into_rules<'t>(
 }
 
 /// The NumPy broadcast of shapes `a` and `b`, if they broadcast.
-fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+pub(super) fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let rank = a.len().max(b.len());
     let axis = |s: &[usize], k: usize| if k < rank - s.len() { 1 } else { s[k - (rank - s.len())] };
     (0..rank)

@@ -127,6 +127,7 @@ pub fn validate(file: &Path, table: &PromotionTable) -> Result<(), LoadError> {
         if literals.len() == 1 {
             return Err(err("fields `x1`, `x2`: at least one operand must be a tensor".into()));
         }
+        let mut shapes = Vec::new();
         for (name, l) in literals {
             let dtype = l.dtype.parse::<DType>().map_err(|e| err(format!("field `{name}.dtype`: {e}")))?;
             let (shape, values) =
@@ -135,6 +136,22 @@ pub fn validate(file: &Path, table: &PromotionTable) -> Result<(), LoadError> {
             if let Some(v) = values.iter().find(|&&v| literal_bits(dtype, v).is_none()) {
                 return Err(err(format!("field `{name}.values`: {v} is not exactly a {dtype} value")));
             }
+            shapes.push(shape);
+        }
+        // The result of a well-formed case has the operands' broadcast shape; otherwise the run
+        // would blame the adapter for the table's mistake.
+        let operands = shapes.split_off(1);
+        let broadcast = operands.iter().try_fold(Vec::new(), |acc, s| super::load::broadcast_shape(&acc, s));
+        match broadcast {
+            None => return Err(err(format!("fields `x1`, `x2`: shapes {:?} do not broadcast", operands))),
+            Some(b) if b != shapes[0] => {
+                let m = format!(
+                    "field `result.values`: shape {:?}, but the operands broadcast to {b:?}",
+                    shapes[0]
+                );
+                return Err(err(m));
+            }
+            Some(_) => {}
         }
     }
     Ok(())
