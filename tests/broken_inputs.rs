@@ -312,6 +312,7 @@ const CORPUS: &[Broken] = &[
     // Scatter tables.
     case("scatter-problems-huge", SCATTER, &[("    problems: 48\n", "    problems: 1000000000\n")], "  - id: random\n", &["generator `random`", "`problems` <= 4096"]),
     case("scatter-problems-zero", SCATTER, &[("    problems: 48\n", "    problems: 0\n")], "  - id: random\n", &["must be at least 1"]),
+    case("scatter-no-index-vectors", SCATTER, &[("    max_index_vectors: 64\n", "    max_index_vectors: 0\n")], "  - id: random\n", &["generator `random`", "`max_index_vectors` must be at least 1", "vacuously"]),
     case("scatter-operands-too-large", SCATTER, &[("    max_rank: 3\n    max_extent: 5\n    max_index_vectors: 64\n", "    max_rank: 4\n    max_extent: 64\n    max_index_vectors: 64\n")], "  - id: random\n", &["more than 1048576 elements"]),
     case("scatter-duplicates-reversed", SCATTER, &[("    duplicates: [0.0, 0.6]\n", "    duplicates: [0.6, 0.0]\n")], "  - id: random\n", &["field `duplicates`", "0 <= low <= high <= 1"]),
     case("scatter-probability-nan", SCATTER, &[("    empty_indices: 0.05\n", "    empty_indices: .nan\n")], "  - id: random\n", &["field `empty_indices`", "a probability"]),

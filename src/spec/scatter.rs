@@ -422,8 +422,10 @@ fn validate_case(case: &LiteralCase, table_dtypes: &[DType]) -> Result<(), Strin
 }
 
 fn validate_generator(g: &GeneratorSpec) -> Result<(), String> {
-    if g.problems == 0 || g.max_rank == 0 || g.max_extent == 0 {
-        return Err("fields `problems`, `max_rank` and `max_extent` must be at least 1".into());
+    if g.problems == 0 || g.max_rank == 0 || g.max_extent == 0 || g.max_index_vectors == 0 {
+        return Err("fields `problems`, `max_rank`, `max_extent` and `max_index_vectors` must be at least 1 \
+                    (a check of nothing passes vacuously; `empty_indices` asks for problems without index vectors)"
+            .into());
     }
     if g.max_rank > 4 || g.max_extent > 64 || g.max_index_vectors > 4096 || g.problems > MAX_SCATTER_PROBLEMS
     {
