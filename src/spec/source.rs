@@ -96,9 +96,20 @@ impl TryFrom<String> for Url {
 
     fn try_from(url: String) -> Result<Self, String> {
         let host = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+        // The host, without a user, a port or a path: a machine's own name is not public.
+        let name = host.map(|rest| {
+            let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+            let host = authority.rsplit('@').next().unwrap_or("");
+            host.split(':').next().unwrap_or("").to_ascii_lowercase()
+        });
+        let local =
+            name.as_deref().is_some_and(|n| n == "localhost" || n.starts_with("127.") || n == "0.0.0.0");
         match host {
             Some(rest)
-                if !rest.is_empty() && !rest.starts_with('/') && !url.contains(char::is_whitespace) =>
+                if !rest.is_empty()
+                    && !rest.starts_with('/')
+                    && !url.contains(char::is_whitespace)
+                    && !local =>
             {
                 Ok(Url(url))
             }
@@ -119,6 +130,13 @@ fn local_path(text: &str) -> Option<&'static str> {
         Some("shared/ is beside a checkout, not in it")
     } else if text.starts_with("file:") {
         Some("a file: URL")
+    } else if text.starts_with("\\\\")
+        || text.as_bytes().get(1..3).is_some_and(|s| s == b":\\" || s == b":/")
+            && text.as_bytes()[0].is_ascii_alphabetic()
+    {
+        Some("it is a Windows path")
+    } else if text.starts_with('$') || text.starts_with('%') {
+        Some("it starts with an environment variable")
     } else {
         None
     }
@@ -138,6 +156,11 @@ mod tests {
             "./specs/add.yaml",
             "~/notes.txt",
             "file:///tmp/x",
+            "C:\\Users\\me\\seeds\\004.txt",
+            "D:/notes/seed.txt",
+            "\\\\server\\share\\seed.txt",
+            "$HOME/seeds/004.txt",
+            "%USERPROFILE%\\seed.txt",
         ] {
             assert!(CitedText::try_from(path.to_string()).is_err(), "{path} was accepted");
         }
@@ -152,7 +175,17 @@ mod tests {
         for url in ["https://data-apis.org/array-api/2025.12/", "http://example.org"] {
             assert!(Url::try_from(url.to_string()).is_ok(), "{url} was rejected");
         }
-        for url in ["shared/DESIGN.md", "https://", "https:///x", "ftp://x", "file:///tmp/x", "https://a b"] {
+        for url in [
+            "shared/DESIGN.md",
+            "https://",
+            "https:///x",
+            "ftp://x",
+            "file:///tmp/x",
+            "https://a b",
+            "http://localhost:8000/spec.html",
+            "https://127.0.0.1/x",
+            "https://user@LOCALHOST/x",
+        ] {
             assert!(Url::try_from(url.to_string()).is_err(), "{url} was accepted");
         }
     }
