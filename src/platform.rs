@@ -10,11 +10,40 @@ pub fn target() -> String {
 pub const CPU_FEATURES: [&str; 8] =
     ["sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl"];
 
-/// The architectures and operating systems a [`target`] can name (Rust's `std::env::consts`).
-pub const ARCHES: [&str; 10] =
-    ["x86", "x86_64", "arm", "aarch64", "loongarch64", "powerpc64", "riscv64", "s390x", "wasm32", "wasm64"];
-pub const OSES: [&str; 9] =
-    ["linux", "macos", "windows", "freebsd", "netbsd", "openbsd", "android", "ios", "illumos"];
+/// The architectures and operating systems a [`target`] can name (values of Rust's
+/// `std::env::consts::ARCH` and `OS`).
+pub const ARCHES: [&str; 14] = [
+    "x86",
+    "x86_64",
+    "arm",
+    "aarch64",
+    "loongarch64",
+    "m68k",
+    "mips",
+    "mips64",
+    "powerpc",
+    "powerpc64",
+    "riscv64",
+    "s390x",
+    "sparc64",
+    "wasm32",
+];
+pub const OSES: [&str; 14] = [
+    "linux",
+    "macos",
+    "ios",
+    "freebsd",
+    "dragonfly",
+    "netbsd",
+    "openbsd",
+    "solaris",
+    "illumos",
+    "android",
+    "windows",
+    "haiku",
+    "aix",
+    "wasi",
+];
 
 /// The CPU features opspec's own code and the in-process adapters may pick kernels by.
 pub fn cpu_features() -> Vec<String> {
