@@ -417,6 +417,72 @@ fn int32_with_python_int_widened_to_int64() {
     assert!(report.contains("dtype i64"), "{report}");
 }
 
+/// The CPU adapter without int8 (it says so in its support table and refuses int8 operands).
+struct NoInt8;
+
+impl Adapter for NoInt8 {
+    fn name(&self) -> &str {
+        "no-int8"
+    }
+
+    fn version(&self) -> String {
+        "the CPU adapter without int8".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        if dtype == DType::I8 {
+            Support::Unsupported("no dtype int8".into())
+        } else {
+            CpuAdapter.supports(op, dtype)
+        }
+    }
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        if a.dtype() == DType::I8 || b.dtype() == DType::I8 {
+            return Err(AdapterError::unsupported("no dtype int8"));
+        }
+        CpuAdapter.binary(op, a, b)
+    }
+
+    fn binary_scalar(
+        &self,
+        op: BinaryOp,
+        t: &Tensor,
+        s: Scalar,
+        side: ScalarSide,
+    ) -> Result<Tensor, AdapterError> {
+        CpuAdapter.binary_scalar(op, t, s, side)
+    }
+}
+
+#[test]
+fn a_promotion_case_with_an_unsupported_operand_dtype_is_skipped_in_either_place() {
+    let catalog = Catalog::builtin().unwrap();
+    let name = "no-int8".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| c.id.suite() == Some("array-api") && c.id.dtype.contains('+'))
+        .collect();
+    let results = run_all(&catalog, &checks, &[(name, Arc::new(NoInt8))], &RunOptions::default(), 0);
+    let has_i8 = |r: &&CheckResult| r.id.dtype.split('+').any(|d| d == "i8");
+    let with_i8: Vec<_> = results.iter().filter(has_i8).collect();
+    // int8 first and int8 second: both kinds exist in the array API's table.
+    assert!(
+        with_i8.iter().any(|r| r.id.dtype.starts_with("i8+"))
+            && with_i8.iter().any(|r| r.id.dtype.ends_with("+i8"))
+    );
+    for r in &with_i8 {
+        assert_eq!(r.status, Status::Skip, "{}: {}", r.id, r.message);
+        assert!(r.message.contains("no dtype int8"), "{}: {}", r.id, r.message);
+    }
+    let others: Vec<String> = results
+        .iter()
+        .filter(|r| !has_i8(r) && r.status != Status::Pass)
+        .map(|r| format!("{} {:?} {}", r.id, r.status, r.message))
+        .collect();
+    assert!(results.len() > with_i8.len() && others.is_empty(), "{others:#?}");
+}
+
 /// The CPU adapter with a wrong fused multiply-add: either rounded twice (`a × b` rounded to
 /// the dtype, then `+ c` rounded again) or silently broadcasting its operands.
 struct WrongFused {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Scalar, ScalarSide, Tensor};
+use opspec_adapter::{Adapter, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor};
 
 use super::call::{apply, guarded};
 use super::check::{Check, CheckId, PromotionTarget, RunOptions, Target};
@@ -20,14 +20,14 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
     let mut checks = Vec::new();
     for &t in &suite.promotions {
         for (c, case) in catalog.promotions[t].table.cases.iter().enumerate() {
-            let Ok(op) = case.op.parse::<BinaryOp>() else { continue };
+            if case.op.parse::<BinaryOp>().is_err() {
+                continue;
+            }
             let dtype = format!("{}+{}", case.x1.label(), case.x2.label());
-            let (_, scalar) = tensor_and_scalar(&case.x1, &case.x2);
-            let needs = needed_dtype(&case.x1, &case.x2)
-                .map(|d| (if scalar.is_some() { OpKind::BinaryScalar(op) } else { OpKind::Binary(op) }, d));
             checks.push(Check {
                 id: CheckId::adapter(&suite.suite.name, adapter, &case.op, &dtype, &case.id.value),
-                needs,
+                // Each operand's dtype must be supported: `skip_reason` asks for every one.
+                needs: None,
                 target: Target::Promotion(PromotionTarget { table: t, case: c }),
                 planned: Some(1),
             });
@@ -36,31 +36,21 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
     checks
 }
 
-/// Why `adapter` cannot run a case: an operand dtype it does not support for the operation
-/// (the check's `needs` names one dtype; a mixed case has two).
+/// Why `adapter` cannot run a case: a tensor operand's dtype it does not support for the
+/// operation (with a Python scalar, in its scalar form); a mixed or real-complex case names
+/// two dtypes, and either may be missing.
 pub fn skip_reason(catalog: &Catalog, target: &PromotionTarget, adapter: &dyn Adapter) -> Option<String> {
     let case = &catalog.promotions[target.table].table.cases[target.case];
     let op: BinaryOp = case.op.parse().ok()?;
+    let (_, scalar) = tensor_and_scalar(&case.x1, &case.x2);
+    let kind = if scalar.is_some() { OpKind::BinaryScalar(op) } else { OpKind::Binary(op) };
     [&case.x1, &case.x2].into_iter().find_map(|o| match o {
-        Operand::Tensor(l) => match adapter.supports(OpKind::Binary(op), l.dtype.parse().ok()?) {
-            opspec_adapter::Support::Unsupported(reason) => Some(reason),
-            _ => None,
+        Operand::Tensor(l) => match adapter.supports(kind, l.dtype.parse().ok()?) {
+            Support::Unsupported(reason) => Some(reason),
+            Support::Supported => None,
         },
         _ => None,
     })
-}
-
-/// The dtype an adapter must support for a case to run: a complex operand's (an adapter
-/// without complex dtypes skips the real-complex cases), else the first tensor's.
-fn needed_dtype(x1: &Operand, x2: &Operand) -> Option<DType> {
-    let dtypes: Vec<DType> = [x1, x2]
-        .into_iter()
-        .filter_map(|o| match o {
-            Operand::Tensor(l) => l.dtype.parse().ok(),
-            _ => None,
-        })
-        .collect();
-    dtypes.iter().copied().find(|d| d.is_complex()).or(dtypes.first().copied())
 }
 
 /// The tensor literal of a case, and its scalar with the side it stands on, if it has one.

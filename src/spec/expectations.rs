@@ -198,7 +198,7 @@ fn load_file(
             LoadError::at_location(path, &d.id.referenced, format!("field `deviations[{i}].id`: {m}"))
         };
         // An entry whose `when` can never hold would never apply, and the run would fail without saying why.
-        let at_when = |i: usize, field: &str, m: String| {
+        let at_when = |field: &str, m: String| {
             LoadError::at_location(
                 path,
                 &d.id.referenced,
@@ -220,12 +220,11 @@ fn load_file(
                 platform::ARCHES.join(", "),
                 platform::OSES.join(", ")
             );
-            return Err(at_when(i, "target", m));
+            return Err(at_when("target", m));
         }
         if let Some(f) = d.when.cpu_features.iter().find(|f| !platform::CPU_FEATURES.contains(&f.as_str())) {
             let known = platform::CPU_FEATURES.join(", ");
             return Err(at_when(
-                i,
                 "cpu_features",
                 format!("`{f}` is not a CPU feature opspec reports ({known})"),
             ));
