@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use crate::host::{AdapterSet, AdapterSpec};
 use crate::results::rerun::quoted;
-use crate::results::shard::Shard;
 use crate::results::{self, Rerun};
 use crate::run::select::Selection;
 use crate::run::{RunOptions, validate_expectations};
@@ -23,6 +22,7 @@ mod expect;
 mod host;
 mod report;
 mod run;
+mod scheduler;
 
 use eval::{evaluate, oracle_agreement};
 use expect::{draft_expectations, migrate};
@@ -30,6 +30,7 @@ use host::adapter_host;
 pub(crate) use host::serve_stdio;
 use report::{compare, merge, show};
 use run::{list, run};
+use scheduler::ShardChoice;
 
 /// What a command line runs against: the adapters it may name, and the values of the options
 /// it leaves out. The `opspec` binary runs [`Setup::builtin`]; the Rust vendor harness offers
@@ -102,8 +103,10 @@ struct Select {
     no_tables: bool,
     /// Only shard I of N (1-based) of the selected checks, each check's shard fixed by a
     /// stable hash of its id (docs/SHARDING.md); `opspec merge` joins the shards' results.
-    #[arg(long, value_name = "I/N", conflicts_with = "exact")]
-    shard: Option<Shard>,
+    /// `auto`: I and N from the scheduler's variables (a Slurm job array, GitLab's
+    /// `parallel:`, a Kubernetes Indexed Job, or `OPSPEC_SHARD=I/N`).
+    #[arg(long, value_name = "I/N|auto", conflicts_with = "exact")]
+    shard: Option<ShardChoice>,
     /// Also run the large layout sweep (`layouts-large` checks: sizes up to 2^24 elements).
     #[arg(long)]
     layouts_large: bool,
@@ -190,7 +193,7 @@ impl Select {
             filter: self.filter.clone(),
             exact: self.exact.clone(),
             tables: !self.no_tables,
-            shard: self.shard,
+            shard: self.shard.map(ShardChoice::resolve).transpose()?,
             large_layouts: self.layouts_large,
             exhaustive: self.exhaustive,
             sweep_chunks: self.chunks.clone(),
