@@ -674,3 +674,97 @@ fn eval_gives_up_on_a_silent_worker_after_its_timeout_and_names_garbage() {
         assert!(stderr.contains(says) && stderr.contains("no hello"), "{spec}: {stderr}");
     }
 }
+
+/// A `process:sh SCRIPT` adapter spec named `name`, whose worker writes `frames` to its stdout
+/// and then runs `then`; its files live in a fresh temporary folder, which the caller removes.
+#[cfg(unix)]
+fn scripted_worker(name: &str, frames: &[u8], then: &str) -> (String, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("opspec-broken-worker-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (stream, script) = (dir.join("stream.bin"), dir.join("worker.sh"));
+    std::fs::write(&stream, frames).unwrap();
+    std::fs::write(&script, format!("cat '{}'\n{then}\n", stream.display())).unwrap();
+    (format!("{name}=process:sh {}", script.display()), dir)
+}
+
+/// A frame of the protocol (`docs/PROTOCOL.md`, "Frames") whose header announces `data_len`
+/// bytes of data, none of which follows.
+#[cfg(unix)]
+fn frame_announcing(message: &str, data_len: u64) -> Vec<u8> {
+    let mut frame = b"OPSP".to_vec();
+    frame.extend((message.len() as u32).to_le_bytes());
+    frame.extend(data_len.to_le_bytes());
+    frame.extend(message.as_bytes());
+    frame
+}
+
+#[cfg(unix)]
+const HELLO: &str = r#"{"type":"hello","id":0,"protocol":1,"name":"w","version":"0","support":[{"op":"add","dtype":[2,32,1]}]}"#;
+
+/// `opspec eval` of `array-api:NAME:add:f32:edges` against the worker of `spec`.
+#[cfg(unix)]
+fn eval_worker(spec: &str) -> (i32, String) {
+    let id = format!("array-api:{}:add:f32:edges", spec.split('=').next().unwrap());
+    opspec(&["eval", "--timeout", "30", "--adapter", spec, &id, "0x0", "0x0"])
+}
+
+/// A hello that announces 60 GiB of data (under the frame's 64 GiB limit) and sends none is
+/// refused from its header: a hello carries no data. Waiting for the data would end at the
+/// time-out instead, with another message.
+#[cfg(unix)]
+#[test]
+fn a_hello_announcing_data_is_refused_before_it_is_read() {
+    let (spec, dir) = scripted_worker("big-hello", &frame_announcing(HELLO, 60 << 30), "exec sleep 100");
+    let (code, stderr) = eval_worker(&spec);
+    std::fs::remove_dir_all(dir).unwrap();
+    assert_eq!(code, 2, "{stderr}");
+    for says in [
+        "adapter `big-hello`",
+        "no hello from `sh ",
+        "bad frame: the data length is 64424509440 bytes, more than the 0 allowed",
+        "the worker was killed",
+    ] {
+        assert!(stderr.contains(says), "does not say {says:?}: {stderr}");
+    }
+}
+
+/// A result that announces 1 GiB for a call on a few kilobytes is refused from its header,
+/// naming the worker, the request and the bound.
+#[cfg(unix)]
+#[test]
+fn a_result_over_its_requests_bound_is_refused_before_it_is_read() {
+    let result = r#"{"type":"result","id":1,"result":{"dtype":[2,32,1],"shape":[1],"strides":[1],"byte_offset":0,"buffer":0},"buffers":[{"offset":0,"len":4}]}"#;
+    let frames = [frame_announcing(HELLO, 0), frame_announcing(result, 1 << 30)].concat();
+    let (spec, dir) = scripted_worker("big-result", &frames, "exec sleep 100");
+    let (code, stderr) = eval_worker(&spec);
+    std::fs::remove_dir_all(dir).unwrap();
+    assert_eq!(code, 2, "{stderr}");
+    for says in [
+        "adapter `big-result`",
+        "request 1 (call add: f32 [",
+        "bad frame: the data length is 1073741824 bytes, more than the ",
+        "the worker was killed; a new worker starts",
+    ] {
+        assert!(stderr.contains(says), "does not say {says:?}: {stderr}");
+    }
+    let bound = stderr.split("more than the ").nth(1).and_then(|s| s.split(' ').next());
+    assert!(bound.and_then(|b| b.parse::<u64>().ok()).is_some_and(|b| b < 1 << 20), "{stderr}");
+}
+
+/// A worker that writes 200 MB to stderr without a newline and exits: its line is copied cut
+/// at 64 KiB, marked with its length, and quoted shortened in the reason it is unavailable.
+#[cfg(unix)]
+#[test]
+fn an_endless_stderr_line_is_cut() {
+    let flood = "head -c 200000000 /dev/zero | tr '\\0' x >&2; exit 3";
+    let (spec, dir) = scripted_worker("flood", b"", flood);
+    let (code, stderr) = eval_worker(&spec);
+    std::fs::remove_dir_all(dir).unwrap();
+    assert_eq!(code, 2, "{}", &stderr[stderr.len().saturating_sub(2000)..]);
+    let cut = "[line cut at 65536 of its 200000000 bytes]";
+    let forwarded = format!("[flood] {} {cut}", "x".repeat(65536));
+    let quoted = format!("{}… {cut}", "x".repeat(500));
+    assert!(stderr.contains(&forwarded) && stderr.contains(&quoted), "{}", &stderr[..stderr.len().min(2000)]);
+    assert!(stderr.contains("adapter `flood`") && stderr.contains("exit status: 3"), "{}", stderr.len());
+    assert!(stderr.len() < 100_000, "{} bytes of stderr", stderr.len());
+}

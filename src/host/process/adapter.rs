@@ -91,8 +91,9 @@ impl ProcessAdapter {
             ops: wire::op_names(),
             dtypes: DType::ALL.into_iter().map(DlType::of).collect(),
         };
+        // A hello carries no tensor, so no data.
         let reply = worker
-            .exchange(wire::frame(&request, Vec::new()), self.options.start_timeout)
+            .exchange(wire::frame(&request, Vec::new()), 0, self.options.start_timeout)
             .map_err(|f| format!("no hello from `{}`: {}", self.launch_text(), fault_text(&f)))?;
         let hello =
             read_hello(&reply).map_err(|e| format!("bad hello from `{}`: {e}", self.launch_text()))?;
@@ -111,11 +112,13 @@ impl ProcessAdapter {
     }
 
     /// Sends one request built by `build` (given its id) and returns the reply with its data
-    /// section; `group` keys the strike count, `what` describes the request in messages.
+    /// section, bounded by [`max_reply_data`] of the request and its tensor `operands`;
+    /// `group` keys the strike count, `what` describes the request in messages.
     fn request(
         &self,
         group: String,
         what: &str,
+        operands: &[&Tensor],
         build: impl FnOnce(u64) -> Frame,
     ) -> Result<(Reply, Vec<u8>), AdapterError> {
         if let Some((n, last)) = self.strikes.lock().ok().and_then(|s| s.get(&group).cloned())
@@ -143,8 +146,10 @@ impl ProcessAdapter {
             }
         };
         let pid = worker.pid();
+        let request = build(id);
+        let max_data = max_reply_data(&request, operands);
         let answered = worker
-            .exchange(build(id), self.options.call_timeout)
+            .exchange(request, max_data, self.options.call_timeout)
             .map_err(|f| fault_text(&f))
             .and_then(|frame| {
                 let reply: Reply = wire::parse(&frame)?;
@@ -189,7 +194,15 @@ impl ProcessAdapter {
         };
         let shown: Vec<String> = args.iter().map(CallArg::describe).collect();
         let what = format!("call {op}: {}", shown.join(", "));
-        let (reply, data) = self.request(group(op, form, dtype), &what, |id| {
+        let operands: Vec<&Tensor> = args
+            .iter()
+            .filter_map(|a| match a {
+                CallArg::Tensor(t) => Some(*t),
+                CallArg::Scalar(_) => None,
+            })
+            .chain(out)
+            .collect();
+        let (reply, data) = self.request(group(op, form, dtype), &what, &operands, |id| {
             let mut enc = Encoder::default();
             let args = args
                 .iter()
@@ -280,6 +293,32 @@ fn reply_type(reply: &Reply) -> &'static str {
         Reply::Checked { .. } => "a checked",
         Reply::Error { .. } => "an error",
     }
+}
+
+/// The most data a reply to `request` may carry (`docs/PROTOCOL.md`, "Frames"): none where
+/// the request has no tensor `operands` (its reply has no tensor); else the request's own data
+/// section (a result may be a view of an operand's buffer, as a destination is), plus the
+/// elements of the operands' shapes broadcast leniently (each axis at its largest size, lined
+/// up from the right) at the widest dtype, plus one alignment's padding.
+fn max_reply_data(request: &Frame, operands: &[&Tensor]) -> u64 {
+    if operands.is_empty() {
+        return 0;
+    }
+    // Axis sizes from the last axis on.
+    let mut sizes: Vec<u64> = Vec::new();
+    for t in operands {
+        for (i, &n) in t.shape().iter().rev().enumerate() {
+            match sizes.get_mut(i) {
+                Some(size) => *size = (*size).max(n as u64),
+                None => sizes.push(n as u64),
+            }
+        }
+    }
+    let elements = sizes.iter().fold(1u64, |n, &size| n.saturating_mul(size));
+    let widest = DType::ALL.iter().map(|d| d.size() as u64).max().unwrap_or(16);
+    (request.data.len() as u64)
+        .saturating_add(elements.saturating_mul(widest))
+        .saturating_add(wire::ALIGN as u64)
 }
 
 /// A fault in words.
@@ -406,8 +445,11 @@ impl Adapter for ProcessAdapter {
             updates.shape(),
             wire::mode_name(mode)
         );
-        let (reply, data) =
-            self.request(group("scatter_add", Form::Tensors, Some(input.dtype())), &what, |id| {
+        let (reply, data) = self.request(
+            group("scatter_add", Form::Tensors, Some(input.dtype())),
+            &what,
+            &[input, indices, updates],
+            |id| {
                 let mut enc = Encoder::default();
                 let (input, indices, updates) = (enc.tensor(input), enc.tensor(indices), enc.tensor(updates));
                 let mode = wire::mode_name(mode).to_string();
@@ -415,7 +457,8 @@ impl Adapter for ProcessAdapter {
                     &Request::ScatterAdd { id, input, indices, updates, mode, buffers: enc.buffers },
                     enc.data,
                 )
-            })?;
+            },
+        )?;
         self.tensor_reply(&what, reply, &data)
     }
 
@@ -449,7 +492,7 @@ impl Adapter for ProcessAdapter {
 impl ShapeChecker for ProcessAdapter {
     fn check(&self, op: NamedOp, operands: &[Operand]) -> Result<Checked, AdapterError> {
         let what = format!("check_shape {op}");
-        let (reply, _) = self.request(format!("check_shape {op}"), &what, |id| {
+        let (reply, _) = self.request(format!("check_shape {op}"), &what, &[], |id| {
             let operands = operands.iter().map(wire::wire_operand).collect();
             wire::frame(&Request::CheckShape { id, op: op.name().to_string(), operands }, Vec::new())
         })?;

@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 pub const MAGIC: [u8; 4] = *b"OPSP";
 /// The longest JSON message a frame may carry.
 pub const MAX_META: u32 = 16 << 20;
-/// The longest data section a frame may carry.
+/// The longest data section a frame may carry; a reader may allow less ([`read_frame`]).
 pub const MAX_DATA: u64 = 64 << 30;
 
 /// One message: its JSON text and its data section.
@@ -76,8 +76,10 @@ pub fn write_frame(out: &mut impl Write, meta: &[u8], data: &[u8]) -> io::Result
     out.write_all(data)
 }
 
-/// Reads one frame; `None` when the stream ends cleanly before a frame starts.
-pub fn read_frame(input: &mut impl Read) -> Result<Option<Frame>, FrameError> {
+/// Reads one frame whose data section holds at most `max_data` bytes (and [`MAX_DATA`]); a
+/// longer one is refused from its header, before any of it is read. `None` when the stream
+/// ends cleanly before a frame starts.
+pub fn read_frame(input: &mut impl Read, max_data: u64) -> Result<Option<Frame>, FrameError> {
     let mut header = [0u8; 16];
     let got = read_full(input, &mut header)?;
     if got == 0 {
@@ -96,8 +98,9 @@ pub fn read_frame(input: &mut impl Read) -> Result<Option<Frame>, FrameError> {
     if meta_len > MAX_META {
         return Err(FrameError::TooLong { what: "message", len: meta_len.into(), max: MAX_META.into() });
     }
-    if data_len > MAX_DATA {
-        return Err(FrameError::TooLong { what: "data", len: data_len, max: MAX_DATA });
+    let max_data = max_data.min(MAX_DATA);
+    if data_len > max_data {
+        return Err(FrameError::TooLong { what: "data", len: data_len, max: max_data });
     }
     let meta = read_exactly(input, "message", meta_len.into())?;
     let data = read_exactly(input, "data", data_len)?;
@@ -143,20 +146,20 @@ mod tests {
         let mut bytes = framed(b"{\"type\":\"x\"}", &[1, 2, 3]);
         bytes.extend(framed(b"{}", &[]));
         let mut input = &bytes[..];
-        let first = read_frame(&mut input).unwrap().unwrap();
+        let first = read_frame(&mut input, MAX_DATA).unwrap().unwrap();
         assert_eq!((&first.meta[..], &first.data[..]), (&b"{\"type\":\"x\"}"[..], &[1u8, 2, 3][..]));
-        assert_eq!(read_frame(&mut input).unwrap().unwrap().meta, b"{}");
-        assert!(read_frame(&mut input).unwrap().is_none());
+        assert_eq!(read_frame(&mut input, MAX_DATA).unwrap().unwrap().meta, b"{}");
+        assert!(read_frame(&mut input, MAX_DATA).unwrap().is_none());
     }
 
     #[test]
     fn garbage_is_named_with_its_bytes() {
-        let err = read_frame(&mut &b"Hello, world\n"[..]).unwrap_err().to_string();
+        let err = read_frame(&mut &b"Hello, world\n"[..], MAX_DATA).unwrap_err().to_string();
         assert!(
             err.contains("garbage on the pipe") && err.contains("48 65 6c 6c") && err.contains("Hell"),
             "{err}"
         );
-        let short = read_frame(&mut &b"Hi"[..]).unwrap_err().to_string();
+        let short = read_frame(&mut &b"Hi"[..], MAX_DATA).unwrap_err().to_string();
         assert!(short.contains("garbage"), "{short}");
     }
 
@@ -164,12 +167,25 @@ mod tests {
     fn wrong_lengths_are_errors() {
         let mut long = framed(b"{}", &[]);
         long[4..8].copy_from_slice(&(MAX_META + 1).to_le_bytes());
-        assert!(read_frame(&mut &long[..]).unwrap_err().to_string().contains("more than"));
+        assert!(read_frame(&mut &long[..], MAX_DATA).unwrap_err().to_string().contains("more than"));
         let mut lying = framed(b"{}", &[9; 8]);
         lying[8..16].copy_from_slice(&1000u64.to_le_bytes());
-        let err = read_frame(&mut &lying[..]).unwrap_err().to_string();
+        let err = read_frame(&mut &lying[..], MAX_DATA).unwrap_err().to_string();
         assert!(err.contains("8 of the 1000 bytes of its data"), "{err}");
         let header_only = &framed(b"{}", &[])[..10];
-        assert!(read_frame(&mut &header_only[..]).unwrap_err().to_string().contains("10 of the 16 bytes"));
+        let err = read_frame(&mut &header_only[..], MAX_DATA).unwrap_err().to_string();
+        assert!(err.contains("10 of the 16 bytes"), "{err}");
+    }
+
+    /// A data length over the reader's bound is refused from the header alone: the stream
+    /// here ends before the data, so a reader that read on would say so instead.
+    #[test]
+    fn a_data_length_over_the_readers_bound_is_refused_unread() {
+        let mut header = framed(b"{}", &[]);
+        header[8..16].copy_from_slice(&(1u64 << 30).to_le_bytes());
+        let err = read_frame(&mut &header[..], 100).unwrap_err().to_string();
+        assert_eq!(err, "bad frame: the data length is 1073741824 bytes, more than the 100 allowed");
+        let over = read_frame(&mut &header[..], u64::MAX).unwrap_err().to_string();
+        assert!(over.contains("0 of the 1073741824 bytes of its data"), "{over}");
     }
 }

@@ -4,7 +4,7 @@ use std::io::{BufReader, BufWriter, Read, Write};
 
 use opspec_adapter::{Adapter, AdapterError, DType, OpKind, ScalarSide, Support, Tensor};
 
-use super::frame::{read_frame, write_frame};
+use super::frame::{MAX_DATA, read_frame, write_frame};
 use super::wire::{self, Arg, Encoder, Form, PROTOCOL, Reply, Request, SupportEntry};
 
 /// Answers requests read from `input` with `adapter` until `shutdown` or the end of `input`.
@@ -14,7 +14,7 @@ use super::wire::{self, Arg, Encoder, Form, PROTOCOL, Reply, Request, SupportEnt
 pub fn serve(adapter: &dyn Adapter, input: impl Read, output: impl Write) -> Result<(), String> {
     let (mut input, mut output) = (BufReader::new(input), BufWriter::new(output));
     loop {
-        let frame = match read_frame(&mut input) {
+        let frame = match read_frame(&mut input, MAX_DATA) {
             Ok(Some(f)) => f,
             Ok(None) => return Ok(()),
             Err(e) => return Err(format!("the host's request: {e}")),
@@ -230,7 +230,7 @@ mod tests {
         let mut output = Vec::new();
         serve(&Adds, &input[..], &mut output).unwrap();
         let mut replies = &output[..];
-        let mut next = || read_frame(&mut replies).unwrap();
+        let mut next = || read_frame(&mut replies, MAX_DATA).unwrap();
         let hello: Reply = wire::parse(&next().unwrap()).unwrap();
         let Reply::Hello { support, protocol, .. } = hello else { panic!("{hello:?}") };
         assert_eq!(protocol, PROTOCOL);

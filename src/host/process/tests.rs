@@ -1,7 +1,7 @@
 //! Workers that misbehave, scripted with `sh`: each replays a crafted byte stream (frames
 //! built with our own encoder, then broken on purpose) and then does what the test needs.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use opspec_adapter::{Adapter, BinaryOp, DType, ErrorKind, OpKind, Reach, Support, Tensor};
 use serde::Serialize;
@@ -177,10 +177,71 @@ fn a_crash_names_the_signal_and_the_request_and_a_group_that_keeps_crashing_stop
 #[test]
 fn a_hang_is_killed_at_the_deadline() {
     let w = scripted("hang", &hello(), "cat \"$1\"; exec sleep 60", Duration::from_millis(300)).unwrap();
-    let started = Instant::now();
     let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
     assert!(e.contains("did not answer within 0.3 s") && e.contains("SIGKILL"), "{e}");
-    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// `frame` with its header's data length set to `len` (the data itself not sent).
+fn announcing(mut frame: Vec<u8>, len: u64) -> Vec<u8> {
+    frame[8..16].copy_from_slice(&len.to_le_bytes());
+    frame
+}
+
+/// A hello that announces 60 GiB of data (under the frame's 64 GiB limit), and then sends
+/// none of it: refused from the header, where waiting for the data would hang until the start
+/// time-out.
+#[test]
+fn a_hello_with_data_is_refused_unread() {
+    let e = start_error("big-hello", &announcing(hello(), 60 << 30), "cat \"$1\"; exec sleep 60");
+    assert!(
+        e.contains("adapter `big-hello`")
+            && e.contains("no hello from `sh -c")
+            && e.contains("bad frame: the data length is 64424509440 bytes, more than the 0 allowed")
+            && e.contains("the worker was killed"),
+        "{e}"
+    );
+}
+
+/// A result's data is bounded by its request: the request's own data (here two `f32 [4]`
+/// operands at offsets 0 and 64: 80 bytes), the result's elements at 16 bytes (64) and one
+/// alignment (64): 208 bytes pass, 209 and 1 GiB are refused from the header.
+#[test]
+fn a_result_larger_than_its_request_can_produce_is_refused_unread() {
+    let mut stream = hello();
+    stream.extend(result(1, DType::F32, &[4], &[0; 208]));
+    stream.extend(result(2, DType::F32, &[4], &[0; 209]));
+    let w = scripted("bound", &stream, REPLAY, Duration::from_secs(30)).unwrap();
+    assert_eq!(w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap().to_vec::<f32>().unwrap(), [0.0; 4]);
+    let over = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    assert!(
+        over.contains("request 2 (call add: f32 [4], f32 [4]): bad frame: the data length is 209 bytes, more than the 208 allowed")
+            && over.contains("a new worker starts"),
+        "{over}"
+    );
+    let silent = [hello(), announcing(result(1, DType::F32, &[4], &[]), 1 << 30)].concat();
+    let w = scripted("silent", &silent, "cat \"$1\"; exec sleep 60", Duration::from_secs(30)).unwrap();
+    let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    assert!(
+        e.contains("adapter `silent`")
+            && e.contains("request 1 (call add: f32 [4], f32 [4]): bad frame: the data length is 1073741824 bytes, more than the 208 allowed"),
+        "{e}"
+    );
+}
+
+/// A worker that writes 10 MB to stderr without a newline and crashes: the crash report
+/// quotes the line shortened, with its length.
+#[test]
+fn an_endless_stderr_line_is_cut() {
+    let w = scripted(
+        "flood",
+        &hello(),
+        "cat \"$1\"; head -c 10000000 /dev/zero | tr '\\0' x >&2; kill -SEGV $$",
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    let quoted = format!("    {}… [line cut at 65536 of its 10000000 bytes]", "x".repeat(500));
+    assert!(e.contains("SIGSEGV") && e.contains(&quoted), "{}", &e[..e.len().min(2000)]);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use super::frame::Frame;
 pub const PROTOCOL: u32 = 1;
 
 /// Where buffers start in the data sections we write.
-const ALIGN: usize = 64;
+pub const ALIGN: usize = 64;
 
 /// A dtype as DLPack's `DLDataType`: `[code, bits, lanes]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
