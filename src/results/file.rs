@@ -52,6 +52,26 @@ pub struct Run {
 }
 
 impl Run {
+    /// A run held in memory (rendered without a file, or joined by `merge` before it is
+    /// written): `results` in the order they are reported.
+    pub fn in_memory(
+        path: PathBuf,
+        info: RunInfo,
+        results: Vec<CheckResult>,
+        sources: BTreeMap<String, String>,
+        complete: bool,
+    ) -> Run {
+        Run { path, info, results, sources, complete }
+    }
+
+    /// Every planned check's result, owned, one at a time, in the order of the plan (a
+    /// `missing` result for each that has no record). Read from the file again on every call:
+    /// an item is an error naming the file and line where the file no longer reads as it did
+    /// when it was opened.
+    pub fn checks(&self) -> impl Iterator<Item = Result<CheckResult, String>> + '_ {
+        self.results.iter().cloned().map(Ok)
+    }
+
     /// How to rerun the checks of `runs` per adapter label: the rerun commands of the first
     /// run that checked the adapter.
     pub fn reruns(runs: &[Run]) -> BTreeMap<&str, &Rerun> {
