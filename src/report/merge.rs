@@ -10,18 +10,20 @@
 //!
 //! A sweep's units are its chunks (`CHECK_ID#CHUNK`): each shard's record of the sweep holds
 //! its chunks' counts (`CheckResult::chunks`), and the merged record adds them up in chunk
-//! order (cases, failures, failures per row, the first failures listed), as the unsharded
-//! run would have. A sweep with a chunk that no file holds is `missing`, its message naming
-//! every such chunk and its shard.
+//! order (cases, failures, failures per row and per tier, the first failures listed), as the
+//! unsharded run would have; counts that add up past 2^64 - 1 are an error naming the files.
+//! A sweep with a chunk that no file holds is `missing`, its message naming every such chunk
+//! and its shard.
 
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use crate::results::shard::{Shard, chunk_key, shard_of, split_key};
-use crate::results::{CheckResult, ChunkResult, Status};
+use crate::results::{CaseFailure, CheckResult, ChunkResult, Status};
 use crate::results::{ResultsWriter, Run};
 use crate::run::{RunOptions, sweep_message};
+use crate::spec::authority::Tier;
 use crate::spec::id::CheckId;
 
 /// Joins `runs`, the shards of one plan, into the run of the whole plan, to be written at
@@ -74,7 +76,13 @@ pub fn merge(runs: &[Run], path: &Path) -> Result<Run, String> {
     for (key, chunks) in &plan {
         let id: CheckId = key.parse().map_err(|e| format!("{}: unit `{key}`: {e}", name(first)))?;
         if !chunks.is_empty() {
-            results.push(sweep(id, chunks, runs, &whose)?);
+            let mut join = SweepJoin::default();
+            for run in runs {
+                for r in run.results.iter().filter(|r| r.id == id && r.status != Status::Missing) {
+                    join.add(r.clone(), &name(run))?;
+                }
+            }
+            results.push(join.finish(id, chunks, &whose)?);
             continue;
         }
         if let Some(r) = ran.get(key.as_str()) {
@@ -111,35 +119,49 @@ fn checks(units: &[String], keep: impl Fn(&str) -> bool) -> Result<Vec<(String, 
     Ok(checks)
 }
 
-/// The merged result of sweep `id` over `chunks`: its records' chunk counts added up in chunk
-/// order, or `missing` with every chunk no file holds, and the shard it belongs to
-/// (`whose` of its key). A record without chunks (the sweep failed with an error, or was
-/// skipped) stands for the whole sweep.
-fn sweep(
-    id: CheckId,
-    chunks: &[u64],
-    runs: &[Run],
-    whose: &dyn Fn(&str) -> Result<String, String>,
-) -> Result<CheckResult, String> {
-    let key = id.to_string();
-    let records: Vec<&CheckResult> =
-        runs.iter().flat_map(|r| &r.results).filter(|r| r.id == id && r.status != Status::Missing).collect();
-    if let Some(whole) = records.iter().find(|r| r.chunks.is_empty()) {
-        return Ok((*whole).clone());
-    }
-    // Each chunk's counts, and the record (by index) whose failures list its first failures.
-    let mut found: BTreeMap<u64, (&ChunkResult, usize)> = BTreeMap::new();
-    for (i, r) in records.iter().enumerate() {
+/// One sweep's records from the shards' files, joined as they are read: each chunk's counts
+/// and listed failures from the first file that holds it, and the merged record's template.
+#[derive(Default)]
+struct SweepJoin {
+    /// The first record without chunks (the sweep ended with an error, or was skipped): it
+    /// stands for the whole sweep.
+    whole: Option<CheckResult>,
+    /// The first record that did not pass, else the first (without its failures), and
+    /// whether it did not pass. A listed sweep's shard whose chunks all passed says "listed,
+    /// but passed"; the other shards' failures decide.
+    template: Option<(CheckResult, bool)>,
+    /// Each chunk's counts, its listed failures and the file they came from.
+    chunks: BTreeMap<u64, (ChunkResult, Vec<CaseFailure>, String)>,
+    /// The files whose records' chunks are counted (a shard's file given twice counts once),
+    /// and those records' failed inputs per tier and seconds, added up.
+    files: Vec<String>,
+    by_tier: BTreeMap<Tier, u64>,
+    seconds: f64,
+}
+
+impl SweepJoin {
+    /// Joins `r`, a record of the sweep (not `missing`) read from `file`.
+    fn add(&mut self, mut r: CheckResult, file: &str) -> Result<(), String> {
+        if r.chunks.is_empty() {
+            self.whole.get_or_insert(r);
+            return Ok(());
+        }
+        let mut listed = std::mem::take(&mut r.failures).into_iter();
+        let mut counted = false;
         for c in &r.chunks {
-            match found.entry(c.chunk) {
+            let own: Vec<CaseFailure> = listed.by_ref().take(c.listed).collect();
+            match self.chunks.entry(c.chunk) {
                 Entry::Vacant(e) => {
-                    e.insert((c, i));
+                    e.insert((c.clone(), own, file.to_string()));
+                    counted = true;
                 }
                 Entry::Occupied(e) if (e.get().0.cases, e.get().0.failed) != (c.cases, c.failed) => {
+                    let (old, _, at) = e.get();
                     return Err(format!(
-                        "chunk `{}` has two results: {} and {} failing of {} cases",
-                        chunk_key(&key, c.chunk),
-                        e.get().0.failed,
+                        "chunk `{}` has two results: {} failing of {} cases in {at}, {} of {} in {file}",
+                        chunk_key(&r.id.to_string(), c.chunk),
+                        old.failed,
+                        old.cases,
                         c.failed,
                         c.cases
                     ));
@@ -147,67 +169,99 @@ fn sweep(
                 Entry::Occupied(_) => {}
             }
         }
-    }
-    let absent: Vec<u64> = chunks.iter().copied().filter(|k| !found.contains_key(k)).collect();
-    if !absent.is_empty() {
-        let named = absent
-            .iter()
-            .map(|&k| whose(&chunk_key(&key, k)).map(|w| format!("chunk {k} ({w})")))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut missing = CheckResult::new(id);
-        missing.status = Status::Missing;
-        missing.message = format!(
-            "planned, but no shard ran {} of its {} chunks: {}",
-            absent.len(),
-            chunks.len(),
-            named.join(", ")
-        );
-        return Ok(missing);
-    }
-    // The template: the first record that did not pass, else the first. A listed sweep's shard
-    // whose chunks all passed says "listed, but passed"; the other shards' failures decide.
-    let passed_though_listed = |r: &&CheckResult| r.deviation.is_some() && r.failed_inputs == 0;
-    let template = records
-        .iter()
-        .find(|r| r.status != Status::Pass && !passed_though_listed(r))
-        .or(records.first())
-        .ok_or("no record")?;
-    let mut merged = (*template).clone();
-    // Shards of one plan list as many failures per check as the CLI's runs do.
-    let cap = RunOptions::default().max_listed_failures;
-    let mut offsets = vec![0usize; records.len()];
-    let (mut cases, mut failed) = (0u64, 0u64);
-    let (mut by_row, mut failures, mut merged_chunks) = (BTreeMap::new(), Vec::new(), Vec::new());
-    for &k in chunks {
-        let (c, i) = found[&k];
-        cases += c.cases;
-        failed += c.failed;
-        for (row, n) in &c.by_row {
-            *by_row.entry(row.clone()).or_default() += n;
+        if counted {
+            self.files.push(file.to_string());
+            for (&tier, &n) in &r.failed_by_tier {
+                let sum = self.by_tier.get(&tier).map_or(Some(n), |sum| sum.checked_add(n));
+                let sum =
+                    sum.ok_or_else(|| self.overflow(&r.id, &format!("failed inputs of tier {tier}")))?;
+                self.by_tier.insert(tier, sum);
+            }
+            self.seconds += r.seconds;
         }
-        let own = records[i].failures.iter().skip(offsets[i]).take(c.listed);
-        offsets[i] += c.listed;
-        let room = cap.saturating_sub(failures.len());
-        let before = failures.len();
-        failures.extend(own.take(room).cloned());
-        merged_chunks.push(ChunkResult { listed: failures.len() - before, ..c.clone() });
+        let fails = r.status != Status::Pass && !(r.deviation.is_some() && r.failed_inputs == 0);
+        if self.template.as_ref().is_none_or(|(_, failing)| !failing && fails) {
+            self.template = Some((r, fails));
+        }
+        Ok(())
     }
-    merged.planned_inputs = usize::try_from(cases).ok();
-    merged.inputs = usize::try_from(cases).unwrap_or(usize::MAX);
-    merged.failed_inputs = usize::try_from(failed).unwrap_or(usize::MAX);
-    merged.seconds = records.iter().map(|r| r.seconds).sum();
-    let plain = match merged.status {
-        Status::Pass | Status::KnownDeviation => true,
-        Status::Fail => merged.deviation.is_none(),
-        _ => false,
-    };
-    if plain {
-        merged.message = sweep_message(&id.dtype, cases, failed, &by_row);
+
+    /// The merged record of sweep `id` over `chunks` (the plan's): the chunks' counts added
+    /// up in chunk order, or `missing` with every chunk no file holds, and the shard it
+    /// belongs to (`whose` of its key).
+    fn finish(
+        mut self,
+        id: CheckId,
+        chunks: &[u64],
+        whose: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<CheckResult, String> {
+        if let Some(whole) = self.whole {
+            return Ok(whole);
+        }
+        let key = id.to_string();
+        let absent: Vec<u64> = chunks.iter().copied().filter(|k| !self.chunks.contains_key(k)).collect();
+        if !absent.is_empty() {
+            let named = absent
+                .iter()
+                .map(|&k| whose(&chunk_key(&key, k)).map(|w| format!("chunk {k} ({w})")))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut missing = CheckResult::new(id);
+            missing.status = Status::Missing;
+            missing.message = format!(
+                "planned, but no shard ran {} of its {} chunks: {}",
+                absent.len(),
+                chunks.len(),
+                named.join(", ")
+            );
+            return Ok(missing);
+        }
+        // Shards of one plan list as many failures per check as the CLI's runs do.
+        let cap = RunOptions::default().max_listed_failures;
+        let (mut cases, mut failed) = (0u64, 0u64);
+        let (mut by_row, mut failures, mut merged_chunks) = (BTreeMap::new(), Vec::new(), Vec::new());
+        for k in chunks {
+            let (c, own, _) = self.chunks.remove(k).ok_or("no chunk")?;
+            let overflow = |what: &str| self.overflow(&id, what);
+            cases = cases.checked_add(c.cases).ok_or_else(|| overflow("cases"))?;
+            failed = failed.checked_add(c.failed).ok_or_else(|| overflow("failing cases"))?;
+            for (row, &n) in &c.by_row {
+                let sum: &mut u64 = by_row.entry(row.clone()).or_default();
+                *sum = sum.checked_add(n).ok_or_else(|| overflow(&format!("failing cases of row {row}")))?;
+            }
+            let room = cap.saturating_sub(failures.len());
+            let before = failures.len();
+            failures.extend(own.into_iter().take(room));
+            merged_chunks.push(ChunkResult { listed: failures.len() - before, ..c });
+        }
+        let too_many = |what: &str| format!("sweep `{key}`: {what} is more than this platform counts");
+        let (mut merged, _) = self.template.ok_or("no record")?;
+        merged.planned_inputs = Some(usize::try_from(cases).map_err(|_| too_many("its cases"))?);
+        merged.inputs = usize::try_from(cases).map_err(|_| too_many("its cases"))?;
+        merged.failed_inputs = usize::try_from(failed).map_err(|_| too_many("its failing cases"))?;
+        merged.seconds = self.seconds;
+        let plain = match merged.status {
+            Status::Pass | Status::KnownDeviation => true,
+            Status::Fail => merged.deviation.is_none(),
+            _ => false,
+        };
+        if plain {
+            merged.message = sweep_message(&id.dtype, cases, failed, &by_row);
+        }
+        merged.failed_by_row = by_row;
+        merged.tier = self.by_tier.keys().next().copied();
+        merged.failed_by_tier = self.by_tier;
+        merged.failures = failures;
+        merged.chunks = merged_chunks;
+        Ok(merged)
     }
-    merged.failed_by_row = by_row;
-    merged.failures = failures;
-    merged.chunks = merged_chunks;
-    Ok(merged)
+
+    /// The error of counts of sweep `id` that add up past `u64::MAX`.
+    fn overflow(&self, id: &CheckId, what: &str) -> String {
+        format!(
+            "sweep `{id}`: its shards' {what} add up past 2^64 - 1 (in {}): a results file is corrupt",
+            self.files.join(", ")
+        )
+    }
 }
 
 /// Writes `run` as a results file at its path: every result, and the end record when the run
@@ -301,4 +355,65 @@ fn ran_units(runs: &[Run]) -> Result<HashMap<String, CheckResult>, String> {
         }
     }
     Ok(ran.into_iter().map(|(k, (r, _))| (k, r.clone())).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::shard::ShardOfPlan;
+    use crate::results::{Rerun, RunInfo};
+    use crate::spec::Catalog;
+
+    const SWEEP: &str = "array-api:cpu:add:f16:exhaustive";
+
+    /// Two chunks of [`SWEEP`] owned by different shards of 2.
+    fn chunks_in_two_shards() -> [u64; 2] {
+        let owner = |k: u64| shard_of(&chunk_key(SWEEP, k), 2);
+        let k = (1..).find(|&k| owner(k) != owner(0)).unwrap_or_default();
+        if owner(0) == 1 { [0, k] } else { [k, 0] }
+    }
+
+    /// Shard `index` of 2 of a plan of [`SWEEP`]'s `chunks`, its record holding the chunk it
+    /// owns, `chunks[index - 1]`, with `cases[index - 1]` cases, one failing (a must).
+    fn shard(dir: &Path, index: u32, chunks: [u64; 2], cases: [u64; 2]) -> Run {
+        let mut info = RunInfo::new(&Catalog::builtin().unwrap(), 0, 0, vec![], Rerun::default());
+        info.plan_hash = "0123456789abcdef".to_string();
+        let units = chunks.iter().map(|&k| chunk_key(SWEEP, k)).collect();
+        info.shard = Some(ShardOfPlan { shard: Shard::new(index, 2).unwrap(), units });
+        let i = usize::try_from(index - 1).unwrap();
+        let mut r = CheckResult::new(SWEEP.parse().unwrap());
+        (r.status, r.inputs, r.failed_inputs) = (Status::Fail, usize::try_from(cases[i]).unwrap(), 1);
+        r.add_failed(Tier::Must, 1);
+        r.chunks = vec![ChunkResult {
+            chunk: chunks[i],
+            cases: cases[i],
+            failed: 1,
+            by_row: BTreeMap::new(),
+            listed: 0,
+        }];
+        let path = dir.join(format!("shard-{index}.jsonl"));
+        let writer = ResultsWriter::create(&path, &info, &[r.id.clone()], &BTreeMap::new()).unwrap();
+        writer.check(&r).unwrap();
+        writer.finish(1.0, 0).unwrap();
+        crate::results::read(&path).unwrap()
+    }
+
+    #[test]
+    fn a_sweeps_counts_that_add_up_past_u64_max_are_an_error_naming_the_files() {
+        let dir = std::env::temp_dir().join(format!("opspec-merge-overflow-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chunks = chunks_in_two_shards();
+        let runs = [shard(&dir, 1, chunks, [u64::MAX - 1, 2]), shard(&dir, 2, chunks, [u64::MAX - 1, 2])];
+        let e = merge(&runs, &dir.join("merged.jsonl")).unwrap_err();
+        assert!(e.contains(&format!("sweep `{SWEEP}`")) && e.contains("past 2^64 - 1"), "{e}");
+        for f in ["shard-1.jsonl", "shard-2.jsonl"] {
+            assert!(e.contains(&dir.join(f).display().to_string()), "{e}");
+        }
+        // Counts that fit add up as the unsharded run counts them.
+        let runs = [shard(&dir, 1, chunks, [5, 7]), shard(&dir, 2, chunks, [5, 7])];
+        let merged = merge(&runs, &dir.join("merged.jsonl")).unwrap();
+        let r = &merged.results[0];
+        assert_eq!((r.inputs, r.failed_inputs, r.failed_by_tier[&Tier::Must]), (12, 2, 2));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
