@@ -174,6 +174,39 @@ fn diff_gates_on_new_failures_and_expect_drafts_entries_that_make_them_known() {
 }
 
 #[test]
+fn expect_refuses_to_draft_from_an_incomplete_run_unless_allowed() {
+    let dir = scratch("expect-killed");
+    let out = dir.join("full").display().to_string();
+    let filter = "array-api:numr:maximum:f32:*";
+    assert_eq!(code(&opspec(&["run", "--adapter", "numr", "--filter", filter, "--out", &out])), 0);
+    // What a kill leaves: the run record, then half of the rest, cut in the middle of a line.
+    let full = std::fs::read_to_string(dir.join("full/results.jsonl")).unwrap();
+    let header = full.find('\n').unwrap() + 1;
+    let cut = dir.join("cut.jsonl");
+    std::fs::write(&cut, &full[..header + (full.len() - header) / 2]).unwrap();
+    let run = results::read(&cut).unwrap();
+    let missing: Vec<String> = run
+        .checks()
+        .map(Result::unwrap)
+        .filter(|r| r.status == Status::Missing)
+        .map(|r| r.id.to_string())
+        .collect();
+    assert!(!missing.is_empty());
+
+    let refused = opspec(&["expect", "--from", cut.to_str().unwrap()]);
+    assert_eq!(code(&refused), 4, "{}", text(&refused));
+    assert!(refused.stdout.is_empty(), "a draft was printed: {}", text(&refused));
+    let said = text(&refused);
+    assert!(said.contains("cut.jsonl is incomplete") && said.contains("--allow-incomplete"), "{said}");
+    assert!(missing.iter().all(|id| said.contains(&format!("missing {id}\n"))), "{said}");
+
+    let allowed = opspec(&["expect", "--from", cut.to_str().unwrap(), "--allow-incomplete"]);
+    assert_eq!(code(&allowed), 0, "{}", text(&allowed));
+    assert!(String::from_utf8_lossy(&allowed.stdout).starts_with("# Drafted by `opspec expect`"));
+    assert!(text(&allowed).contains(&format!("{} planned checks never ran", missing.len())));
+}
+
+#[test]
 fn a_deviation_past_its_tolerance_fails() {
     let dir = scratch("tolerance");
     let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n    tolerate:\n      failed_inputs: 1\n";

@@ -18,7 +18,7 @@ use std::path::Path;
 pub use conformance::{Conformance, verdicts};
 pub use diff::{Diff, diff};
 pub use html::escape;
-pub use merge::{merge, write_results};
+pub use merge::{Merged, merge};
 pub use summary::{github_summary, terminal_summary};
 pub use tally::Tally;
 
