@@ -1,16 +1,18 @@
 //! The results file, `results.jsonl` (format version 1, documented in `docs/RESULTS.md`):
 //! written record by record as a run goes, read back by `report`, `diff` and `expect`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fs::File;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
 use super::RunInfo;
-use super::{CheckResult, Rerun, Status};
+use super::{CheckResult, Status};
 use crate::spec::id::CheckId;
 
 /// The `format` field of a results file's first record.
@@ -51,6 +53,14 @@ pub struct Run {
     pub complete: bool,
 }
 
+/// Where a check record sits in its file, and the hash of its line, which finds it unchanged.
+#[derive(Clone, Copy, Debug)]
+struct Place {
+    offset: u64,
+    line: NonZeroU64,
+    hash: u64,
+}
+
 impl Run {
     /// A run held in memory (rendered without a file, or joined by `merge` before it is
     /// written): `results` in the order they are reported.
@@ -67,22 +77,91 @@ impl Run {
     /// Every planned check's result, owned, one at a time, in the order of the plan (a
     /// `missing` result for each that has no record). Read from the file again on every call:
     /// an item is an error naming the file and line where the file no longer reads as it did
-    /// when it was opened.
+    /// when it was opened; nothing follows it.
     pub fn checks(&self) -> impl Iterator<Item = Result<CheckResult, String>> + '_ {
         self.results.iter().cloned().map(Ok)
     }
+}
 
-    /// How to rerun the checks of `runs` per adapter label: the rerun commands of the first
-    /// run that checked the adapter.
-    pub fn reruns(runs: &[Run]) -> BTreeMap<&str, &Rerun> {
-        let mut reruns = BTreeMap::new();
-        for run in runs {
-            for r in &run.results {
-                reruns.entry(r.id.adapter_label()).or_insert(&run.info.rerun);
-            }
+/// A pass over a results file already read once: each record is read at its place again.
+struct Reread<'a> {
+    path: &'a Path,
+    at: std::slice::Iter<'a, Option<Place>>,
+    missing: std::slice::Iter<'a, CheckId>,
+    /// The open file and the offset it is at.
+    file: Option<(BufReader<File>, u64)>,
+    line: Vec<u8>,
+    failed: bool,
+}
+
+impl Iterator for Reread<'_> {
+    type Item = Result<CheckResult, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
         }
-        reruns
+        let result = match self.at.next()? {
+            None => match self.missing.next() {
+                Some(id) => Ok(missing(id.clone())),
+                None => Err(format!("{}: fewer unrun checks than when it was read", self.path.display())),
+            },
+            Some(place) => self.read(place),
+        };
+        self.failed = result.is_err();
+        Some(result)
     }
+}
+
+impl Reread<'_> {
+    /// The check record at `place`, which must be the line read there before.
+    fn read(&mut self, place: &Place) -> Result<CheckResult, String> {
+        let at = |what: &str| format!("{}:{}: {what}", self.path.display(), place.line);
+        let (file, pos) = match &mut self.file {
+            Some(open) => open,
+            None => {
+                let file = File::open(self.path).map_err(|e| at(&format!("cannot read it again: {e}")))?;
+                self.file.insert((BufReader::new(file), 0))
+            }
+        };
+        // Relative, so that records read in file order keep the buffer.
+        file.seek_relative(place.offset.wrapping_sub(*pos) as i64).map_err(|e| at(&e.to_string()))?;
+        self.line.clear();
+        let n = file.read_until(b'\n', &mut self.line).map_err(|e| at(&e.to_string()))?;
+        *pos = place.offset + n as u64;
+        if line_hash(&self.line) != place.hash {
+            return Err(at("the file changed while it was read: this line is not the check record it was"));
+        }
+        match serde_json::from_slice::<Record>(&self.line) {
+            Ok(Record::Check(r)) => Ok(*r),
+            _ => Err(at("the file changed while it was read: this line is no check record")),
+        }
+    }
+}
+
+/// The result of a planned check that has no record.
+fn missing(id: CheckId) -> CheckResult {
+    let mut missing = CheckResult::new(id);
+    missing.status = Status::Missing;
+    missing.message = "planned, but the run ended before it ran".to_string();
+    missing
+}
+
+/// The hash of a record's line.
+fn line_hash(line: &[u8]) -> u64 {
+    let mut h = DefaultHasher::new();
+    line.hash(&mut h);
+    h.finish()
+}
+
+/// A 128-bit hash of a check id: which planned check a record is, without keeping the ids.
+fn id_hash(id: &str) -> (u64, u64) {
+    let half = |salt: u8| {
+        let mut h = DefaultHasher::new();
+        (salt, id).hash(&mut h);
+        h.finish()
+    };
+    (half(0), half(1))
 }
 
 /// Writes a results file as the run goes; every record is flushed when written, so a killed
@@ -131,67 +210,155 @@ impl ResultsWriter {
     }
 }
 
-/// Reads a results file. A file that ends early (a killed run, possibly in the middle of a
-/// line) reads as incomplete; anything else malformed is an error naming the file and line.
+/// The first record, read field by field: its planned ids are hashed as they are read, not
+/// kept.
+#[derive(Deserialize)]
+struct Header<P> {
+    format: String,
+    version: u32,
+    info: Box<RunInfo>,
+    planned: P,
+    #[serde(default)]
+    sources: BTreeMap<String, String>,
+}
+
+/// The planned ids' hashes with their places in the plan, sorted by hash.
+struct PlannedHashes(Vec<((u64, u64), u32)>);
+
+impl<'de> Deserialize<'de> for PlannedHashes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<PlannedHashes, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = PlannedHashes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of check ids")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<PlannedHashes, A::Error> {
+                let mut hashes = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(id) = seq.next_element::<std::borrow::Cow<str>>()? {
+                    let place =
+                        u32::try_from(hashes.len()).map_err(|_| A::Error::custom("too many checks"))?;
+                    hashes.push((id_hash(&id), place));
+                }
+                Ok(PlannedHashes(hashes))
+            }
+        }
+        use serde::de::Error;
+        deserializer.deserialize_seq(Visit)
+    }
+}
+
+/// Reads a results file in one pass, line by line, keeping [`Place`]s (24 bytes per planned
+/// check) and the ids of the planned checks it holds no record of; its results are read again
+/// by [`Run::checks`]. A file that ends early (a killed run, possibly in the middle of a line)
+/// reads as incomplete; anything else malformed, a check recorded twice or not planned, or a
+/// record that contradicts itself ([`CheckResult::contradiction`]) is an error naming the file
+/// and line.
 pub fn read(path: &Path) -> Result<Run, String> {
     let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let at = |line: usize, what: String| format!("{}:{line}: {what}", path.display());
-    let lines: Vec<String> =
-        BufReader::new(file).lines().collect::<Result<_, _>>().map_err(|e| at(0, e.to_string()))?;
-    let mut records = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str::<Record>(line) {
-            Ok(r) => records.push(r),
-            // A killed run can leave half a line at the end.
-            Err(e) if i + 1 == lines.len() && e.is_eof() => break,
-            Err(e) => return Err(at(i + 1, format!("not a results record: {e}"))),
+    let at = |line: u64, what: String| format!("{}:{line}: {what}", path.display());
+    let mut reader = BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut offset = reader.read_until(b'\n', &mut buf).map_err(|e| at(1, e.to_string()))? as u64;
+    let header = run_record::<PlannedHashes>(&buf).map_err(|e| at(1, e))?;
+    let mut info = *header.info;
+    let mut index = header.planned.0;
+    let mut places: Vec<Option<Place>> = vec![None; index.len()];
+    index.sort_unstable();
+    if index.windows(2).any(|w| w[0].0 == w[1].0) {
+        return Err(at(1, "a check is planned twice".to_string()));
+    }
+    // The first line holds the plan: do not keep its room for the records.
+    buf = Vec::new();
+    let (mut line, mut complete) = (1u64, false);
+    loop {
+        buf.clear();
+        let start = offset;
+        let n = reader.read_until(b'\n', &mut buf).map_err(|e| at(line + 1, e.to_string()))?;
+        if n == 0 {
+            break;
         }
-    }
-    let mut records = records.into_iter();
-    let Some(Record::Run { format, version, info, planned, sources }) = records.next() else {
-        return Err(at(1, format!("not an opspec results file: the first record must be `run` ({FORMAT})")));
-    };
-    if format != FORMAT || version != VERSION {
-        return Err(at(
-            1,
-            format!("format `{format}` version {version}; this opspec reads `{FORMAT}` version {VERSION}"),
-        ));
-    }
-    let mut info = *info;
-    let mut done: HashMap<String, CheckResult> = HashMap::new();
-    let mut complete = false;
-    for (i, record) in records.enumerate() {
+        (offset, line) = (offset + n as u64, line + 1);
+        let record = match serde_json::from_slice::<Record>(&buf) {
+            Ok(r) => r,
+            // A killed run can leave half a line at the end.
+            Err(e) if e.is_eof() && reader.fill_buf().map_err(|e| at(line, e.to_string()))?.is_empty() => {
+                break;
+            }
+            Err(e) => return Err(at(line, format!("not a results record: {e}"))),
+        };
         match record {
             Record::Check(r) if !complete => {
                 let id = r.id.to_string();
-                if done.insert(id.clone(), *r).is_some() {
-                    return Err(at(i + 2, format!("check `{id}` is recorded twice")));
+                if let Some(why) = r.contradiction() {
+                    return Err(at(line, format!("check `{id}` contradicts itself: {why}")));
                 }
+                let Ok(i) = index.binary_search_by_key(&id_hash(&id), |&(h, _)| h) else {
+                    return Err(at(line, format!("check `{id}` has a result but was not planned")));
+                };
+                let place = &mut places[index[i].1 as usize];
+                if place.is_some() {
+                    return Err(at(line, format!("check `{id}` is recorded twice")));
+                }
+                let line = NonZeroU64::new(line).unwrap_or(NonZeroU64::MIN);
+                *place = Some(Place { offset: start, line, hash: line_hash(&buf) });
             }
             Record::End { seconds, finished_at } if !complete => {
                 (info.seconds, info.finished_at, complete) = (seconds, finished_at, true);
             }
-            Record::Run { .. } => return Err(at(i + 2, "a second `run` record".to_string())),
-            _ => return Err(at(i + 2, "a record after the `end` record".to_string())),
+            Record::Run { .. } => return Err(at(line, "a second `run` record".to_string())),
+            _ => return Err(at(line, "a record after the `end` record".to_string())),
         }
     }
-    let mut results = Vec::with_capacity(planned.len());
-    for id in &planned {
-        match done.remove(id) {
-            Some(r) => results.push(r),
-            None => {
-                let id: CheckId = id.parse().map_err(|e| at(1, format!("planned id `{id}`: {e}")))?;
-                let mut missing = CheckResult::new(id);
-                missing.status = Status::Missing;
-                missing.message = "planned, but the run ended before it ran".to_string();
-                results.push(missing);
-            }
-        }
+    drop(index);
+    let missing = if places.iter().any(Option::is_none) { unrun(path, &places)? } else { Vec::new() };
+    let reread = Reread {
+        path,
+        at: places.iter(),
+        missing: missing.iter(),
+        file: None,
+        line: Vec::new(),
+        failed: false,
+    };
+    let results = reread.collect::<Result<_, _>>()?;
+    Ok(Run { path: path.to_path_buf(), info, results, sources: header.sources, complete })
+}
+
+/// The first record of a results file, checked to be one of the format this opspec reads.
+fn run_record<'de, P: Deserialize<'de>>(line: &'de [u8]) -> Result<Header<P>, String> {
+    #[derive(Deserialize)]
+    struct Tag {
+        record: String,
     }
-    if let Some(id) = done.keys().next() {
-        return Err(at(0, format!("check `{id}` has a result but was not planned")));
+    let not_results = || format!("not an opspec results file: the first record must be `run` ({FORMAT})");
+    match serde_json::from_slice::<Tag>(line) {
+        Ok(tag) if tag.record == "run" => {}
+        Err(e) if !e.is_eof() => return Err(format!("not a results record: {e}")),
+        _ => return Err(not_results()),
     }
-    Ok(Run { path: path.to_path_buf(), info, results, sources, complete })
+    let header: Header<P> = serde_json::from_slice(line).map_err(|e| format!("not a results record: {e}"))?;
+    let (format, version) = (&header.format, header.version);
+    if format != FORMAT || version != VERSION {
+        return Err(format!(
+            "format `{format}` version {version}; this opspec reads `{FORMAT}` version {VERSION}"
+        ));
+    }
+    Ok(header)
+}
+
+/// The ids of the planned checks without a place, in plan order, read from the first line
+/// again.
+fn unrun(path: &Path, places: &[Option<Place>]) -> Result<Vec<CheckId>, String> {
+    let at = |what: String| format!("{}:1: {what}", path.display());
+    let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let mut buf = Vec::new();
+    BufReader::new(file).read_until(b'\n', &mut buf).map_err(|e| at(e.to_string()))?;
+    let planned = run_record::<Vec<String>>(&buf).map_err(at)?.planned;
+    if planned.len() != places.len() {
+        return Err(at("the file changed while it was read".to_string()));
+    }
+    let unrun = planned.iter().zip(places).filter(|(_, place)| place.is_none());
+    unrun.map(|(id, _)| id.parse().map_err(|e| at(format!("planned id `{id}`: {e}")))).collect()
 }
 
 #[cfg(test)]
