@@ -15,16 +15,23 @@ pub(super) fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u
         .map_err(|e| format!("--out {}: cannot write the merged results there: {e}", out.display()))?;
     let merged = report::merge(&runs, &out.join("results.jsonl"))?;
     report::write_results(&merged)?;
-    let missing: Vec<_> = merged.results.iter().filter(|r| r.status == Status::Missing).collect();
-    if !missing.is_empty() {
-        eprintln!("{} of the plan's {} checks were run by no shard:", missing.len(), merged.results.len());
-        for r in missing.iter().take(MISSING_LISTED) {
-            eprintln!("  missing {}: {}", r.id, r.message);
+    let (mut missing, mut listed) = (0usize, Vec::new());
+    for r in merged.checks() {
+        let r = r?;
+        if r.status == Status::Missing {
+            missing += 1;
+            if listed.len() < MISSING_LISTED {
+                listed.push(format!("  missing {}: {}", r.id, r.message));
+            }
         }
-        if missing.len() > MISSING_LISTED {
+    }
+    if missing > 0 {
+        eprintln!("{missing} of the plan's {} checks were run by no shard:", merged.planned());
+        listed.iter().for_each(|line| eprintln!("{line}"));
+        if missing > MISSING_LISTED {
             eprintln!(
                 "  … and {} more, each `missing` in {}",
-                missing.len() - MISSING_LISTED,
+                missing - MISSING_LISTED,
                 merged.path.display()
             );
         }

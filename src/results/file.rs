@@ -47,10 +47,22 @@ pub struct Run {
     /// The file it was read from (empty for a run rendered from memory).
     pub path: PathBuf,
     pub info: RunInfo,
-    pub results: Vec<CheckResult>,
     pub sources: BTreeMap<String, String>,
     /// False when the file ended before its `end` record: the run was killed.
     pub complete: bool,
+    checks: Source,
+}
+
+/// Where a run's results come from.
+#[derive(Clone, Debug)]
+enum Source {
+    /// Read again from the run's file on each pass: per planned check, in plan order, where
+    /// its record is (`None`: it has none); and the ids of those without one, in plan order.
+    File {
+        at: Vec<Option<Place>>,
+        missing: Vec<CheckId>,
+    },
+    Memory(Vec<CheckResult>),
 }
 
 /// Where a check record sits in its file, and the hash of its line, which finds it unchanged.
@@ -71,7 +83,7 @@ impl Run {
         sources: BTreeMap<String, String>,
         complete: bool,
     ) -> Run {
-        Run { path, info, results, sources, complete }
+        Run { path, info, sources, complete, checks: Source::Memory(results) }
     }
 
     /// Every planned check's result, owned, one at a time, in the order of the plan (a
@@ -79,7 +91,42 @@ impl Run {
     /// an item is an error naming the file and line where the file no longer reads as it did
     /// when it was opened; nothing follows it.
     pub fn checks(&self) -> impl Iterator<Item = Result<CheckResult, String>> + '_ {
-        self.results.iter().cloned().map(Ok)
+        match &self.checks {
+            Source::Memory(results) => Checks::Memory(results.iter()),
+            Source::File { at, missing } => Checks::File(Reread {
+                path: &self.path,
+                at: at.iter(),
+                missing: missing.iter(),
+                file: None,
+                line: Vec::new(),
+                failed: false,
+            }),
+        }
+    }
+
+    /// How many checks the run planned: how many [`Run::checks`] yields.
+    pub fn planned(&self) -> usize {
+        match &self.checks {
+            Source::Memory(results) => results.len(),
+            Source::File { at, .. } => at.len(),
+        }
+    }
+}
+
+/// One pass over a run's results.
+enum Checks<'a> {
+    Memory(std::slice::Iter<'a, CheckResult>),
+    File(Reread<'a>),
+}
+
+impl Iterator for Checks<'_> {
+    type Item = Result<CheckResult, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Checks::Memory(results) => results.next().cloned().map(Ok),
+            Checks::File(reread) => reread.next(),
+        }
     }
 }
 
@@ -312,16 +359,8 @@ pub fn read(path: &Path) -> Result<Run, String> {
     }
     drop(index);
     let missing = if places.iter().any(Option::is_none) { unrun(path, &places)? } else { Vec::new() };
-    let reread = Reread {
-        path,
-        at: places.iter(),
-        missing: missing.iter(),
-        file: None,
-        line: Vec::new(),
-        failed: false,
-    };
-    let results = reread.collect::<Result<_, _>>()?;
-    Ok(Run { path: path.to_path_buf(), info, results, sources: header.sources, complete })
+    let checks = Source::File { at: places, missing };
+    Ok(Run { path: path.to_path_buf(), info, sources: header.sources, complete, checks })
 }
 
 /// The first record of a results file, checked to be one of the format this opspec reads.
@@ -364,6 +403,7 @@ fn unrun(path: &Path, places: &[Option<Place>]) -> Result<Vec<CheckId>, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::Rerun;
     use crate::spec::Catalog;
 
     fn info() -> RunInfo {
@@ -374,17 +414,48 @@ mod tests {
         list.iter().map(|s| s.parse().unwrap()).collect()
     }
 
+    /// A directory of its own for test `name`.
+    fn dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("opspec-results-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A results file planning `planned`, with a passing record of each of `ran` (in that
+    /// order), finished when `finish`.
+    fn file(dir: &Path, planned: &[&str], ran: &[&str], finish: bool) -> PathBuf {
+        let path = dir.join("results.jsonl");
+        let writer = ResultsWriter::create(&path, &info(), &ids(planned), &BTreeMap::new()).unwrap();
+        for id in ids(ran) {
+            let mut r = CheckResult::new(id);
+            r.inputs = 7;
+            writer.check(&r).unwrap();
+        }
+        if finish {
+            writer.finish(1.5, 42).unwrap();
+        }
+        path
+    }
+
+    fn all(run: &Run) -> Vec<(String, Status)> {
+        run.checks().map(|r| r.map(|r| (r.id.to_string(), r.status)).unwrap()).collect()
+    }
+
+    /// The error reading `path` after `edit` changed its text.
+    fn refused(path: &Path, edit: impl FnOnce(String) -> String) -> String {
+        let text = edit(std::fs::read_to_string(path).unwrap());
+        std::fs::write(path, text).unwrap();
+        read(path).unwrap_err()
+    }
+
+    const A: &str = "array-api:cpu:add:f32:edges";
+    const B: &str = "array-api:cpu:add:f64:edges";
+    const C: &str = "table:add:f32:edges";
+
     #[test]
     fn a_killed_run_reads_as_incomplete_with_its_unrun_checks_missing() {
-        let dir = std::env::temp_dir().join(format!("opspec-results-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("killed.jsonl");
-        let planned = ids(&["array-api:cpu:add:f32:edges", "array-api:cpu:add:f64:edges"]);
-        let writer = ResultsWriter::create(&path, &info(), &planned, &BTreeMap::new()).unwrap();
-        let mut first = CheckResult::new(planned[0].clone());
-        first.inputs = 7;
-        writer.check(&first).unwrap();
-        drop(writer);
+        let dir = dir("killed");
+        let path = file(&dir, &[A, B, C], &[C], false);
         // Half a line, as a kill in the middle of a write leaves it.
         let mut text = std::fs::read_to_string(&path).unwrap();
         text += "{\"record\":\"check\",\"id\":\"arr";
@@ -392,29 +463,92 @@ mod tests {
 
         let run = read(&path).unwrap();
         assert!(!run.complete);
-        assert_eq!(run.results.len(), 2);
-        assert_eq!((run.results[0].status, run.results[0].inputs), (Status::Pass, 7));
-        assert_eq!(run.results[1].status, Status::Missing);
+        assert_eq!(run.planned(), 3);
+        let expected = [(A, Status::Missing), (B, Status::Missing), (C, Status::Pass)];
+        assert_eq!(all(&run), expected.map(|(id, s)| (id.to_string(), s)), "in the plan's order");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
-    fn a_finished_run_reads_as_complete_and_a_wrong_version_is_refused() {
-        let dir = std::env::temp_dir().join(format!("opspec-results-v-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("done.jsonl");
-        let planned = ids(&["table:add:f32:edges"]);
-        let writer = ResultsWriter::create(&path, &info(), &planned, &BTreeMap::new()).unwrap();
-        writer.check(&CheckResult::new(planned[0].clone())).unwrap();
-        writer.finish(1.5, 42).unwrap();
+    fn a_finished_run_reads_in_the_plans_order_and_a_wrong_version_is_refused() {
+        let dir = dir("done");
+        let path = file(&dir, &[A, B, C], &[B, C, A], true);
         let run = read(&path).unwrap();
         assert!(run.complete);
         assert_eq!((run.info.seconds, run.info.finished_at), (1.5, 42));
+        assert_eq!(all(&run), [A, B, C].map(|id| (id.to_string(), Status::Pass)));
+        assert_eq!(all(&run), all(&run), "every pass reads the same");
 
-        let text = std::fs::read_to_string(&path).unwrap().replacen("\"version\":1", "\"version\":9", 1);
-        std::fs::write(&path, text).unwrap();
+        let e = refused(&path, |t| t.replacen("\"version\":1", "\"version\":9", 1));
+        assert!(e.contains("results.jsonl:1:") && e.contains("version 9"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn checks_recorded_twice_or_unplanned_or_after_the_end_are_refused_with_their_line() {
+        let dir = dir("twice");
+        let path = file(&dir, &[A, B], &[A, B, A], true);
         let e = read(&path).unwrap_err();
-        assert!(e.contains("done.jsonl:1:") && e.contains("version 9"), "{e}");
+        assert!(e.ends_with(&format!("results.jsonl:4: check `{A}` is recorded twice")), "{e}");
+
+        let path = file(&dir, &[A], &[A, B], true);
+        let e = read(&path).unwrap_err();
+        assert!(
+            e.ends_with(&format!("results.jsonl:3: check `{B}` has a result but was not planned")),
+            "{e}"
+        );
+
+        let path = file(&dir, &[A, B], &[A, B], true);
+        let e = refused(&path, |t| {
+            let lines: Vec<&str> = t.lines().collect();
+            format!("{}\n{}\n{}\n{}\n", lines[0], lines[1], lines[3], lines[2])
+        });
+        assert!(e.contains("results.jsonl:4: a record after the `end` record"), "{e}");
+
+        let path = file(&dir, &[A, A], &[], true);
+        assert!(read(&path).unwrap_err().contains("results.jsonl:1: a check is planned twice"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_record_that_contradicts_itself_is_refused_with_its_line() {
+        let dir = dir("contradicts");
+        let path = file(&dir, &[A, B], &[A, B], true);
+        let e = refused(&path, |t| {
+            t.replacen("\"inputs\":7,\"failed_inputs\":0", "\"inputs\":7,\"failed_inputs\":2", 1)
+        });
+        assert!(e.contains(&format!("results.jsonl:2: check `{A}` contradicts itself: status pass")), "{e}");
+
+        let path = file(&dir, &[A, B], &[A, B], true);
+        let e = refused(&path, |t| t.replacen("\"dtype\":\"f64\"", "\"dtype\":\"f16\"", 1));
+        assert!(
+            e.contains("results.jsonl:3: not a results record: its `dtype` is not the one its id"),
+            "{e}"
+        );
+
+        let path = file(&dir, &[C], &[C], true);
+        let e = refused(&path, |t| t.replacen("\"adapter\":null", "\"adapter\":\"cpu\"", 1));
+        assert!(e.contains("results.jsonl:2: not a results record: its `adapter` is not the one"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_changed_after_it_was_read_is_an_error_naming_its_line_and_ends_the_pass() {
+        let dir = dir("changed");
+        let path = file(&dir, &[A, B, C], &[A, B, C], true);
+        let run = read(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The same length, another count.
+        std::fs::write(&path, text.replacen("\"inputs\":7", "\"inputs\":8", 2)).unwrap();
+        let pass: Vec<Result<CheckResult, String>> = run.checks().collect();
+        assert_eq!(pass.len(), 1, "nothing follows the error");
+        let e = pass[0].as_ref().unwrap_err();
+        assert!(e.contains("results.jsonl:2: the file changed while it was read"), "{e}");
+
+        // Cut short.
+        std::fs::write(&path, &text[..text.len() / 2]).unwrap();
+        let e = run.checks().find_map(Result::err).expect("an error");
+        assert!(e.contains("the file changed while it was read"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -426,4 +426,46 @@ mod tests {
         let back: CheckResult = serde_json::from_str(&json).unwrap();
         assert_eq!((back.id, back.inputs), (result.id, 3));
     }
+
+    #[test]
+    fn a_record_that_contradicts_itself_says_how() {
+        let pass = || {
+            let mut r = CheckResult::new("array-api:cpu:exp:f32:edges".parse().unwrap());
+            r.inputs = 10;
+            r
+        };
+        let failed = |n: usize| {
+            let mut r = pass();
+            (r.status, r.failed_inputs, r.tier) = (Status::Fail, n, Some(Tier::Must));
+            r
+        };
+        let failure: CaseFailure = serde_json::from_value(
+            serde_json::json!({"inputs": [], "expected": "", "actual": "", "steps": null, "reproduce": ""}),
+        )
+        .unwrap();
+        assert_eq!(pass().contradiction(), None);
+        assert_eq!(failed(10).contradiction(), None);
+        let cases: Vec<(CheckResult, &str)> = vec![
+            (CheckResult { failed_inputs: 1, ..pass() }, "status pass, but 1 failed inputs"),
+            (CheckResult { failures: vec![failure.clone()], ..pass() }, "1 listed failures"),
+            (CheckResult { tier: Some(Tier::Quality), ..pass() }, "and a tier"),
+            (failed(11), "11 failed inputs of 10"),
+            (CheckResult { failures: vec![failure.clone(); 3], ..failed(2) }, "3 listed failures of 2"),
+            (CheckResult { ulp_histogram: Some(vec![1; 3]), ..pass() }, "a ULP histogram of 3 buckets"),
+            (CheckResult { ulp_histogram: Some(vec![2; 10]), ..pass() }, "a ULP histogram of 20 results"),
+            (CheckResult { ulp_histogram: Some(vec![u64::MAX; 10]), ..pass() }, "counts overflow"),
+        ];
+        for (r, says) in cases {
+            let why = r.contradiction().unwrap_or_default();
+            assert!(why.contains(says), "{why:?} should say {says:?}");
+        }
+        let chunk =
+            |chunk, cases, failed| ChunkResult { chunk, cases, failed, by_row: BTreeMap::new(), listed: 0 };
+        let r = CheckResult { chunks: vec![chunk(0, 5, 6)], ..failed(6) };
+        assert_eq!(r.contradiction().as_deref(), Some("chunk 0: 6 failed cases of 5"));
+        let r = CheckResult { chunks: vec![chunk(3, 5, 1), chunk(3, 5, 1)], ..failed(2) };
+        assert_eq!(r.contradiction().as_deref(), Some("chunk 3 listed twice"));
+        let r = CheckResult { ulp_histogram: Some(vec![1; 10]), chunks: vec![chunk(0, 5, 1)], ..failed(1) };
+        assert_eq!(r.contradiction(), None);
+    }
 }
