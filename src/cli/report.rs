@@ -31,14 +31,14 @@ pub(super) fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u
 
 /// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
 pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result<u8, String> {
-    say(&terminal_summary(runs, render.verbose, render.gate));
+    say(&terminal_summary(runs, render.verbose, render.gate)?);
     report::write(out, runs, render.gate, render.github_summary.as_deref())?;
     say(&format!(
         "report: {} (JUnit: {})\n",
         out.join("index.html").display(),
         out.join("junit.xml").display()
     ));
-    let verdict = results::verdict(runs, render.allow_skips, render.gate);
+    let verdict = results::verdict(runs, render.allow_skips, render.gate)?;
     if verdict.code != 0 {
         eprintln!("{}", verdict.reason);
     }
