@@ -76,7 +76,9 @@ fn run(adapter: Flushing, profile: Option<&str>) -> Vec<CheckResult> {
 }
 
 fn verdict(results: &[CheckResult]) -> Conformance {
-    verdicts(results).remove(&("megengine", "flushing")).expect("a verdict for the pair")
+    verdicts(results)
+        .remove(&("megengine".to_string(), "flushing".to_string()))
+        .expect("a verdict for the pair")
 }
 
 fn failed(results: &[CheckResult]) -> Vec<&CheckResult> {

@@ -65,6 +65,11 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// Every result of `run`, read through.
+fn all(run: &results::Run) -> Vec<opspec::results::CheckResult> {
+    run.checks().collect::<Result<_, _>>().unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn results(dir: &Path) -> results::Run {
     results::read(&dir.join("results.jsonl")).unwrap()
 }
@@ -82,7 +87,7 @@ fn nothing_selected_is_exit_3_and_a_known_deviation_is_exit_0() {
     assert_eq!(code(&known), 0, "{}", text(&known));
     assert!(text(&known).contains("1 known deviations"), "{}", text(&known));
     let run = results(&dir.join("known"));
-    assert_eq!(run.results[0].status, Status::KnownDeviation);
+    assert_eq!(all(&run)[0].status, Status::KnownDeviation);
     assert!(dir.join("known/index.html").exists() && dir.join("known/junit.xml").exists());
 }
 
@@ -92,7 +97,7 @@ fn an_adapter_whose_every_check_is_skipped_is_exit_3_unless_allowed() {
     let out = dir.display().to_string();
     let args = ["run", "--adapter", "cuda", "--suite", "megengine", "--no-tables", "--out", &out];
     let skipped = opspec(&args);
-    let all_skipped = results(&dir).results.iter().all(|r| r.status == Status::Skip);
+    let all_skipped = all(&results(&dir)).iter().all(|r| r.status == Status::Skip);
     if all_skipped {
         assert_eq!(code(&skipped), 3, "{}", text(&skipped));
         assert!(text(&skipped).contains("every check of adapter cuda was skipped"), "{}", text(&skipped));
@@ -170,7 +175,40 @@ fn diff_gates_on_new_failures_and_expect_drafts_entries_that_make_them_known() {
     let known =
         opspec(&[&args[..], &["run", "--adapter", "numr", "--filter", filter, "--out", &out]].concat());
     assert_eq!(code(&known), 0, "the drafted entries do not cover the failures: {}", text(&known));
-    assert!(results(&dir.join("drafted")).results.iter().any(|r| r.status == Status::KnownDeviation));
+    assert!(all(&results(&dir.join("drafted"))).iter().any(|r| r.status == Status::KnownDeviation));
+}
+
+#[test]
+fn expect_refuses_to_draft_from_an_incomplete_run_unless_allowed() {
+    let dir = scratch("expect-killed");
+    let out = dir.join("full").display().to_string();
+    let filter = "array-api:numr:maximum:f32:*";
+    assert_eq!(code(&opspec(&["run", "--adapter", "numr", "--filter", filter, "--out", &out])), 0);
+    // What a kill leaves: the run record, then half of the rest, cut in the middle of a line.
+    let full = std::fs::read_to_string(dir.join("full/results.jsonl")).unwrap();
+    let header = full.find('\n').unwrap() + 1;
+    let cut = dir.join("cut.jsonl");
+    std::fs::write(&cut, &full[..header + (full.len() - header) / 2]).unwrap();
+    let run = results::read(&cut).unwrap();
+    let missing: Vec<String> = run
+        .checks()
+        .map(Result::unwrap)
+        .filter(|r| r.status == Status::Missing)
+        .map(|r| r.id.to_string())
+        .collect();
+    assert!(!missing.is_empty());
+
+    let refused = opspec(&["expect", "--from", cut.to_str().unwrap()]);
+    assert_eq!(code(&refused), 4, "{}", text(&refused));
+    assert!(refused.stdout.is_empty(), "a draft was printed: {}", text(&refused));
+    let said = text(&refused);
+    assert!(said.contains("cut.jsonl is incomplete") && said.contains("--allow-incomplete"), "{said}");
+    assert!(missing.iter().all(|id| said.contains(&format!("missing {id}\n"))), "{said}");
+
+    let allowed = opspec(&["expect", "--from", cut.to_str().unwrap(), "--allow-incomplete"]);
+    assert_eq!(code(&allowed), 0, "{}", text(&allowed));
+    assert!(String::from_utf8_lossy(&allowed.stdout).starts_with("# Drafted by `opspec expect`"));
+    assert!(text(&allowed).contains(&format!("{} planned checks never ran", missing.len())));
 }
 
 #[test]
@@ -181,7 +219,7 @@ fn a_deviation_past_its_tolerance_fails() {
     let out = dir.display().to_string();
     let run = opspec(&["--root", root.to_str().unwrap(), "run", "--exact", KNOWN, "--out", &out]);
     assert_eq!(code(&run), 1, "{}", text(&run));
-    let r = &results(&dir).results[0];
+    let r = &all(&results(&dir))[0].clone();
     assert_eq!(r.status, Status::Fail);
     assert!(r.message.contains("where the entry tolerates 1"), "{}", r.message);
 }
@@ -227,7 +265,7 @@ fn a_renamed_row_keeps_its_old_id_and_migrate_rewrites_it() {
     // The old id still names the renamed row's check.
     let run = opspec(&["--root", root_arg, "run", "--exact", new_id, "--out", &out]);
     assert_eq!(code(&run), 0, "the entry's old id no longer names the check: {}", text(&run));
-    assert_eq!(results(&dir.join("run")).results[0].status, Status::KnownDeviation);
+    assert_eq!(all(&results(&dir.join("run")))[0].status, Status::KnownDeviation);
 
     // Only maximum's row was renamed: `nan-any` in the pattern would lose minimum's check.
     let file = root.join("expectations/numr.yaml");
@@ -280,8 +318,8 @@ fn a_run_interrupted_with_ctrl_c_leaves_results_that_report_renders() {
     let report = opspec(&["report", results.to_str().unwrap(), "--out", &rendered]);
     assert_eq!(code(&report), 4, "{}", text(&report));
     let run = results::read(&results).unwrap();
-    assert!(!run.complete && run.results.iter().any(|r| r.status == Status::Missing));
-    assert!(run.results.iter().filter(|r| r.status != Status::Missing).count() >= 49);
+    assert!(!run.complete && all(&run).iter().any(|r| r.status == Status::Missing));
+    assert!(all(&run).iter().filter(|r| r.status != Status::Missing).count() >= 49);
 }
 
 /// Wraps the CPU adapter with markup in everything it says: its version, an error and a
@@ -344,7 +382,7 @@ fn mixed_report(dir: &Path) -> String {
     writer.finish(1.0, 0).unwrap();
     let run = results::read(&path).unwrap();
     for status in [Status::Pass, Status::Fail, Status::KnownDeviation, Status::Skip] {
-        assert!(run.results.iter().any(|r| r.status == status), "the mixed run has no {status:?}");
+        assert!(all(&run).iter().any(|r| r.status == status), "the mixed run has no {status:?}");
     }
     report::write(dir, &[run], opspec::spec::authority::Tier::Must, Some(&dir.join("summary.md"))).unwrap();
     std::fs::read_to_string(dir.join("index.html")).unwrap()

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use opspec::results::Status;
 use opspec::results::{self, Run};
+use opspec::results::{CheckResult, Status};
 use serde_json::Value;
 
 /// The checks of the shard tests: a suite against two adapters with tables, so that the
@@ -65,13 +65,18 @@ fn read(path: &Path) -> Run {
     results::read(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Every check's result, in plan order.
+fn checks(run: &Run) -> Vec<CheckResult> {
+    run.checks().collect::<Result<_, _>>().unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// `(id, status)` of every check, in order.
 fn verdicts(run: &Run) -> Vec<(String, Status)> {
-    run.results.iter().map(|r| (r.id.to_string(), r.status)).collect()
+    checks(run).into_iter().map(|r| (r.id.to_string(), r.status)).collect()
 }
 
 fn ids(run: &Run) -> BTreeSet<String> {
-    run.results.iter().map(|r| r.id.to_string()).collect()
+    checks(run).into_iter().map(|r| r.id.to_string()).collect()
 }
 
 /// The unsharded run of [`SELECTION`] and its four shards, run once, as five processes.
@@ -112,7 +117,7 @@ fn merge(files: &[&PathBuf], out: &Path) -> Ran {
 fn four_shards_merged_are_the_unsharded_run_check_for_check() {
     let f = fixture();
     let shards: Vec<Run> = f.shards.iter().map(|p| read(p)).collect();
-    let statuses: BTreeSet<&str> = f.full.results.iter().map(|r| r.status.name()).collect();
+    let statuses: BTreeSet<&str> = checks(&f.full).iter().map(|r| r.status.name()).collect();
     assert!(statuses.len() >= 3, "the plan should mix statuses: {statuses:?}");
     assert_eq!(f.full.info.plan_hash.len(), 16, "{:?}", f.full.info.plan_hash);
     let mut seen = BTreeSet::new();
@@ -121,7 +126,7 @@ fn four_shards_merged_are_the_unsharded_run_check_for_check() {
         let of = s.info.shard.as_ref().expect("a shard records its shard");
         assert_eq!(of.shard.to_string(), format!("{}/4", i + 1));
         assert_eq!(of.units, verdicts(&f.full).into_iter().map(|(id, _)| id).collect::<Vec<_>>());
-        assert!(!s.results.is_empty() && s.results.len() < f.full.results.len());
+        assert!(!ids(s).is_empty() && ids(s).len() < ids(&f.full).len());
         assert!(ids(s).iter().all(|id| seen.insert(id.clone())), "shard {} repeats a check", i + 1);
     }
 
@@ -154,7 +159,7 @@ fn a_lost_shard_is_missing_and_a_killed_one_can_be_retried() {
         lost.text.contains(&format!(
             "{} of the plan's {} checks were run by no shard",
             third.len(),
-            f.full.results.len()
+            ids(&f.full).len()
         )),
         "{}",
         lost.text
@@ -369,12 +374,12 @@ const SWEEP: [&str; 7] =
 
 /// What a sweep's result says: every field the chunks are joined into.
 fn sweep_summary(run: &Run) -> Value {
-    let r = &run.results[0];
+    let r = &checks(run)[0];
     let listed: Vec<&Vec<String>> = r.failures.iter().map(|f| &f.inputs).collect();
     serde_json::json!({
         "status": r.status.name(), "inputs": r.inputs, "planned": r.planned_inputs,
-        "failed": r.failed_inputs, "by_row": r.failed_by_row, "listed": listed,
-        "chunks": r.chunks, "message": r.message,
+        "failed": r.failed_inputs, "by_row": r.failed_by_row, "by_tier": r.failed_by_tier,
+        "tier": r.tier, "listed": listed, "chunks": r.chunks, "message": r.message,
     })
 }
 
@@ -390,8 +395,9 @@ fn a_sweeps_chunks_are_shard_units_and_merge_into_the_unsharded_sweep() {
     assert_eq!(ran[0].code, 0, "numr's maximum fails on NaNs, a known deviation: {}", ran[0].text);
     let full = read(&dir.join("full/results.jsonl"));
     let id = "array-api:numr:maximum:f16:exhaustive";
-    assert_eq!((full.results.len(), full.results[0].id.to_string()), (1, id.to_string()));
-    let r = &full.results[0];
+    let r = &checks(&full)[..];
+    assert_eq!((r.len(), r[0].id.to_string()), (1, id.to_string()));
+    let r = &r[0];
     assert_eq!((r.inputs, r.chunks.len()), (1 << 27, 4), "{}", r.message);
     assert!(r.failed_inputs > 0 && r.failed_by_row.contains_key("nan-either"), "{:?}", r.failed_by_row);
     assert_eq!(r.status.name(), "known_deviation");
@@ -407,7 +413,7 @@ fn a_sweeps_chunks_are_shard_units_and_merge_into_the_unsharded_sweep() {
         let s = read(path);
         assert_eq!(s.info.shard.as_ref().unwrap().units, units);
         assert_eq!(s.info.plan_hash, full.info.plan_hash);
-        if let Some(r) = s.results.first() {
+        if let Some(r) = checks(&s).first() {
             chunks_seen.extend(r.chunks.iter().map(|c| c.chunk));
             assert_eq!(r.inputs as u64, r.chunks.iter().map(|c| c.cases).sum::<u64>());
             with_chunks.push(i);
@@ -428,7 +434,7 @@ fn a_sweeps_chunks_are_shard_units_and_merge_into_the_unsharded_sweep() {
     let kept: Vec<&PathBuf> = shards.iter().enumerate().filter(|(i, _)| *i != lost).map(|(_, p)| p).collect();
     let partial = merge(&kept, &dir.join("partial"));
     assert_eq!(partial.code, 4, "{}", partial.text);
-    let absent = &read(&shards[lost]).results[0].chunks;
+    let absent = &checks(&read(&shards[lost]))[0].chunks;
     let named: Vec<String> = absent
         .iter()
         .map(|c| format!("chunk {} (shard {}/4, whose results were not given)", c.chunk, lost + 1))

@@ -4,38 +4,88 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::{MISSING_LISTED, say};
 use crate::results;
 use crate::results::Status;
 use crate::spec::Catalog;
 use crate::spec::authority::Tier;
 
+/// `expect --from`: prints the entries drafted from the failures of the results file at
+/// `path`. An incomplete file (a killed run, a merge that misses checks) is refused with exit
+/// 4, naming the checks that never ran, unless `allow_incomplete`.
+pub(super) fn draft(path: &Path, allow_incomplete: bool) -> Result<u8, String> {
+    let run = results::read(path)?;
+    if !run.complete {
+        // The number of planned checks and of missing ones, the first of them named.
+        let (mut planned, mut n, mut named) = (0, 0, Vec::new());
+        for r in run.checks() {
+            let r = r?;
+            planned += 1;
+            if r.status == Status::Missing {
+                n += 1;
+                if named.len() < MISSING_LISTED {
+                    named.push(r.id.to_string());
+                }
+            }
+        }
+        let file = path.display();
+        if allow_incomplete {
+            eprintln!(
+                "{file} is incomplete: drafted from the {} checks it finished; {n} planned checks never ran",
+                planned - n
+            );
+        } else {
+            eprintln!(
+                "error: {file} is incomplete (the run ended before its end record, or no shard ran \
+                 them): {n} of its {planned} planned checks never ran, and the draft would miss their \
+                 failures:"
+            );
+            for id in &named {
+                eprintln!("  missing {id}");
+            }
+            if n > MISSING_LISTED {
+                eprintln!("  … and {} more", n - MISSING_LISTED);
+            }
+            eprintln!(
+                "Run it again to the end (it was `{}`) and draft from that, or pass \
+                 --allow-incomplete to draft from the checks it finished.",
+                run.info.command
+            );
+            return Ok(results::EXIT_INCOMPLETE);
+        }
+    }
+    say(&draft_expectations(&run)?);
+    Ok(0)
+}
+
+/// One drafted entry: its failing dtypes, in plan order, and what its first failing check
+/// did and which rule that breaks.
+struct Draft {
+    dtypes: Vec<String>,
+    does: String,
+    why: String,
+}
+
 /// Expectations entries, one per failing (suite, adapter, op, case, tier) with its failing
 /// dtypes as a `{…}` pattern: what the implementation did, how to reproduce it, and the tier
 /// it fails; the reason is left for the vendor to quote from the document.
-pub(super) fn draft_expectations(run: &results::Run) -> String {
+fn draft_expectations(run: &results::Run) -> Result<String, String> {
     type Key = (String, String, String, String, Tier);
-    let mut groups: BTreeMap<Key, Vec<&crate::results::CheckResult>> = BTreeMap::new();
-    for r in run.results.iter().filter(|r| r.status == Status::Fail) {
+    let mut groups: BTreeMap<Key, Draft> = BTreeMap::new();
+    for r in run.checks() {
+        let r = r?;
+        if r.status != Status::Fail {
+            continue;
+        }
         let Some(adapter) = r.id.adapter_name() else { continue };
         let (suite, op, case) = (r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
         let key = (adapter.to_string(), suite, op, case, r.failed_tier());
-        groups.entry(key).or_default().push(r);
-    }
-    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    let mut out =
-        String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
-    let mut current = None;
-    for ((adapter, suite, op, case, tier), results) in groups {
-        if current.as_ref() != Some(&adapter) {
-            out += &format!("adapter: {adapter}\ndeviations:\n");
-            current = Some(adapter.clone());
+        if let Some(draft) = groups.get_mut(&key) {
+            draft.dtypes.push(r.id.dtype);
+            continue;
         }
-        let dtypes: Vec<&str> = results.iter().map(|r| r.id.dtype.as_str()).collect();
-        let dtype =
-            if dtypes.len() == 1 { dtypes[0].to_string() } else { format!("{{{}}}", dtypes.join(",")) };
-        let first = results[0];
-        let mut does = first.message.clone();
-        if let Some(f) = first.failures.first() {
+        let mut does = r.message.clone();
+        if let Some(f) = r.failures.first() {
             does += &format!(
                 "; e.g. {}: expected {}, got {} (reproduce: {})",
                 f.inputs.join(", "),
@@ -44,10 +94,22 @@ pub(super) fn draft_expectations(run: &results::Run) -> String {
                 f.reproduce
             );
         }
-        let why = match first.failures.first().map(|f| f.authority.as_str()) {
+        let why = match r.failures.first().map(|f| f.authority.as_str()) {
             Some(a) if !a.is_empty() => a.to_string(),
             _ => "TODO: quote the document's words this result breaks".to_string(),
         };
+        groups.insert(key, Draft { dtypes: vec![r.id.dtype], does, why });
+    }
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out =
+        String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
+    let mut current = None;
+    for ((adapter, suite, op, case, tier), Draft { dtypes, does, why }) in groups {
+        if current.as_ref() != Some(&adapter) {
+            out += &format!("adapter: {adapter}\ndeviations:\n");
+            current = Some(adapter.clone());
+        }
+        let dtype = if dtypes.len() == 1 { dtypes[0].clone() } else { format!("{{{}}}", dtypes.join(",")) };
         out += &format!(
             "  - id: {}\n    does: {}\n    why: {}\n    tier: {tier}\n",
             quote(&format!("{suite}:{adapter}:{op}:{dtype}:{case}")),
@@ -55,7 +117,7 @@ pub(super) fn draft_expectations(run: &results::Run) -> String {
             quote(&why)
         );
     }
-    out
+    Ok(out)
 }
 
 /// `expect --migrate`: rewrites in place the entries of `path` that name checks by old ids;

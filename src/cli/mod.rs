@@ -25,7 +25,7 @@ mod run;
 mod scheduler;
 
 use eval::{evaluate, oracle_agreement};
-use expect::{draft_expectations, migrate};
+use expect::{draft, migrate};
 use host::adapter_host;
 pub(crate) use host::serve_stdio;
 use report::{compare, merge, show};
@@ -280,6 +280,10 @@ enum Command {
         /// The expectations file to migrate, in place.
         #[arg(long)]
         migrate: Option<PathBuf>,
+        /// Draft from a results file that ended before its end record (a killed run, a merge
+        /// missing a shard) too: from the checks it finished.
+        #[arg(long, requires = "from")]
+        allow_incomplete: bool,
     },
     /// List check ids.
     List {
@@ -408,10 +412,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
             .and_then(|runs| show(&runs, out, render)),
         Command::Merge { shards, out, render } => merge(shards, out, render),
         Command::Diff { old, new, html } => compare(old, new, html.as_deref()),
-        Command::Expect { from: Some(from), .. } => results::read(from).map(|run| {
-            say(&draft_expectations(&run));
-            0
-        }),
+        Command::Expect { from: Some(from), allow_incomplete, .. } => draft(from, *allow_incomplete),
         Command::Expect { migrate: Some(path), .. } => catalog().and_then(|c| migrate(&c, path)),
         Command::Expect { .. } => Err("expect needs --from RESULTS or --migrate FILE".into()),
         Command::List { select, planned } => catalog().and_then(|c| {
@@ -475,7 +476,8 @@ fn adapter_names(checks: &[crate::run::Check]) -> Vec<&str> {
     checks.iter().filter_map(|c| c.id.adapter_name()).collect()
 }
 
-/// How many missing checks `merge` names on the terminal (the report lists them all).
+/// How many missing checks `merge` and `expect --from` name on the terminal (the report lists
+/// them all).
 const MISSING_LISTED: usize = 50;
 
 #[cfg(test)]

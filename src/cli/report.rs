@@ -5,43 +5,40 @@ use std::path::{Path, PathBuf};
 use super::{MISSING_LISTED, Render, say};
 use crate::report::{self, terminal_summary};
 use crate::results;
-use crate::results::Status;
 
 /// `merge`: joins the shards' results into `out/results.jsonl`, names the checks no shard
 /// ran, and renders the report as `report` would.
 pub(super) fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u8, String> {
-    let runs = shards.iter().map(|p| results::read(p)).collect::<Result<Vec<_>, _>>()?;
     std::fs::create_dir_all(out)
         .map_err(|e| format!("--out {}: cannot write the merged results there: {e}", out.display()))?;
-    let merged = report::merge(&runs, &out.join("results.jsonl"))?;
-    report::write_results(&merged)?;
-    let missing: Vec<_> = merged.results.iter().filter(|r| r.status == Status::Missing).collect();
-    if !missing.is_empty() {
-        eprintln!("{} of the plan's {} checks were run by no shard:", missing.len(), merged.results.len());
-        for r in missing.iter().take(MISSING_LISTED) {
+    let path = out.join("results.jsonl");
+    let merged = report::merge(shards, &path, MISSING_LISTED)?;
+    if merged.missing > 0 {
+        eprintln!("{} of the plan's {} checks were run by no shard:", merged.missing, merged.checks);
+        for r in &merged.first_missing {
             eprintln!("  missing {}: {}", r.id, r.message);
         }
-        if missing.len() > MISSING_LISTED {
+        if merged.missing > MISSING_LISTED {
             eprintln!(
                 "  … and {} more, each `missing` in {}",
-                missing.len() - MISSING_LISTED,
-                merged.path.display()
+                merged.missing - MISSING_LISTED,
+                path.display()
             );
         }
     }
-    show(&[results::read(&merged.path)?], out, render)
+    show(&[results::read(&path)?], out, render)
 }
 
 /// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
 pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result<u8, String> {
-    say(&terminal_summary(runs, render.verbose, render.gate));
+    say(&terminal_summary(runs, render.verbose, render.gate)?);
     report::write(out, runs, render.gate, render.github_summary.as_deref())?;
     say(&format!(
         "report: {} (JUnit: {})\n",
         out.join("index.html").display(),
         out.join("junit.xml").display()
     ));
-    let verdict = results::verdict(runs, render.allow_skips, render.gate);
+    let verdict = results::verdict(runs, render.allow_skips, render.gate)?;
     if verdict.code != 0 {
         eprintln!("{}", verdict.reason);
     }
@@ -51,7 +48,7 @@ pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result
 /// `diff`: the changes as text (and HTML); exit 1 on a new failure.
 pub(super) fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
     let (a, b) = (results::read(old)?, results::read(new)?);
-    let d = report::diff(std::slice::from_ref(&a), std::slice::from_ref(&b));
+    let d = report::diff(&a, &b)?;
     say(&d.text());
     if let Some(path) = html {
         let page = d.html(&old.display().to_string(), &new.display().to_string());

@@ -15,7 +15,6 @@ use serde::Serialize;
 use super::escape;
 use crate::results::{CheckResult, Status};
 use crate::spec::authority::Tier;
-use crate::spec::id::CheckId;
 
 /// The cells' colours, for the page's `<style>` (named as [`Verdict::name`] spells them).
 pub const STYLE: &str = "table.compliance td{text-align:left;white-space:nowrap}\
@@ -39,9 +38,10 @@ const COLUMNS: [&str; 11] = [
 ];
 
 /// A cell's verdict.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    #[default]
     Conforms,
     /// Conforms, but a check misses a recommendation.
     Recommendations,
@@ -66,11 +66,11 @@ impl Verdict {
 }
 
 /// How one adapter fares on one operation of one suite.
-#[derive(Debug, Serialize)]
-pub struct Cell<'a> {
-    pub suite: &'a str,
-    pub adapter: &'a str,
-    pub op: &'a str,
+#[derive(Debug, Default, Serialize)]
+pub struct Cell {
+    pub suite: String,
+    pub adapter: String,
+    pub op: String,
     /// Every check of the cell, skipped ones included.
     pub checks: usize,
     pub passed: usize,
@@ -83,38 +83,47 @@ pub struct Cell<'a> {
     pub known_deviations: usize,
     pub skipped: usize,
     pub verdict: Verdict,
-    /// The cell's checks, in the runs' order.
+    /// The first check, in the runs' order, failing each tier (must, should, quality), and
+    /// the first skipped one: what may decide the verdict.
     #[serde(skip)]
-    results: Vec<&'a CheckResult>,
+    first: [Option<String>; 4],
 }
 
-impl<'a> Cell<'a> {
-    fn of((suite, adapter, op): (&'a str, &'a str, &'a str), results: Vec<&'a CheckResult>) -> Cell<'a> {
-        let count = |f: &dyn Fn(&CheckResult) -> bool| results.iter().filter(|r| f(r)).count();
-        let failing = |tier: Tier| count(&|r| ran_and_failed(r) && r.failed_tier() == tier);
-        let (must, should, quality) = (failing(Tier::Must), failing(Tier::Should), failing(Tier::Quality));
-        let skipped = count(&|r| r.status == Status::Skip);
-        let verdict = match (must, should, quality) {
-            _ if skipped == results.len() => Verdict::Skipped,
+impl Cell {
+    /// Adds one check of the cell.
+    fn add(&mut self, r: &CheckResult) {
+        let counted = match r.status {
+            Status::Pass => {
+                self.passed += 1;
+                None
+            }
+            Status::Skip => {
+                self.skipped += 1;
+                Some(3)
+            }
+            // Failed, a known deviation, or never ran.
+            _ => {
+                self.known_deviations += usize::from(r.status == Status::KnownDeviation);
+                let (count, i) = match r.failed_tier() {
+                    Tier::Must => (&mut self.must, 0),
+                    Tier::Should => (&mut self.should, 1),
+                    Tier::Quality => (&mut self.quality, 2),
+                };
+                *count += 1;
+                Some(i)
+            }
+        };
+        self.checks += 1;
+        if let Some(first) = counted.map(|i| &mut self.first[i]).filter(|f| f.is_none()) {
+            *first = Some(r.id.to_string());
+        }
+        self.verdict = match (self.must, self.should, self.quality) {
+            _ if self.skipped == self.checks => Verdict::Skipped,
             (1.., _, _) => Verdict::DoesNotConform,
             (0, 1.., _) => Verdict::Recommendations,
             (0, 0, 1..) => Verdict::Quality,
             (0, 0, 0) => Verdict::Conforms,
         };
-        Cell {
-            suite,
-            adapter,
-            op,
-            checks: results.len(),
-            passed: count(&|r| r.status == Status::Pass),
-            must,
-            should,
-            quality,
-            known_deviations: count(&|r| r.status == Status::KnownDeviation),
-            skipped,
-            verdict,
-            results,
-        }
     }
 
     /// The verdict in a few words: `does not conform (2) · known deviations (1)`.
@@ -134,15 +143,15 @@ impl<'a> Cell<'a> {
 
     /// The check that decides the verdict: the first failing the verdict's tier, or the
     /// first skipped one; none for a cell that conforms.
-    fn deciding(&self) -> Option<&'a CheckId> {
-        let decides = |r: &CheckResult| match self.verdict {
-            Verdict::DoesNotConform => ran_and_failed(r) && r.failed_tier() == Tier::Must,
-            Verdict::Recommendations => ran_and_failed(r) && r.failed_tier() == Tier::Should,
-            Verdict::Quality => ran_and_failed(r) && r.failed_tier() == Tier::Quality,
-            Verdict::Skipped => r.status == Status::Skip,
-            Verdict::Conforms => false,
+    fn deciding(&self) -> Option<&str> {
+        let i = match self.verdict {
+            Verdict::DoesNotConform => 0,
+            Verdict::Recommendations => 1,
+            Verdict::Quality => 2,
+            Verdict::Skipped => 3,
+            Verdict::Conforms => return None,
         };
-        self.results.iter().find(|r| decides(r)).map(|r| &r.id)
+        self.first[i].as_deref()
     }
 
     /// Where the page shows the cell: the deciding check, opened, or (for a cell that
@@ -189,21 +198,30 @@ impl<'a> Cell<'a> {
     }
 }
 
-/// Whether a check counts against its cell: it failed, is a known deviation, or never ran
-/// (the run ended first, or its adapter did not start); a skipped check does not.
-fn ran_and_failed(r: &CheckResult) -> bool {
-    !matches!(r.status, Status::Pass | Status::Skip)
-}
+/// The cells being gathered, one check at a time. Table self-checks have no cell.
+#[derive(Debug, Default)]
+pub struct Cells(BTreeMap<(String, String, String), Cell>);
 
-/// The cells of `results`, by suite, adapter and operation.
-pub fn cells<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> Vec<Cell<'a>> {
-    let mut groups: BTreeMap<(&str, &str, &str), Vec<&CheckResult>> = BTreeMap::new();
-    for r in results {
-        if let (Some(suite), Some(adapter)) = (r.id.suite(), r.id.adapter_name()) {
-            groups.entry((suite, adapter, r.id.op.as_str())).or_default().push(r);
-        }
+impl Cells {
+    /// Adds one check.
+    pub fn add(&mut self, r: &CheckResult) {
+        let (Some(suite), Some(adapter)) = (r.id.suite(), r.id.adapter_name()) else { return };
+        let key = (suite.to_string(), adapter.to_string(), r.id.op.clone());
+        self.0
+            .entry(key)
+            .or_insert_with_key(|(suite, adapter, op)| Cell {
+                suite: suite.clone(),
+                adapter: adapter.clone(),
+                op: op.clone(),
+                ..Cell::default()
+            })
+            .add(r);
     }
-    groups.into_iter().map(|(key, results)| Cell::of(key, results)).collect()
+
+    /// The cells, by suite, adapter and operation.
+    pub fn finish(self) -> Vec<Cell> {
+        self.0.into_values().collect()
+    }
 }
 
 /// The page's section: per suite, a table of operations (rows) by adapters (columns), each
@@ -221,7 +239,7 @@ pub fn html(cells: &[Cell]) -> String {
     );
     let mut by_suite: BTreeMap<&str, BTreeMap<(&str, &str), &Cell>> = BTreeMap::new();
     for c in cells {
-        by_suite.entry(c.suite).or_default().insert((c.op, c.adapter), c);
+        by_suite.entry(&c.suite).or_default().insert((&c.op, &c.adapter), c);
     }
     for (suite, by_op) in by_suite {
         let adapters: BTreeSet<&str> = by_op.keys().map(|&(_, a)| a).collect();
@@ -293,6 +311,13 @@ fn quote(field: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The cells of `results`, by suite, adapter and operation.
+    fn cells<'a>(results: impl IntoIterator<Item = &'a CheckResult>) -> Vec<Cell> {
+        let mut cells = Cells::default();
+        results.into_iter().for_each(|r| cells.add(r));
+        cells.finish()
+    }
+
     /// Results from `(id, status, tier)`.
     fn results(checks: &[(&str, Status, Option<Tier>)]) -> Vec<CheckResult> {
         checks
@@ -327,16 +352,21 @@ mod tests {
         ])
     }
 
-    fn find<'a>(cells: &'a [Cell], suite: &str, adapter: &str, op: &str) -> &'a Cell<'a> {
-        cells.iter().find(|c| (c.suite, c.adapter, c.op) == (suite, adapter, op)).unwrap()
+    fn find<'a>(cells: &'a [Cell], suite: &str, adapter: &str, op: &str) -> &'a Cell {
+        cells
+            .iter()
+            .find(|c| (c.suite.as_str(), c.adapter.as_str(), c.op.as_str()) == (suite, adapter, op))
+            .unwrap()
     }
 
     #[test]
     fn each_cell_takes_the_most_authoritative_tier_its_checks_fail() {
         let results = sample();
         let cells = cells(&results);
-        let states: Vec<(&str, &str, &str, Verdict, String)> =
-            cells.iter().map(|c| (c.suite, c.adapter, c.op, c.verdict, c.text())).collect();
+        let states: Vec<(&str, &str, &str, Verdict, String)> = cells
+            .iter()
+            .map(|c| (c.suite.as_str(), c.adapter.as_str(), c.op.as_str(), c.verdict, c.text()))
+            .collect();
         let expected = [
             ("array-api", "liba", "add", Verdict::Conforms, "conforms"),
             ("array-api", "liba", "exp", Verdict::Quality, "conforms · quality (2) · known deviations (1)"),

@@ -24,9 +24,15 @@ pub struct Conformance {
 #[derive(Debug, PartialEq, Eq)]
 pub struct ProfileVerdict {
     pub profile: String,
+    /// The first [`PASSING_LISTED`] checks failing a must that pass under the profile.
     pub passing: Vec<String>,
+    /// How many more there are.
+    pub more_passing: usize,
     pub failing: usize,
 }
+
+/// The checks that pass only under a profile listed per verdict; the rest are counted.
+pub const PASSING_LISTED: usize = 1000;
 
 impl Conformance {
     /// How many checks fail `tier` at most (as their most authoritative failure).
@@ -74,34 +80,64 @@ impl Conformance {
 /// table self-checks have no adapter and no verdict.
 pub fn verdicts<'a>(
     results: impl IntoIterator<Item = &'a CheckResult>,
-) -> BTreeMap<(&'a str, &'a str), Conformance> {
-    let mut groups: BTreeMap<(&str, &str), Vec<&CheckResult>> = BTreeMap::new();
-    for r in results {
-        if r.id.adapter_name().is_some() && r.status != Status::Skip {
-            groups.entry((r.id.suite_label(), r.id.adapter_label())).or_default().push(r);
-        }
-    }
-    groups.into_iter().map(|(key, results)| (key, judge(&results))).collect()
+) -> BTreeMap<(String, String), Conformance> {
+    let mut verdicts = Verdicts::default();
+    results.into_iter().for_each(|r| verdicts.add(r));
+    verdicts.finish()
 }
 
-fn judge(results: &[&CheckResult]) -> Conformance {
-    let mut verdict = Conformance::default();
-    let mut musts = Vec::new();
-    for r in results.iter().filter(|r| r.status != Status::Pass) {
+/// The verdicts being gathered, one check at a time.
+#[derive(Debug, Default)]
+pub struct Verdicts(BTreeMap<(String, String), Judging>);
+
+/// One pair's verdict so far.
+#[derive(Debug, Default)]
+struct Judging {
+    failing: BTreeMap<Tier, usize>,
+    /// The first profile a check was judged under.
+    profile: Option<String>,
+    /// Checks failing a must: those that pass under the profile (the first listed), and the rest.
+    passing: Vec<String>,
+    more_passing: usize,
+    failing_under: usize,
+}
+
+impl Verdicts {
+    /// Adds one check.
+    pub fn add(&mut self, r: &CheckResult) {
+        if r.id.adapter_name().is_none() || r.status == Status::Skip {
+            return;
+        }
+        let key = (r.id.suite_label().to_string(), r.id.adapter_label().to_string());
+        let j = self.0.entry(key).or_default();
+        if j.profile.is_none() {
+            j.profile = r.under_profile.as_ref().map(|v| v.profile.to_string());
+        }
+        if r.status == Status::Pass {
+            return;
+        }
         let tier = r.failed_tier();
-        *verdict.failing.entry(tier).or_default() += 1;
+        *j.failing.entry(tier).or_default() += 1;
         if tier == Tier::Must {
-            musts.push(*r);
+            match r.under_profile.as_ref().is_some_and(|v| v.passes) {
+                true if j.passing.len() < PASSING_LISTED => j.passing.push(r.id.to_string()),
+                true => j.more_passing += 1,
+                false => j.failing_under += 1,
+            }
         }
     }
-    verdict.profile = results.iter().find_map(|r| r.under_profile.as_ref()).map(|v| {
-        let (passing, failing): (Vec<&CheckResult>, Vec<&CheckResult>) =
-            musts.iter().partition(|r| r.under_profile.as_ref().is_some_and(|v| v.passes));
-        ProfileVerdict {
-            profile: v.profile.to_string(),
-            passing: passing.iter().map(|r| r.id.to_string()).collect(),
-            failing: failing.len(),
-        }
-    });
-    verdict
+
+    /// The verdicts, by suite and adapter.
+    pub fn finish(self) -> BTreeMap<(String, String), Conformance> {
+        let judge = |j: Judging| Conformance {
+            failing: j.failing,
+            profile: j.profile.map(|profile| ProfileVerdict {
+                profile,
+                passing: j.passing,
+                more_passing: j.more_passing,
+                failing: j.failing_under,
+            }),
+        };
+        self.0.into_iter().map(|(key, j)| (key, judge(j))).collect()
+    }
 }

@@ -1,12 +1,13 @@
 //! Comparing two sets of runs, check by check: what newly fails, what was fixed, what is
 //! newly skipped, whose largest ULP error changed. CI gates on [`Diff::regressed`].
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::Run;
 use super::html::escape;
-use crate::results::{CheckResult, Status};
+use crate::bits::hash::fnv1a_128;
+use crate::results::Status;
 
 /// One check whose status or ULP maximum differs between the runs.
 #[derive(Clone, Debug)]
@@ -99,42 +100,70 @@ impl Change {
     }
 }
 
-/// The differences from `old` to `new`.
-pub fn diff(old: &[Run], new: &[Run]) -> Diff {
-    let index = |runs: &[Run]| -> BTreeMap<String, CheckResult> {
-        runs.iter().flat_map(|r| &r.results).map(|r| (r.id.to_string(), r.clone())).collect()
-    };
-    let (old, new) = (index(old), index(new));
-    let mut ids: Vec<&String> = old.keys().chain(new.keys()).collect();
-    ids.sort();
-    ids.dedup();
+/// The differences from `old` to `new`. The old run is held as a compact map from each
+/// check's id hash to what a change shows of it; the new run is streamed past it, and then
+/// the old run again for the checks the new one does not have.
+pub fn diff(old: &Run, new: &Run) -> Result<Diff, String> {
+    // Status and largest ULP error of each old check, and whether the new run has it.
+    let mut before: HashMap<u128, (Status, Option<f64>, bool)> = HashMap::new();
+    for r in old.checks() {
+        let r = r?;
+        before.insert(id_hash(&r.id.to_string()), (r.status, r.max_ulp_error, false));
+    }
     let mut d = Diff::default();
-    for id in ids {
-        let (o, n) = (old.get(id), new.get(id));
-        let change = Change {
-            id: id.clone(),
-            old: o.map(|r| r.status),
-            new: n.map(|r| r.status),
-            old_ulp: o.and_then(|r| r.max_ulp_error),
-            new_ulp: n.and_then(|r| r.max_ulp_error),
-            message: n.map_or(String::new(), |r| r.message.clone()),
-        };
-        let fails = |s: Option<Status>| s.is_some_and(Status::fails_run);
-        if change.old_ulp != change.new_ulp && o.is_some() && n.is_some() {
-            d.ulp_changes.push(change.clone());
-        }
-        if change.old == change.new {
-            continue;
-        }
-        if fails(change.new) && !fails(change.old) {
-            d.new_failures.push(change);
-        } else if fails(change.old) && matches!(change.new, Some(Status::Pass | Status::KnownDeviation)) {
-            d.fixes.push(change);
-        } else if change.new == Some(Status::Skip) {
-            d.newly_skipped.push(change);
-        } else {
-            d.other.push(change);
+    for r in new.checks() {
+        let r = r?;
+        let id = r.id.to_string();
+        let o = before.get_mut(&id_hash(&id)).map(|(status, ulp, seen)| {
+            *seen = true;
+            (*status, *ulp)
+        });
+        d.add(Change {
+            id,
+            old: o.map(|(status, _)| status),
+            new: Some(r.status),
+            old_ulp: o.and_then(|(_, ulp)| ulp),
+            new_ulp: r.max_ulp_error,
+            message: r.message,
+        });
+    }
+    for r in old.checks() {
+        let r = r?;
+        let id = r.id.to_string();
+        if before.get(&id_hash(&id)).is_some_and(|&(_, _, seen)| !seen) {
+            let (old, old_ulp) = (Some(r.status), r.max_ulp_error);
+            d.add(Change { id, old, new: None, old_ulp, new_ulp: None, message: String::new() });
         }
     }
-    d
+    for list in [&mut d.new_failures, &mut d.fixes, &mut d.newly_skipped, &mut d.other, &mut d.ulp_changes] {
+        list.sort_by(|a, b| a.id.cmp(&b.id));
+    }
+    Ok(d)
+}
+
+/// A 128-bit hash of a check id (two ids share one with a chance of about 2^-128).
+fn id_hash(id: &str) -> u128 {
+    fnv1a_128([id.as_bytes()])
+}
+
+impl Diff {
+    /// Files `change` under its kind, if it is a change.
+    fn add(&mut self, change: Change) {
+        let fails = |s: Option<Status>| s.is_some_and(Status::fails_run);
+        if change.old_ulp != change.new_ulp && change.old.is_some() && change.new.is_some() {
+            self.ulp_changes.push(change.clone());
+        }
+        if change.old == change.new {
+            return;
+        }
+        if fails(change.new) && !fails(change.old) {
+            self.new_failures.push(change);
+        } else if fails(change.old) && matches!(change.new, Some(Status::Pass | Status::KnownDeviation)) {
+            self.fixes.push(change);
+        } else if change.new == Some(Status::Skip) {
+            self.newly_skipped.push(change);
+        } else {
+            self.other.push(change);
+        }
+    }
 }

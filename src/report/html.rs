@@ -5,22 +5,27 @@
 //! here, and set as text (never as markup) by the script.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
 
 use serde::Serialize;
 
-use super::Tally;
+use super::compliance::{Cell, Cells};
+use super::conformance::Verdicts;
 use super::summary::counts;
-use crate::results::{CaseFailure, Citation, KnownDeviation, ULP_BUCKETS};
+use super::{Conformance, Tally};
+use crate::results::coverage::Coverage;
+use crate::results::{CaseFailure, CheckResult, Citation, KnownDeviation, SkippedAdapters, ULP_BUCKETS};
 use crate::results::{Run, RunInfo, Status};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
 const SHOWN_INPUTS: usize = 3;
 
 /// Which layouts reached each adapter's library as views and which the adapter copied, over
-/// the layout checks of `runs` (none: no section).
-fn layout_coverage(runs: &[Run]) -> String {
-    let coverage = crate::results::coverage::coverage(runs.iter().flat_map(|r| &r.results));
+/// the layout checks (none: no section).
+fn layout_coverage(coverage: &BTreeMap<String, BTreeMap<String, String>>) -> String {
     if coverage.is_empty() {
         return String::new();
     }
@@ -36,7 +41,7 @@ fn layout_coverage(runs: &[Run]) -> String {
         let _ = write!(out, "<th>{}</th>", escape(l));
     }
     out += "</tr>";
-    for (adapter, words) in &coverage {
+    for (adapter, words) in coverage {
         let _ = write!(out, "<tr><td>{}</td>", escape(adapter));
         for l in &layouts {
             let _ = write!(out, "<td>{}</td>", escape(words.get(*l).map_or("-", String::as_str)));
@@ -60,22 +65,6 @@ pub fn escape(s: &str) -> String {
         }
     }
     out
-}
-
-/// What the script draws from: every check, with its citation and deviation by index.
-#[derive(Serialize)]
-struct Data<'a> {
-    /// Every dtype's name, in the registry's order: the matrix's columns (a check about no
-    /// one dtype, or about two, goes under "other").
-    dtypes: Vec<&'static str>,
-    /// Per adapter, the command that reruns one of its checks up to `--exact ID`, from the
-    /// run that checked it (its invocation, environment and `--adapter NAME=SPEC`).
-    rerun: BTreeMap<&'a str, String>,
-    checks: Vec<CheckView<'a>>,
-    citations: Vec<&'a Citation>,
-    deviations: Vec<&'a KnownDeviation>,
-    /// The catalog files the checks cite, by path.
-    sources: BTreeMap<&'a str, &'a str>,
 }
 
 /// One check, with short keys: a report holds thousands.
@@ -120,75 +109,104 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-fn data(runs: &[Run]) -> Data<'_> {
-    let mut d = Data {
-        dtypes: opspec_adapter::DType::ALL.iter().map(|d| d.name()).collect(),
-        rerun: BTreeMap::new(),
-        checks: Vec::new(),
-        citations: Vec::new(),
-        deviations: Vec::new(),
-        sources: BTreeMap::new(),
-    };
-    let mut citation_index: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    let mut deviation_index: BTreeMap<&str, usize> = BTreeMap::new();
-    for (i, run) in runs.iter().enumerate() {
-        d.sources.extend(run.sources.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        for r in &run.results {
-            let cit = r.citation.as_ref().map(|c| {
-                *citation_index.entry((&c.row, &c.location)).or_insert_with(|| {
-                    d.citations.push(c);
-                    d.citations.len() - 1
-                })
-            });
-            let dev = r.deviation.as_ref().map(|dv| {
-                *deviation_index.entry(&dv.location).or_insert_with(|| {
-                    d.deviations.push(dv);
-                    d.deviations.len() - 1
-                })
-            });
-            // The first run that checked the adapter decides, as in `Run::reruns`.
-            d.rerun.entry(r.id.adapter_label()).or_insert_with(|| {
-                let rerun = &run.info.rerun;
-                format!("{}{}", rerun.run_prefix(), rerun.adapter_arg(r.id.adapter_name()))
-            });
-            let shown = &r.failures[..r.failures.len().min(SHOWN_INPUTS)];
-            d.checks.push(CheckView {
-                id: r.id.to_string(),
-                su: r.id.suite_label(),
-                ad: r.id.adapter_label(),
-                op: &r.id.op,
-                dt: &r.id.dtype,
-                st: r.status.name(),
-                tier: matches!(r.status, Status::Fail | Status::KnownDeviation)
-                    .then(|| r.failed_tier().name()),
-                run: i,
-                n: r.inputs,
-                nf: r.failed_inputs,
-                ulp: r.max_ulp_error,
-                msg: &r.message,
-                cit,
-                dev,
-                fails: shown,
-                more: r.failed_inputs.saturating_sub(shown.len()),
-                prof: r.under_profile.as_ref().map(|v| match (v.passes, v.failed_inputs) {
-                    (true, _) => format!("passes under profile {}", v.profile),
-                    (false, n) => format!("fails under profile {} too ({n} inputs)", v.profile),
-                }),
-                warn: &r.warnings,
-            });
+/// Every dtype's name, in the registry's order: the matrix's columns (a check about no one
+/// dtype, or about two, goes under "other").
+fn dtypes() -> Vec<&'static str> {
+    opspec_adapter::DType::ALL.iter().map(|d| d.name()).collect()
+}
+
+/// What the page's summaries show, gathered in one pass over the checks.
+#[derive(Default)]
+struct Head {
+    total: Tally,
+    cells: Cells,
+    verdicts: Verdicts,
+    coverage: Coverage,
+    skipped: SkippedAdapters,
+    /// Per (adapter, op, dtype): the ULP histograms summed, and the largest error.
+    histograms: BTreeMap<(String, String, String), (Vec<u64>, f64)>,
+    /// Per adapter, the command that reruns one of its checks up to `--exact ID`, from the
+    /// run that checked it first (its invocation, environment and `--adapter NAME=SPEC`).
+    rerun: BTreeMap<String, String>,
+}
+
+impl Head {
+    fn add(&mut self, run: &Run, r: &CheckResult) {
+        self.total.add(r);
+        self.cells.add(r);
+        self.verdicts.add(r);
+        self.coverage.add(r);
+        self.skipped.add(r);
+        if let Some(h) = &r.ulp_histogram {
+            let key = (r.id.adapter_label().to_string(), r.id.op.clone(), r.id.dtype.clone());
+            let e = self.histograms.entry(key).or_insert_with(|| (vec![0; ULP_BUCKETS.len()], 0.0));
+            e.0.iter_mut().zip(h).for_each(|(s, n)| *s += n);
+            e.1 = e.1.max(r.max_ulp_error.unwrap_or(0.0));
+        }
+        if !self.rerun.contains_key(r.id.adapter_label()) {
+            let rerun = &run.info.rerun;
+            let command = format!("{}{}", rerun.run_prefix(), rerun.adapter_arg(r.id.adapter_name()));
+            self.rerun.insert(r.id.adapter_label().to_string(), command);
         }
     }
-    d
 }
 
-/// JSON that can sit inside a `<script>` element: no `<` at all (only strings hold one).
-fn script_json(value: &impl Serialize) -> String {
-    serde_json::to_string(value).expect("report data serialises").replace('<', "\\u003c")
+/// A writer for JSON inside a `<script>` element: no `<` at all (only strings hold one; it
+/// becomes `\u003c`).
+struct ScriptSafe<W: Write>(W);
+
+impl<W: Write> Write for ScriptSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        for (i, part) in buf.split(|&b| b == b'<').enumerate() {
+            if i > 0 {
+                self.0.write_all(b"\\u003c")?;
+            }
+            self.0.write_all(part)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
-/// The whole page.
-pub fn render(runs: &[Run]) -> String {
-    let total = Tally::of(runs.iter().flat_map(|r| &r.results));
+/// Writes the whole page to `path`, the checks' data as they are read (two passes over the
+/// runs); returns the compliance table's cells.
+pub fn write(path: &Path, runs: &[Run]) -> Result<Vec<Cell>, String> {
+    let mut head = Head::default();
+    for run in runs {
+        for r in run.checks() {
+            head.add(run, &r?);
+        }
+    }
+    let cells = head.cells.finish();
+    let fail = |e: io::Error| format!("cannot write {}: {e}", path.display());
+    let file = File::create(path).map_err(fail)?;
+    let mut out = BufWriter::new(file);
+    let page = opening(runs, &head.total, &cells, head.verdicts.finish(), head.skipped.finish())
+        + &histograms(head.histograms)
+        + &layout_coverage(&head.coverage.finish())
+        + &gaps(runs)
+        + "<h2 id=\"environment\">Environment</h2>"
+        + &runs.iter().map(environment).collect::<String>()
+        + "<script type=\"application/json\" id=\"data\">";
+    out.write_all(page.as_bytes()).map_err(fail)?;
+    data(&mut ScriptSafe(&mut out), runs, &head.rerun, path)?;
+    let end = format!("</script><script>{}</script></body></html>\n", include_str!("page.js"));
+    out.write_all(end.as_bytes()).and_then(|()| out.flush()).map_err(fail)?;
+    Ok(cells)
+}
+
+/// The page up to its ULP histograms: the headline, banners, the compliance table and the
+/// verdicts, and the sections the script fills.
+fn opening(
+    runs: &[Run],
+    total: &Tally,
+    cells: &[Cell],
+    verdicts: BTreeMap<(String, String), Conformance>,
+    skipped: Vec<String>,
+) -> String {
     let mut page = String::new();
     let _ = write!(
         page,
@@ -210,49 +228,119 @@ pub fn render(runs: &[Run]) -> String {
         page,
         "<p class=\"headline\"><strong>{}</strong> checks: {}; {} inputs checked.</p>",
         total.pass + total.fail + total.known_deviation + total.skip + total.missing + total.unavailable,
-        escape(&counts(&total)),
+        escape(&counts(total)),
         total.inputs
     );
-    for adapter in crate::results::skipped_adapters(runs) {
+    for adapter in skipped {
         let _ = write!(
             page,
             "<p class=\"banner\">⚠ Every check of adapter <code>{}</code> was skipped: nothing of it was checked.</p>",
-            escape(adapter)
+            escape(&adapter)
         );
     }
-    page += &super::compliance::html(&super::compliance::cells(runs.iter().flat_map(|r| &r.results)));
-    page += &conformance(runs);
+    page += &super::compliance::html(cells);
+    page += &conformance(&verdicts);
     page += "<noscript><p>The matrix, the filters and the drill-downs need JavaScript; \
              results.jsonl holds every result.</p></noscript>";
     page += "<nav id=\"filters\" aria-label=\"filters\"></nav><section id=\"matrix\"></section>\
              <section id=\"checks\"></section><section id=\"source\" hidden></section>";
-    page += &histograms(runs);
-    page += &layout_coverage(runs);
-    page += &gaps(runs);
-    page += "<h2 id=\"environment\">Environment</h2>";
-    for run in runs {
-        page += &environment(run);
-    }
-    let _ = writeln!(
-        page,
-        "<script type=\"application/json\" id=\"data\">{}</script><script>{}</script></body></html>",
-        script_json(&data(runs)),
-        include_str!("page.js")
-    );
     page
+}
+
+/// What the script draws from, as one JSON object: every dtype (the matrix's columns), the
+/// rerun command per adapter, every check (read and written one at a time), its citations
+/// and deviations by index, and the catalog files the checks cite, by path.
+fn data(
+    out: &mut impl Write,
+    runs: &[Run],
+    rerun: &BTreeMap<String, String>,
+    path: &Path,
+) -> Result<(), String> {
+    let fail = |e: io::Error| format!("cannot write {}: {e}", path.display());
+    let (mut citations, mut citation_index) = (Vec::<Citation>::new(), BTreeMap::new());
+    let (mut deviations, mut deviation_index) = (Vec::<KnownDeviation>::new(), BTreeMap::new());
+    let mut sources: BTreeMap<&str, &str> = BTreeMap::new();
+    out.write_all(b"{\"dtypes\":").map_err(fail)?;
+    json(out, &dtypes()).map_err(fail)?;
+    out.write_all(b",\"rerun\":").map_err(fail)?;
+    json(out, rerun).map_err(fail)?;
+    out.write_all(b",\"checks\":[").map_err(fail)?;
+    let mut first = true;
+    for (i, run) in runs.iter().enumerate() {
+        sources.extend(run.sources.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        for r in run.checks() {
+            let r = r?;
+            let cit = r.citation.as_ref().map(|c| {
+                *citation_index.entry((c.row.clone(), c.location.clone())).or_insert_with(|| {
+                    citations.push(c.clone());
+                    citations.len() - 1
+                })
+            });
+            let dev = r.deviation.as_ref().map(|d| {
+                *deviation_index.entry(d.location.clone()).or_insert_with(|| {
+                    deviations.push(d.clone());
+                    deviations.len() - 1
+                })
+            });
+            if !first {
+                out.write_all(b",").map_err(fail)?;
+            }
+            first = false;
+            json(out, &view(&r, i, cit, dev)).map_err(fail)?;
+        }
+    }
+    out.write_all(b"],\"citations\":").map_err(fail)?;
+    json(out, &citations).map_err(fail)?;
+    out.write_all(b",\"deviations\":").map_err(fail)?;
+    json(out, &deviations).map_err(fail)?;
+    out.write_all(b",\"sources\":").map_err(fail)?;
+    json(out, &sources).map_err(fail)?;
+    out.write_all(b"}").map_err(fail)
+}
+
+/// `value` as compact JSON.
+fn json(out: &mut impl Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(out, value).map_err(io::Error::from)
+}
+
+/// The script's view of check `r` of run `run`, with the indexes of its citation and deviation.
+fn view(r: &CheckResult, run: usize, cit: Option<usize>, dev: Option<usize>) -> CheckView<'_> {
+    let shown = &r.failures[..r.failures.len().min(SHOWN_INPUTS)];
+    CheckView {
+        id: r.id.to_string(),
+        su: r.id.suite_label(),
+        ad: r.id.adapter_label(),
+        op: &r.id.op,
+        dt: &r.id.dtype,
+        st: r.status.name(),
+        tier: matches!(r.status, Status::Fail | Status::KnownDeviation).then(|| r.failed_tier().name()),
+        run,
+        n: r.inputs,
+        nf: r.failed_inputs,
+        ulp: r.max_ulp_error,
+        msg: &r.message,
+        cit,
+        dev,
+        fails: shown,
+        more: r.failed_inputs.saturating_sub(shown.len()),
+        prof: r.under_profile.as_ref().map(|v| match (v.passes, v.failed_inputs) {
+            (true, _) => format!("passes under profile {}", v.profile),
+            (false, n) => format!("fails under profile {} too ({n} inputs)", v.profile),
+        }),
+        warn: &r.warnings,
+    }
 }
 
 /// The verdict of each adapter on each suite, with the checks that pass only under a
 /// declared profile.
-fn conformance(runs: &[Run]) -> String {
-    let verdicts = super::verdicts(runs.iter().flat_map(|r| &r.results));
+fn conformance(verdicts: &BTreeMap<(String, String), Conformance>) -> String {
     if verdicts.is_empty() {
         return String::new();
     }
     let mut out = String::from(
         "<h2 id=\"conformance\">Conformance</h2><table class=\"verdicts\"><tr><th>suite</th><th>adapter</th><th>verdict</th></tr>",
     );
-    for ((suite, adapter), verdict) in &verdicts {
+    for ((suite, adapter), verdict) in verdicts {
         let _ = write!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}",
@@ -264,6 +352,9 @@ fn conformance(runs: &[Run]) -> String {
             out += "<details><summary>the checks that pass only under the profile</summary><ul>";
             for id in &p.passing {
                 let _ = write!(out, "<li><a href=\"#{0}\">{0}</a></li>", escape(id));
+            }
+            if p.more_passing > 0 {
+                let _ = write!(out, "<li>… and {} more (the checks' list shows each)</li>", p.more_passing);
             }
             out += "</ul></details>";
         }
@@ -311,16 +402,7 @@ fn plan(i: &RunInfo) -> String {
 }
 
 /// One inline SVG bar chart per (adapter, op, dtype) with ULP histograms, summed over suites.
-fn histograms(runs: &[Run]) -> String {
-    let mut sums: BTreeMap<(&str, &str, &str), (Vec<u64>, f64)> = BTreeMap::new();
-    for r in runs.iter().flat_map(|r| &r.results) {
-        let Some(h) = &r.ulp_histogram else { continue };
-        let e = sums
-            .entry((r.id.adapter_label(), r.id.op.as_str(), r.id.dtype.as_str()))
-            .or_insert_with(|| (vec![0; ULP_BUCKETS.len()], 0.0));
-        e.0.iter_mut().zip(h).for_each(|(s, n)| *s += n);
-        e.1 = e.1.max(r.max_ulp_error.unwrap_or(0.0));
-    }
+fn histograms(sums: BTreeMap<(String, String, String), (Vec<u64>, f64)>) -> String {
     if sums.is_empty() {
         return String::new();
     }
@@ -398,9 +480,9 @@ mod tests {
 
     #[test]
     fn the_matrix_has_a_column_for_every_dtype_of_the_registry() {
-        let data = data(&[]);
-        assert_eq!(data.dtypes.len(), opspec_adapter::DType::ALL.len());
-        assert!(data.dtypes.contains(&"c64") && data.dtypes.contains(&"c128"), "{:?}", data.dtypes);
+        let dtypes = dtypes();
+        assert_eq!(dtypes.len(), opspec_adapter::DType::ALL.len());
+        assert!(dtypes.contains(&"c64") && dtypes.contains(&"c128"), "{dtypes:?}");
     }
 
     #[test]
@@ -413,7 +495,9 @@ mod tests {
 
     #[test]
     fn embedded_json_cannot_close_its_script_element() {
-        let json = script_json(&vec!["</script><script>alert(1)</script>"]);
+        let mut out = Vec::new();
+        super::json(&mut ScriptSafe(&mut out), &vec!["</script><script>alert(1)</script>"]).unwrap();
+        let json = String::from_utf8(out).unwrap();
         assert!(!json.contains('<'), "{json}");
         let back: Vec<String> = serde_json::from_str(&json).unwrap();
         assert_eq!(back[0], "</script><script>alert(1)</script>");

@@ -9,8 +9,12 @@
 //! property would look like any other pass.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
 
+use super::{Reruns, each_check};
 use crate::results::{CheckResult, Rerun, Run, Status};
 use crate::spec::authority::Tier;
 
@@ -27,44 +31,77 @@ fn escape(s: &str) -> String {
 /// Listed failing inputs per failure body (GitLab limits the objects it parses).
 const BODY_INPUTS: usize = 3;
 
-/// The whole document.
-pub fn render(runs: &[Run], gate: Tier) -> String {
-    let mut suites: BTreeMap<String, Vec<&CheckResult>> = BTreeMap::new();
-    for r in runs.iter().flat_map(|r| &r.results) {
-        suites.entry(format!("{}:{}", r.id.suite_label(), r.id.adapter_label())).or_default().push(r);
+/// One `<testsuite>`'s counts.
+#[derive(Default)]
+struct Counts {
+    tests: usize,
+    failures: usize,
+    errors: usize,
+    skipped: usize,
+    seconds: f64,
+}
+
+impl Counts {
+    fn add(&mut self, r: &CheckResult, gate: Tier) {
+        self.tests += 1;
+        self.failures += usize::from(r.status == Status::Fail && r.fails(gate));
+        self.errors += usize::from(matches!(r.status, Status::Missing | Status::Unavailable));
+        self.skipped += usize::from(matches!(r.status, Status::Skip | Status::KnownDeviation));
+        self.seconds += r.seconds;
     }
-    let count = |list: &[&CheckResult], f: fn(Status) -> bool| list.iter().filter(|r| f(r.status)).count();
-    let failing =
-        |list: &[&CheckResult]| list.iter().filter(|r| r.status == Status::Fail && r.fails(gate)).count();
-    let all: Vec<&CheckResult> = suites.values().flatten().copied().collect();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
+}
+
+/// The `<testsuite>` a check belongs to: its suite and adapter.
+fn suite_of(r: &CheckResult) -> String {
+    format!("{}:{}", r.id.suite_label(), r.id.adapter_label())
+}
+
+/// Writes the whole document to `path`: the counts from one pass over the runs, then each
+/// `<testsuite>`'s test cases, one pass each, written as they are read.
+pub fn write(path: &Path, runs: &[Run], gate: Tier) -> Result<(), String> {
+    let mut suites: BTreeMap<String, Counts> = BTreeMap::new();
+    let mut reruns = Reruns::default();
+    each_check(runs, |run, r| {
+        reruns.add(run, &r);
+        suites.entry(suite_of(&r)).or_default().add(&r, gate);
+        Ok(())
+    })?;
+    let fail = |e: io::Error| format!("cannot write {}: {e}", path.display());
+    let mut out = BufWriter::new(File::create(path).map_err(fail)?);
+    let total = |f: fn(&Counts) -> usize| suites.values().map(f).sum::<usize>();
+    write!(
         out,
-        "<testsuites name=\"opspec\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">",
-        all.len(),
-        failing(&all),
-        count(&all, |s| matches!(s, Status::Missing | Status::Unavailable)),
-        all.iter().map(|r| r.seconds).sum::<f64>()
-    );
-    let (reruns, none) = (Run::reruns(runs), Rerun::default());
-    for (name, list) in &suites {
-        let _ = writeln!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <testsuites name=\"opspec\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3}\">\n",
+        total(|c| c.tests),
+        total(|c| c.failures),
+        total(|c| c.errors),
+        suites.values().map(|c| c.seconds).sum::<f64>()
+    )
+    .map_err(fail)?;
+    let none = Rerun::default();
+    for (name, c) in &suites {
+        writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
             escape(name),
-            list.len(),
-            failing(list),
-            count(list, |s| matches!(s, Status::Missing | Status::Unavailable)),
-            count(list, |s| matches!(s, Status::Skip | Status::KnownDeviation)),
-            list.iter().map(|r| r.seconds).sum::<f64>()
-        );
-        for r in list {
-            out += &testcase(name, r, gate, reruns.get(r.id.adapter_label()).copied().unwrap_or(&none));
-        }
-        out += "  </testsuite>\n";
+            c.tests,
+            c.failures,
+            c.errors,
+            c.skipped,
+            c.seconds
+        )
+        .map_err(fail)?;
+        each_check(runs, |_, r| {
+            if suite_of(&r) != *name {
+                return Ok(());
+            }
+            let rerun = reruns.get(runs, r.id.adapter_label()).unwrap_or(&none);
+            out.write_all(testcase(name, &r, gate, rerun).as_bytes()).map_err(fail)
+        })?;
+        out.write_all(b"  </testsuite>\n").map_err(fail)?;
     }
-    out += "</testsuites>\n";
-    out
+    out.write_all(b"</testsuites>\n").and_then(|()| out.flush()).map_err(fail)
 }
 
 fn testcase(classname: &str, r: &CheckResult, gate: Tier, rerun: &Rerun) -> String {

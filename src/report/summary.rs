@@ -1,38 +1,27 @@
 //! Text summaries of runs: the terminal's (one line per suite and adapter, `--verbose` one
 //! per operation and dtype, then known deviations and failures, grouped) and the Markdown
-//! one for a CI job page (GitHub's `$GITHUB_STEP_SUMMARY`, at most 1 MiB).
+//! one for a CI job page (GitHub's `$GITHUB_STEP_SUMMARY`, at most 1 MiB). Each is gathered
+//! in one pass over the runs' checks, keeping counts per group and a bounded number of checks.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use opspec_adapter::{BinaryOp, DType, TernaryOp, UnaryOp};
 
-use super::{Conformance, Tally, verdicts};
+use super::conformance::Verdicts;
+use super::{Conformance, Reruns, Tally, each_check};
+use crate::results::coverage::{Coverage, coverage_text};
 use crate::results::{CheckResult, Rerun, Run, Status};
 use crate::spec::authority::Tier;
 
 /// Failures printed in full on the terminal; the rest are listed by id.
 const FULL_REPORTS: usize = 20;
+/// Failures listed on the terminal, in full or by id; the rest are counted.
+const LISTED: usize = 1000;
 /// Distinct skip reasons, or library warnings, listed per adapter on the terminal.
 const TOP_REASONS: usize = 5;
 /// GitHub aborts a step summary above 1 MiB; stay well below.
 const MARKDOWN_LIMIT: usize = 900 * 1024;
-
-fn all(runs: &[Run]) -> impl Iterator<Item = &CheckResult> {
-    runs.iter().flat_map(|r| &r.results)
-}
-
-/// Results grouped by a key, in key order.
-fn grouped<'a, K: Ord>(
-    runs: &'a [Run],
-    key: impl Fn(&'a CheckResult) -> K,
-) -> BTreeMap<K, Vec<&'a CheckResult>> {
-    let mut groups: BTreeMap<K, Vec<&CheckResult>> = BTreeMap::new();
-    for r in all(runs) {
-        groups.entry(key(r)).or_default().push(r);
-    }
-    groups
-}
 
 /// `12 passed, 1 failed, …`, leaving out the statuses no check has (passed and failed always).
 pub fn counts(t: &Tally) -> String {
@@ -50,37 +39,145 @@ pub fn counts(t: &Tally) -> String {
     out
 }
 
+/// A failing check's group: suite, adapter and operation.
+type Group = (String, String, String);
+
+/// What the summaries show of a set of runs, gathered check by check.
+#[derive(Default)]
+struct Summary {
+    gate: Option<Tier>,
+    total: Tally,
+    by_pair: BTreeMap<(String, String), Tally>,
+    verdicts: Verdicts,
+    coverage: Coverage,
+    /// Per (suite, adapter, op, dtype): the tally and the seconds its checks took.
+    by_op: BTreeMap<(String, String, String, String), (Tally, f64)>,
+    /// Per expectations entry (path, line): checks, failed inputs, inputs, what it does.
+    known: BTreeMap<(String, u64), (usize, usize, usize, String)>,
+    /// Per adapter: while every check of it was skipped, how many gave each reason.
+    skip_reasons: BTreeMap<String, Option<BTreeMap<String, usize>>>,
+    /// Per adapter: how many checks each step of its own failed in, and each warning was raised in.
+    steps: BTreeMap<String, BTreeMap<String, usize>>,
+    warnings: BTreeMap<String, BTreeMap<String, usize>>,
+    reruns: Reruns,
+    /// The checks failing at the gate: how many per group, and the first [`LISTED`] (the
+    /// first [`FULL_REPORTS`] of them in full) by group and then the runs' order.
+    failing: BTreeMap<Group, usize>,
+    listed: BTreeMap<(Group, usize), String>,
+    full: BTreeMap<(Group, usize), (usize, CheckResult)>,
+    /// Failures below the gate, by the tier they fail.
+    below: BTreeMap<Tier, usize>,
+    /// The Markdown lines of the first failing checks (as many as fit below the limit).
+    markdown: Vec<String>,
+    markdown_bytes: usize,
+    /// The failing checks so far, to find the first whose line did not fit.
+    markdown_fit: usize,
+    seen: usize,
+}
+
+impl Summary {
+    /// The summary of `runs` at `gate`: one pass.
+    fn of(runs: &[Run], gate: Tier) -> Result<Summary, String> {
+        let mut s = Summary { gate: Some(gate), ..Summary::default() };
+        each_check(runs, |run, r| {
+            s.add(run, r);
+            Ok(())
+        })?;
+        Ok(s)
+    }
+
+    fn add(&mut self, run: usize, r: CheckResult) {
+        let gate = self.gate.unwrap_or(Tier::Must);
+        let (suite, adapter) = (r.id.suite_label().to_string(), r.id.adapter_label().to_string());
+        self.total.add(&r);
+        self.by_pair.entry((suite.clone(), adapter.clone())).or_default().add(&r);
+        self.verdicts.add(&r);
+        self.coverage.add(&r);
+        let op = (suite.clone(), adapter.clone(), r.id.op.clone(), r.id.dtype.clone());
+        let (tally, seconds) = self.by_op.entry(op).or_default();
+        tally.add(&r);
+        *seconds += r.seconds;
+        if let (Status::KnownDeviation, Some(d)) = (r.status, &r.deviation) {
+            // `path:line`, ordered by path, then line number.
+            let (path, line) = d.location.rsplit_once(':').unwrap_or((&d.location, ""));
+            let key = (path.to_string(), line.parse().unwrap_or(0));
+            let e = self.known.entry(key).or_insert_with(|| (0, 0, 0, d.does.clone()));
+            (e.0, e.1, e.2) = (e.0 + 1, e.1 + r.failed_inputs, e.2 + r.inputs);
+        }
+        if let Some(name) = r.id.adapter_name() {
+            let reasons = self.skip_reasons.entry(name.to_string()).or_insert_with(|| Some(BTreeMap::new()));
+            match (r.status, reasons.as_mut()) {
+                (Status::Skip, Some(reasons)) => *reasons.entry(generic_reason(&r)).or_default() += 1,
+                (Status::Skip, None) => {}
+                _ => *reasons = None,
+            }
+        }
+        let texts = std::iter::once(r.message.as_str()).chain(r.failures.iter().map(|f| f.actual.as_str()));
+        let mut steps: Vec<String> = texts.filter_map(failed_step).collect();
+        steps.sort();
+        steps.dedup();
+        let counts = self.steps.entry(adapter.clone()).or_default();
+        steps.into_iter().for_each(|step| *counts.entry(step).or_default() += 1);
+        let counts = self.warnings.entry(adapter.clone()).or_default();
+        r.warnings.iter().for_each(|w| *counts.entry(w.clone()).or_default() += 1);
+        self.reruns.add(run, &r);
+        if r.status == Status::Fail && !r.fails(gate) {
+            *self.below.entry(r.failed_tier()).or_default() += 1;
+        }
+        if r.fails(gate) {
+            let line = format!("- `{}` ({}): {}\n", r.id, r.status.name(), markdown_text(&r.message));
+            // The lines up to the first that does not fit below the limit, even alone.
+            if self.markdown.len() == self.markdown_fit && self.markdown_bytes + line.len() <= MARKDOWN_LIMIT
+            {
+                self.markdown_bytes += line.len();
+                self.markdown.push(line);
+            }
+            self.markdown_fit += 1;
+            let group = (suite, adapter, r.id.op.clone());
+            *self.failing.entry(group.clone()).or_default() += 1;
+            let key = (group, self.seen);
+            self.listed.insert(key.clone(), format!("  {} {}: {}\n", r.id, r.status_text(), r.message));
+            if self.listed.len() > LISTED {
+                self.listed.pop_last();
+            }
+            self.full.insert(key, (run, r));
+            if self.full.len() > FULL_REPORTS {
+                self.full.pop_last();
+            }
+        }
+        self.seen += 1;
+    }
+}
+
 /// What the terminal shows after a run or for `report`.
-pub fn terminal_summary(runs: &[Run], verbose: bool, gate: Tier) -> String {
+pub fn terminal_summary(runs: &[Run], verbose: bool, gate: Tier) -> Result<String, String> {
+    let mut s = Summary::of(runs, gate)?;
     let mut out = String::new();
-    let by_pair = grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label()));
-    let verdicts = verdicts(all(runs));
-    for ((suite, adapter), results) in &by_pair {
-        let t = Tally::of(results.iter().copied());
-        let verdict =
-            verdicts.get(&(*suite, *adapter)).map(|v| format!("; {}", v.text())).unwrap_or_default();
+    let verdicts = std::mem::take(&mut s.verdicts).finish();
+    for ((suite, adapter), t) in &s.by_pair {
+        let key = (suite.clone(), adapter.clone());
+        let verdict = verdicts.get(&key).map(|v| format!("; {}", v.text())).unwrap_or_default();
         let _ = writeln!(
             out,
             "{suite:<12} {adapter:<10} {}; {} inputs, max ulp {}{verdict}",
-            counts(&t),
+            counts(t),
             t.inputs,
             t.max_ulp_text()
         );
     }
-    for (adapter, layouts) in crate::results::coverage::coverage(all(runs)) {
-        let _ =
-            writeln!(out, "layouts      {adapter:<10} {}", crate::results::coverage::coverage_text(&layouts));
+    for (adapter, layouts) in std::mem::take(&mut s.coverage).finish() {
+        let _ = writeln!(out, "layouts      {adapter:<10} {}", coverage_text(&layouts));
     }
     if verbose {
         out += "\n";
-        out += &per_op_table(runs);
+        out += &per_op_table(&s.by_op);
     }
-    out += &known_deviations(runs);
-    out += &skip_reasons(runs);
-    out += &adapter_steps(runs);
-    out += &library_warnings(runs);
-    out += &failures(runs, gate);
-    let total = Tally::of(all(runs));
+    out += &known_deviations(&s.known);
+    out += &skip_reasons(&s.skip_reasons);
+    out += &adapter_steps(&s.steps);
+    out += &library_warnings(&s.warnings);
+    out += &failures(runs, &s, gate);
+    let total = s.total;
     let seconds: f64 = runs.iter().map(|r| r.info.seconds).sum();
     let speed = if seconds > 0.0 {
         format!(" in {seconds:.1} s ({:.0} inputs/s)", total.inputs as f64 / seconds)
@@ -88,11 +185,11 @@ pub fn terminal_summary(runs: &[Run], verbose: bool, gate: Tier) -> String {
         String::new()
     };
     let _ = writeln!(out, "\n{}; {} inputs{speed}", counts(&total), total.inputs);
-    out
+    Ok(out)
 }
 
 /// One line per (suite, adapter, op, dtype) with counts and checking speed.
-fn per_op_table(runs: &[Run]) -> String {
+fn per_op_table(by_op: &BTreeMap<(String, String, String, String), (Tally, f64)>) -> String {
     let mut out = format!(
         "{:<12} {:<10} {:<14} {:<7} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12} {:>8}\n",
         "suite",
@@ -108,11 +205,7 @@ fn per_op_table(runs: &[Run]) -> String {
         "inputs/s",
         "max ulp"
     );
-    let groups =
-        grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label(), r.id.op.as_str(), r.id.dtype.as_str()));
-    for ((suite, adapter, op, dtype), results) in groups {
-        let t = Tally::of(results.iter().copied());
-        let seconds: f64 = results.iter().map(|r| r.seconds).sum();
+    for ((suite, adapter, op, dtype), (t, seconds)) in by_op {
         let _ = writeln!(
             out,
             "{suite:<12} {adapter:<10} {op:<14} {dtype:<7} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>12.0} {:>8}",
@@ -131,18 +224,7 @@ fn per_op_table(runs: &[Run]) -> String {
 
 /// Known deviations, one line per expectations entry: where, how many checks and inputs,
 /// and the first clause of what the implementation does.
-fn known_deviations(runs: &[Run]) -> String {
-    let known = all(runs).filter(|r| r.status == Status::KnownDeviation);
-    let mut entries: BTreeMap<(&str, u64), (usize, usize, usize, &str)> = BTreeMap::new();
-    for r in known {
-        let Some(d) = &r.deviation else { continue };
-        // `path:line`, ordered by path, then line number.
-        let (path, line) = d.location.rsplit_once(':').unwrap_or((&d.location, ""));
-        let e = entries.entry((path, line.parse().unwrap_or(0))).or_insert((0, 0, 0, d.does.as_str()));
-        e.0 += 1;
-        e.1 += r.failed_inputs;
-        e.2 += r.inputs;
-    }
+fn known_deviations(entries: &BTreeMap<(String, u64), (usize, usize, usize, String)>) -> String {
     if entries.is_empty() {
         return String::new();
     }
@@ -157,14 +239,13 @@ fn known_deviations(runs: &[Run]) -> String {
 /// For each adapter whose every check was skipped (exit 3 unless `--allow-skips`): why, the
 /// most frequent reasons first, with how many checks gave each (a check's own operation and
 /// dtype read `OP` and `DTYPE`, so that one reason given for many reads as one).
-fn skip_reasons(runs: &[Run]) -> String {
+fn skip_reasons(by_adapter: &BTreeMap<String, Option<BTreeMap<String, usize>>>) -> String {
     let mut out = String::new();
-    for adapter in crate::results::skipped_adapters(runs) {
-        let skipped: Vec<String> =
-            all(runs).filter(|r| r.id.adapter_name() == Some(adapter)).map(generic_reason).collect();
-        let _ =
-            writeln!(out, "\nevery check of adapter {adapter} was skipped ({} checks); why:", skipped.len());
-        out += &most_frequent(skipped.iter().map(String::as_str));
+    for (adapter, reasons) in by_adapter {
+        let Some(reasons) = reasons else { continue };
+        let checks: usize = reasons.values().sum();
+        let _ = writeln!(out, "\nevery check of adapter {adapter} was skipped ({checks} checks); why:");
+        out += &most_frequent(reasons);
     }
     out
 }
@@ -200,28 +281,15 @@ const STEP_MARK: &str = "adapter error at step ";
 /// The adapter's own steps that failed (building an operand, converting a result), per
 /// adapter: each step, its operands' shapes and dtypes left out, with how many checks it
 /// touched (failed or skipped), so that no one reads them as the operations' failures.
-fn adapter_steps(runs: &[Run]) -> String {
+fn adapter_steps(by_adapter: &BTreeMap<String, BTreeMap<String, usize>>) -> String {
     let mut out = String::new();
-    for (adapter, results) in grouped(runs, |r| r.id.adapter_label()) {
-        let steps: Vec<String> = results
-            .iter()
-            .flat_map(|r| {
-                let texts =
-                    std::iter::once(r.message.as_str()).chain(r.failures.iter().map(|f| f.actual.as_str()));
-                let mut steps: Vec<String> = texts.filter_map(failed_step).collect();
-                steps.sort();
-                steps.dedup();
-                steps
-            })
-            .collect();
-        if !steps.is_empty() {
-            let _ = writeln!(
-                out,
-                "
+    for (adapter, steps) in by_adapter.iter().filter(|(_, steps)| !steps.is_empty()) {
+        let _ = writeln!(
+            out,
+            "
 steps of adapter {adapter}'s own that failed (not the operations under test; the checks' reports say which operands):"
-            );
-            out += &most_frequent(steps.iter().map(String::as_str));
-        }
+        );
+        out += &most_frequent(steps);
     }
     out
 }
@@ -249,26 +317,19 @@ fn failed_step(text: &str) -> Option<String> {
 
 /// The library warnings the checks' calls raised, per adapter: each distinct one with how many
 /// checks it was raised in, the most frequent first.
-fn library_warnings(runs: &[Run]) -> String {
+fn library_warnings(by_adapter: &BTreeMap<String, BTreeMap<String, usize>>) -> String {
     let mut out = String::new();
-    for (adapter, results) in grouped(runs, |r| r.id.adapter_label()) {
-        let warned: Vec<&str> = results.iter().flat_map(|r| &r.warnings).map(String::as_str).collect();
-        if !warned.is_empty() {
-            let _ = writeln!(out, "\nlibrary warnings during adapter {adapter}'s calls:");
-            out += &most_frequent(warned);
-        }
+    for (adapter, warned) in by_adapter.iter().filter(|(_, warned)| !warned.is_empty()) {
+        let _ = writeln!(out, "\nlibrary warnings during adapter {adapter}'s calls:");
+        out += &most_frequent(warned);
     }
     out
 }
 
 /// `  N checks: TEXT` for the [`TOP_REASONS`] most frequent texts (ties in text order), then
 /// how many other texts and checks there were.
-fn most_frequent<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for t in texts {
-        *counts.entry(t).or_default() += 1;
-    }
-    let mut ranked: Vec<(&str, usize)> = counts.into_iter().collect();
+fn most_frequent(counts: &BTreeMap<String, usize>) -> String {
+    let mut ranked: Vec<(&str, usize)> = counts.iter().map(|(t, &n)| (t.as_str(), n)).collect();
     ranked.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     let mut out = String::new();
     for (text, n) in ranked.iter().take(TOP_REASONS) {
@@ -282,39 +343,35 @@ fn most_frequent<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
     out
 }
 
-/// Every failing check's bug report, grouped by suite, adapter and operation; past
-/// [`FULL_REPORTS`] only the ids.
-fn failures(runs: &[Run], gate: Tier) -> String {
-    let failed = grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label(), r.id.op.as_str()));
-    let (reruns, none) = (Run::reruns(runs), Rerun::default());
+/// Every failing check, grouped by suite, adapter and operation: the first [`FULL_REPORTS`]
+/// as bug reports, then ids up to [`LISTED`], then how many more.
+fn failures(runs: &[Run], s: &Summary, gate: Tier) -> String {
+    let none = Rerun::default();
     let mut out = String::new();
-    let mut printed = 0;
-    for ((suite, adapter, op), results) in failed {
-        let results: Vec<_> = results.into_iter().filter(|r| r.fails(gate)).collect();
-        if results.is_empty() {
-            continue;
-        }
-        let _ = writeln!(out, "\n== {suite}:{adapter}:{op}: {} failing checks", results.len());
-        for r in results {
-            if printed < FULL_REPORTS {
-                out += &r.report(reruns.get(adapter).copied().unwrap_or(&none));
-                printed += 1;
-            } else {
-                let _ = writeln!(out, "  {} {}: {}", r.id, r.status_text(), r.message);
+    for (group, n) in &s.failing {
+        let (suite, adapter, op) = group;
+        let _ = writeln!(out, "\n== {suite}:{adapter}:{op}: {n} failing checks");
+        for (key, line) in s.listed.range((group.clone(), 0)..=(group.clone(), usize::MAX)) {
+            match s.full.get(key) {
+                Some((_, r)) => out += &r.report(s.reruns.get(runs, adapter).unwrap_or(&none)),
+                None => out += line,
             }
         }
     }
-    let below: Vec<_> = all(runs).filter(|r| r.status == Status::Fail && !r.fails(gate)).collect();
-    if !below.is_empty() {
-        let mut by_tier: BTreeMap<Tier, usize> = BTreeMap::new();
-        for r in &below {
-            *by_tier.entry(r.failed_tier()).or_default() += 1;
-        }
-        let parts: Vec<String> = by_tier.iter().map(|(t, n)| format!("{n} fail a {t}")).collect();
+    let failing: usize = s.failing.values().sum();
+    if failing > LISTED {
         let _ = writeln!(
             out,
-            "\n{} checks fail only bars below gate {gate} ({}): listed in the report, not failing the run (--gate quality fails on every bar)",
-            below.len(),
+            "  … and {} more failing checks (the report and the results file hold every one)",
+            failing - LISTED
+        );
+    }
+    let below: usize = s.below.values().sum();
+    if below > 0 {
+        let parts: Vec<String> = s.below.iter().map(|(t, n)| format!("{n} fail a {t}")).collect();
+        let _ = writeln!(
+            out,
+            "\n{below} checks fail only bars below gate {gate} ({}): listed in the report, not failing the run (--gate quality fails on every bar)",
             parts.join(", ")
         );
     }
@@ -323,20 +380,21 @@ fn failures(runs: &[Run], gate: Tier) -> String {
 
 /// The Markdown summary: totals per suite and adapter, then the failing checks (as many as
 /// fit below GitHub's limit).
-pub fn github_summary(runs: &[Run], gate: Tier) -> String {
-    let total = Tally::of(all(runs));
-    let mut out = format!("## opspec conformance\n\n**{}**\n\n", counts(&total));
+pub fn github_summary(runs: &[Run], gate: Tier) -> Result<String, String> {
+    let mut s = Summary::of(runs, gate)?;
+    let mut out = format!("## opspec conformance\n\n**{}**\n\n", counts(&s.total));
     if runs.iter().any(|r| !r.complete) {
         out += "**Incomplete**: a run ended before it finished; its unrun checks are `missing`.\n\n";
     }
     out += "| suite | adapter | passed | failed | known deviations | skipped | max ulp | verdict |\n|---|---|---|---|---|---|---|---|\n";
-    let verdicts = verdicts(all(runs));
-    for ((suite, adapter), results) in grouped(runs, |r| (r.id.suite_label(), r.id.adapter_label())) {
-        let t = Tally::of(results.iter().copied());
-        let verdict = verdicts.get(&(suite, adapter)).map(Conformance::text).unwrap_or_else(|| "-".into());
+    let verdicts = std::mem::take(&mut s.verdicts).finish();
+    for (key, t) in &s.by_pair {
+        let verdict = verdicts.get(key).map(Conformance::text).unwrap_or_else(|| "-".into());
         let _ = writeln!(
             out,
-            "| {suite} | {adapter} | {} | {} | {} | {} | {} | {verdict} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {verdict} |",
+            key.0,
+            key.1,
             t.pass,
             t.failing(),
             t.known_deviation,
@@ -344,19 +402,22 @@ pub fn github_summary(runs: &[Run], gate: Tier) -> String {
             t.max_ulp_text()
         );
     }
-    let failing: Vec<_> = all(runs).filter(|r| r.fails(gate)).collect();
-    if !failing.is_empty() {
+    let failing: usize = s.failing.values().sum();
+    if failing > 0 {
         out += "\n### Failing checks\n\n";
-        for (i, r) in failing.iter().enumerate() {
-            let line = format!("- `{}` ({}): {}\n", r.id, r.status.name(), markdown_text(&r.message));
+        let mut shown = 0;
+        for line in &s.markdown {
             if out.len() + line.len() > MARKDOWN_LIMIT {
-                let _ = writeln!(out, "- … and {} more (see the HTML report)", failing.len() - i);
                 break;
             }
-            out += &line;
+            out += line;
+            shown += 1;
+        }
+        if shown < failing {
+            let _ = writeln!(out, "- … and {} more (see the HTML report)", failing - shown);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Text from an adapter or a table, made inert in Markdown (no HTML, no links, one line).
@@ -371,9 +432,9 @@ mod tests {
     use crate::results::{CaseFailure, RunInfo};
     use crate::spec::Catalog;
 
-    /// A complete run of these checks: `(id, status, message, warnings)`.
-    fn run_of(checks: &[(&str, Status, &str, &[&str])]) -> Run {
-        let results = checks
+    /// The results of these checks: `(id, status, message, warnings)`.
+    fn results_of(checks: &[(&str, Status, &str, &[&str])]) -> Vec<CheckResult> {
+        checks
             .iter()
             .map(|&(id, status, message, warnings)| {
                 let mut r = CheckResult::new(id.parse().unwrap());
@@ -381,9 +442,18 @@ mod tests {
                 r.warnings = warnings.iter().map(|w| w.to_string()).collect();
                 r
             })
-            .collect();
+            .collect()
+    }
+
+    /// A complete run of `results`, held in memory.
+    fn run(results: Vec<CheckResult>) -> Run {
         let info = RunInfo::new(&Catalog::builtin().unwrap(), 0, 0, vec![], Rerun::default());
-        Run { path: Default::default(), info, results, sources: BTreeMap::new(), complete: true }
+        Run::in_memory(Default::default(), info, results, BTreeMap::new(), true)
+    }
+
+    /// A complete run of these checks: `(id, status, message, warnings)`.
+    fn run_of(checks: &[(&str, Status, &str, &[&str])]) -> Run {
+        run(results_of(checks))
     }
 
     #[test]
@@ -408,7 +478,7 @@ mod tests {
             checks.iter().map(|(id, r)| (*id, Status::Skip, r.as_str(), &[][..])).collect();
         listed.push(("array-api:cpu:add:f32:edges", Status::Pass, "", &[]));
         listed.push(("array-api:cpu:add:f64:edges", Status::Skip, "no f64 here", &[]));
-        let text = terminal_summary(&[run_of(&listed)], false, Tier::Must);
+        let text = terminal_summary(&[run_of(&listed)], false, Tier::Must).unwrap();
         let expected = "\nevery check of adapter lib was skipped (12 checks); why:\n  3 checks: no OP for DTYPE\n  \
                         2 checks: no OP at address 0\n  1 check: reason 10\n  1 check: reason 11\n  1 check: reason 5\n  \
                         … and 4 other texts in 4 checks\n";
@@ -421,7 +491,7 @@ mod tests {
     fn failed_adapter_steps_are_counted_per_check_without_their_operands() {
         let make = "adapter error at step building operand x1 (f32 [3, 1]) with lib.asarray on lib.Device('d1'): ValueError: no";
         let convert = "error adapter: adapter error at step converting the result (lib.Array) with the result's get(): E";
-        let mut run = run_of(&[
+        let mut results = results_of(&[
             ("array-api:lib:add:f32:edges", Status::Skip, &format!("skipped: {make}"), &[]),
             ("array-api:lib:sqrt:f32:edges", Status::Fail, "2 of 9 inputs", &[]),
             ("array-api:lib:exp:f64:edges", Status::Pass, "", &[]),
@@ -431,9 +501,9 @@ mod tests {
             serde_json::from_value(json).unwrap()
         };
         // Two inputs of one check through one step count once; another step in it counts too.
-        run.results[1].failures =
+        results[1].failures =
             vec![failure(convert), failure(convert), failure(&make.replace("[3, 1]", "[]"))];
-        let text = terminal_summary(&[run], false, Tier::Must);
+        let text = terminal_summary(&[run(results)], false, Tier::Must).unwrap();
         let expected = "\nsteps of adapter lib's own that failed (not the operations under test; the checks' reports say which operands):\n  \
                         2 checks: building operand x1 with lib.asarray on lib.Device('d1')\n  \
                         1 check: converting the result with the result's get()\n";
@@ -451,7 +521,8 @@ mod tests {
             ])],
             false,
             Tier::Must,
-        );
+        )
+        .unwrap();
         let expected =
             "\nlibrary warnings during adapter lib's calls:\n  2 checks: W: lossy\n  1 check: W: slow\n";
         assert!(text.contains(expected), "{text}");

@@ -5,27 +5,33 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::CheckResult;
 
-/// Per adapter, how each layout reached its library over all the layout checks in `results`:
-/// adapter to layout to `view`, `copy`, `unknown`, `refused`, or several joined by `+` where
-/// checks (operations, dtypes, sizes) differed.
-pub fn coverage<'r>(
-    results: impl IntoIterator<Item = &'r CheckResult>,
-) -> BTreeMap<String, BTreeMap<String, String>> {
-    let mut seen: BTreeMap<String, BTreeMap<String, BTreeSet<&str>>> = BTreeMap::new();
-    for r in results {
-        let Some(adapter) = r.id.adapter_name() else { continue };
+/// Per adapter, how each layout reached its library over the layout checks added: adapter
+/// to layout to `view`, `copy`, `unknown`, `refused`, or several joined by `+` where checks
+/// (operations, dtypes, sizes) differed.
+#[derive(Debug, Default)]
+pub struct Coverage(BTreeMap<String, BTreeMap<String, BTreeSet<String>>>);
+
+impl Coverage {
+    /// Adds one check's layouts.
+    pub fn add(&mut self, r: &CheckResult) {
+        let Some(adapter) = r.id.adapter_name() else { return };
         for (layout, words) in &r.layouts {
-            let entry = seen.entry(adapter.to_string()).or_default().entry(layout.clone()).or_default();
-            entry.extend(words.split('+'));
+            let entry = self.0.entry(adapter.to_string()).or_default().entry(layout.clone()).or_default();
+            entry.extend(words.split('+').map(str::to_string));
         }
     }
-    seen.into_iter()
-        .map(|(adapter, layouts)| {
-            let joined =
-                layouts.into_iter().map(|(l, w)| (l, w.into_iter().collect::<Vec<_>>().join("+"))).collect();
-            (adapter, joined)
-        })
-        .collect()
+
+    /// Adapter to layout to how it reached the library.
+    pub fn finish(self) -> BTreeMap<String, BTreeMap<String, String>> {
+        self.0
+            .into_iter()
+            .map(|(adapter, layouts)| {
+                let joined =
+                    layouts.into_iter().map(|(l, w)| (l, w.into_iter().collect::<Vec<_>>().join("+")));
+                (adapter, joined.collect())
+            })
+            .collect()
+    }
 }
 
 /// "reached the library as views: contiguous, offset; copied by the adapter: reversed;

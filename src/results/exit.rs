@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::Status;
 use super::file::Run;
+use super::{CheckResult, Status};
 use crate::spec::authority::Tier;
 
 /// The exit code of a command and the sentence that explains it (`docs/RESULTS.md`).
@@ -25,57 +25,73 @@ pub const EXIT_INCOMPLETE: u8 = 4;
 
 /// What `runs` amount to under `gate`: incomplete (4) before failed (1) before nothing
 /// checked (3). Unless `allow_skips`, an adapter whose every check was skipped counts as
-/// nothing checked.
-pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Verdict {
-    let results = || runs.iter().flat_map(|r| &r.results);
-    if let Some(run) = runs.iter().find(|r| !r.complete) {
-        let missing = run.results.iter().filter(|r| r.status == Status::Missing).count();
-        return Verdict {
-            code: EXIT_INCOMPLETE,
-            reason: format!(
-                "{} is incomplete (the run ended before its end record, or no shard ran them): \
-                 {missing} planned checks never ran",
-                run.path.display()
-            ),
-        };
+/// nothing checked. One pass over the runs' checks.
+pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Verdict, String> {
+    let (mut any, mut failed, mut below, mut skipped) = (false, 0usize, 0usize, SkippedAdapters::default());
+    for run in runs {
+        let mut missing = 0usize;
+        for r in run.checks() {
+            let r = r?;
+            any = true;
+            failed += usize::from(r.fails(gate));
+            below += usize::from(r.status == Status::Fail);
+            missing += usize::from(r.status == Status::Missing);
+            skipped.add(&r);
+        }
+        if !run.complete {
+            return Ok(Verdict {
+                code: EXIT_INCOMPLETE,
+                reason: format!(
+                    "{} is incomplete (the run ended before its end record, or no shard ran them): \
+                     {missing} planned checks never ran",
+                    run.path.display()
+                ),
+            });
+        }
     }
-    let failed = results().filter(|r| r.fails(gate)).count();
     if failed > 0 {
-        return Verdict { code: EXIT_FAIL, reason: format!("{failed} checks failed at gate {gate}") };
+        return Ok(Verdict { code: EXIT_FAIL, reason: format!("{failed} checks failed at gate {gate}") });
     }
-    if results().next().is_none() {
-        return Verdict {
+    if !any {
+        return Ok(Verdict {
             code: EXIT_NOTHING_CHECKED,
             reason: "no check was selected: nothing was checked".into(),
-        };
+        });
     }
     if !allow_skips {
-        let skipped = skipped_adapters(runs);
+        let skipped = skipped.finish();
         if !skipped.is_empty() {
-            return Verdict {
+            return Ok(Verdict {
                 code: EXIT_NOTHING_CHECKED,
                 reason: format!(
                     "every check of adapter {} was skipped (pass --allow-skips to accept that)",
                     skipped.join(", ")
                 ),
-            };
+            });
         }
     }
-    let below = results().filter(|r| r.status == Status::Fail).count();
     let reason = match below {
         0 => "every check passed or is a known deviation".to_string(),
         n => format!("{n} checks fail only bars below gate {gate}; the rest passed or are known deviations"),
     };
-    Verdict { code: 0, reason }
+    Ok(Verdict { code: 0, reason })
 }
 
 /// The adapters whose every check was skipped: nothing of them was checked.
-pub fn skipped_adapters(runs: &[Run]) -> Vec<&str> {
-    let mut all_skipped: BTreeMap<&str, bool> = BTreeMap::new();
-    for r in runs.iter().flat_map(|r| &r.results) {
+#[derive(Debug, Default)]
+pub struct SkippedAdapters(BTreeMap<String, bool>);
+
+impl SkippedAdapters {
+    /// Adds one check.
+    pub fn add(&mut self, r: &CheckResult) {
         if let Some(a) = r.id.adapter_name() {
-            *all_skipped.entry(a).or_insert(true) &= r.status == Status::Skip;
+            let all = self.0.entry(a.to_string()).or_insert(true);
+            *all &= r.status == Status::Skip;
         }
     }
-    all_skipped.into_iter().filter(|&(_, all)| all).map(|(a, _)| a).collect()
+
+    /// Those adapters, in name order.
+    pub fn finish(self) -> Vec<String> {
+        self.0.into_iter().filter(|&(_, all)| all).map(|(a, _)| a).collect()
+    }
 }

@@ -12,7 +12,7 @@ pub mod rerun;
 pub mod shard;
 
 pub use exit::{
-    EXIT_BAD_INPUT, EXIT_FAIL, EXIT_INCOMPLETE, EXIT_NOTHING_CHECKED, Verdict, skipped_adapters, verdict,
+    EXIT_BAD_INPUT, EXIT_FAIL, EXIT_INCOMPLETE, EXIT_NOTHING_CHECKED, SkippedAdapters, Verdict, verdict,
 };
 pub use file::{FORMAT, ResultsWriter, Run, VERSION, read};
 pub use info::{Gap, RunInfo};

@@ -1,8 +1,9 @@
 //! The outcome of one check, as written to `results.jsonl`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::oracle::native::ReferenceKind;
 
@@ -115,11 +116,44 @@ fn must() -> Tier {
     Tier::Must
 }
 
+/// A check id as a record writes it, its parts checked against it (a part left out is not
+/// checked; `null` is the part of a table self-check that it has none of).
+fn agreeing_id<'de, D: Deserializer<'de>>(deserializer: D) -> Result<CheckId, D::Error> {
+    #[derive(Deserialize)]
+    struct Written {
+        id: String,
+        #[serde(default, deserialize_with = "present")]
+        suite: Option<Option<String>>,
+        #[serde(default, deserialize_with = "present")]
+        adapter: Option<Option<String>>,
+        op: Option<String>,
+        dtype: Option<String>,
+        case: Option<String>,
+    }
+    fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+        Option::<String>::deserialize(d).map(Some)
+    }
+    let w = Written::deserialize(deserializer)?;
+    let id: CheckId = w.id.parse().map_err(D::Error::custom)?;
+    let parts = [
+        ("suite", w.suite.map(|s| s.as_deref() == id.suite())),
+        ("adapter", w.adapter.map(|a| a.as_deref() == id.adapter_name())),
+        ("op", w.op.map(|op| op == id.op)),
+        ("dtype", w.dtype.map(|dtype| dtype == id.dtype)),
+        ("case", w.case.map(|case| case == id.case)),
+    ];
+    match parts.iter().find(|(_, agrees)| *agrees == Some(false)) {
+        Some((part, _)) => Err(D::Error::custom(format!("its `{part}` is not the one its id `{id}` names"))),
+        None => Ok(id),
+    }
+}
+
 /// The result of one check.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckResult {
-    /// Written as `id` and its parts (`suite`, `adapter`, `op`, `dtype`, `case`).
-    #[serde(flatten)]
+    /// Written as `id` and its parts (`suite`, `adapter`, `op`, `dtype`, `case`); read from
+    /// `id`, refused where a part says otherwise.
+    #[serde(flatten, deserialize_with = "agreeing_id")]
     pub id: CheckId,
     pub status: Status,
     /// Inputs the check planned to make, where that was known before it ran.
@@ -281,6 +315,44 @@ impl CheckResult {
         }
     }
 
+    /// What in the record contradicts itself, if anything does: counts no run of opspec
+    /// writes (`docs/RESULTS.md`). Its id's parts are checked as it is read.
+    pub fn contradiction(&self) -> Option<String> {
+        let (failed, inputs, listed) = (self.failed_inputs, self.inputs, self.failures.len());
+        if self.status == Status::Pass && (failed > 0 || listed > 0 || self.tier.is_some()) {
+            return Some(format!(
+                "status pass, but {failed} failed inputs, {listed} listed failures{}",
+                if self.tier.is_some() { " and a tier" } else { "" }
+            ));
+        }
+        if failed > inputs {
+            return Some(format!("{failed} failed inputs of {inputs}"));
+        }
+        if listed > failed {
+            return Some(format!("{listed} listed failures of {failed} failed inputs"));
+        }
+        if let Some(h) = &self.ulp_histogram {
+            if h.len() != ULP_BUCKETS.len() {
+                return Some(format!("a ULP histogram of {} buckets, not {}", h.len(), ULP_BUCKETS.len()));
+            }
+            match h.iter().try_fold(0u64, |sum, &n| sum.checked_add(n)) {
+                Some(sum) if sum <= inputs as u64 => {}
+                Some(sum) => return Some(format!("a ULP histogram of {sum} results of {inputs} inputs")),
+                None => return Some("a ULP histogram whose counts overflow".to_string()),
+            }
+        }
+        let mut chunks = BTreeSet::new();
+        for c in &self.chunks {
+            if c.failed > c.cases {
+                return Some(format!("chunk {}: {} failed cases of {}", c.chunk, c.failed, c.cases));
+            }
+            if !chunks.insert(c.chunk) {
+                return Some(format!("chunk {} listed twice", c.chunk));
+            }
+        }
+        None
+    }
+
     /// The failure as a bug report: id, citation, failing inputs, reproduction commands
     /// (the check's own, from `rerun`).
     pub fn report(&self, rerun: &Rerun) -> String {
@@ -353,5 +425,47 @@ mod tests {
         assert!(json.contains("\"id\":\"array-api:cpu:add:f32:edges\",\"suite\":\"array-api\""), "{json}");
         let back: CheckResult = serde_json::from_str(&json).unwrap();
         assert_eq!((back.id, back.inputs), (result.id, 3));
+    }
+
+    #[test]
+    fn a_record_that_contradicts_itself_says_how() {
+        let pass = || {
+            let mut r = CheckResult::new("array-api:cpu:exp:f32:edges".parse().unwrap());
+            r.inputs = 10;
+            r
+        };
+        let failed = |n: usize| {
+            let mut r = pass();
+            (r.status, r.failed_inputs, r.tier) = (Status::Fail, n, Some(Tier::Must));
+            r
+        };
+        let failure: CaseFailure = serde_json::from_value(
+            serde_json::json!({"inputs": [], "expected": "", "actual": "", "steps": null, "reproduce": ""}),
+        )
+        .unwrap();
+        assert_eq!(pass().contradiction(), None);
+        assert_eq!(failed(10).contradiction(), None);
+        let cases: Vec<(CheckResult, &str)> = vec![
+            (CheckResult { failed_inputs: 1, ..pass() }, "status pass, but 1 failed inputs"),
+            (CheckResult { failures: vec![failure.clone()], ..pass() }, "1 listed failures"),
+            (CheckResult { tier: Some(Tier::Quality), ..pass() }, "and a tier"),
+            (failed(11), "11 failed inputs of 10"),
+            (CheckResult { failures: vec![failure.clone(); 3], ..failed(2) }, "3 listed failures of 2"),
+            (CheckResult { ulp_histogram: Some(vec![1; 3]), ..pass() }, "a ULP histogram of 3 buckets"),
+            (CheckResult { ulp_histogram: Some(vec![2; 10]), ..pass() }, "a ULP histogram of 20 results"),
+            (CheckResult { ulp_histogram: Some(vec![u64::MAX; 10]), ..pass() }, "counts overflow"),
+        ];
+        for (r, says) in cases {
+            let why = r.contradiction().unwrap_or_default();
+            assert!(why.contains(says), "{why:?} should say {says:?}");
+        }
+        let chunk =
+            |chunk, cases, failed| ChunkResult { chunk, cases, failed, by_row: BTreeMap::new(), listed: 0 };
+        let r = CheckResult { chunks: vec![chunk(0, 5, 6)], ..failed(6) };
+        assert_eq!(r.contradiction().as_deref(), Some("chunk 0: 6 failed cases of 5"));
+        let r = CheckResult { chunks: vec![chunk(3, 5, 1), chunk(3, 5, 1)], ..failed(2) };
+        assert_eq!(r.contradiction().as_deref(), Some("chunk 3 listed twice"));
+        let r = CheckResult { ulp_histogram: Some(vec![1; 10]), chunks: vec![chunk(0, 5, 1)], ..failed(1) };
+        assert_eq!(r.contradiction(), None);
     }
 }
