@@ -72,11 +72,11 @@ fn read(path: &Path) -> Run {
 
 /// `(id, status)` of every check, in order.
 fn verdicts(run: &Run) -> Vec<(String, Status)> {
-    checks_of(&run).iter().map(|r| (r.id.to_string(), r.status)).collect()
+    checks_of(run).iter().map(|r| (r.id.to_string(), r.status)).collect()
 }
 
 fn ids(run: &Run) -> BTreeSet<String> {
-    checks_of(&run).iter().map(|r| r.id.to_string()).collect()
+    checks_of(run).iter().map(|r| r.id.to_string()).collect()
 }
 
 /// The unsharded run of [`SELECTION`] and its four shards, run once, as five processes.
@@ -126,7 +126,7 @@ fn four_shards_merged_are_the_unsharded_run_check_for_check() {
         let of = s.info.shard.as_ref().expect("a shard records its shard");
         assert_eq!(of.shard.to_string(), format!("{}/4", i + 1));
         assert_eq!(of.units, verdicts(&f.full).into_iter().map(|(id, _)| id).collect::<Vec<_>>());
-        assert!(!checks_of(&s).is_empty() && checks_of(&s).len() < checks_of(&f.full).len());
+        assert!(!checks_of(s).is_empty() && checks_of(s).len() < checks_of(&f.full).len());
         assert!(ids(s).iter().all(|id| seen.insert(id.clone())), "shard {} repeats a check", i + 1);
     }
 
@@ -374,7 +374,7 @@ const SWEEP: [&str; 7] =
 
 /// What a sweep's result says: every field the chunks are joined into.
 fn sweep_summary(run: &Run) -> Value {
-    let r = &checks_of(&run)[0].clone();
+    let r = &checks_of(run)[0].clone();
     let listed: Vec<&Vec<String>> = r.failures.iter().map(|f| &f.inputs).collect();
     serde_json::json!({
         "status": r.status.name(), "inputs": r.inputs, "planned": r.planned_inputs,
