@@ -45,7 +45,6 @@ type Group = (String, String, String);
 /// What the summaries show of a set of runs, gathered check by check.
 #[derive(Default)]
 struct Summary {
-    gate: Option<Tier>,
     total: Tally,
     by_pair: BTreeMap<(String, String), Tally>,
     verdicts: Verdicts,
@@ -78,16 +77,15 @@ struct Summary {
 impl Summary {
     /// The summary of `runs` at `gate`: one pass.
     fn of(runs: &[Run], gate: Tier) -> Result<Summary, String> {
-        let mut s = Summary { gate: Some(gate), ..Summary::default() };
+        let mut s = Summary::default();
         each_check(runs, |run, r| {
-            s.add(run, r);
+            s.add(run, r, gate);
             Ok(())
         })?;
         Ok(s)
     }
 
-    fn add(&mut self, run: usize, r: CheckResult) {
-        let gate = self.gate.unwrap_or(Tier::Must);
+    fn add(&mut self, run: usize, r: CheckResult, gate: Tier) {
         let (suite, adapter) = (r.id.suite_label().to_string(), r.id.adapter_label().to_string());
         self.total.add(&r);
         self.by_pair.entry((suite.clone(), adapter.clone())).or_default().add(&r);
