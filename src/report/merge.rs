@@ -15,8 +15,8 @@
 //! A sweep with a chunk that no file holds is `missing`, its message naming every such chunk
 //! and its shard.
 
-use std::collections::BTreeSet;
 use std::collections::btree_map::{BTreeMap, Entry};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::results::shard::{Shard, chunk_key, shard_of, split_key};
@@ -105,7 +105,8 @@ impl Shards {
     /// Writes the merged results at `path`. Each file's records are read once, in plan
     /// order, side by side: a check's records are next in the files of the shards that own
     /// its units, and nowhere else.
-    fn write(&self, path: &Path, listed: usize) -> Result<Merged, String> {
+    fn write(mut self, path: &Path, listed: usize) -> Result<Merged, String> {
+        let units = std::mem::take(&mut self.units);
         let (first, total) = (&self.runs[0], self.shards[0].total());
         let given: BTreeSet<u32> = self.shards.iter().map(|s| s.index()).collect();
         let whose = |key: &str| -> Result<String, String> {
@@ -124,17 +125,26 @@ impl Shards {
         info.command = std::env::args().collect::<Vec<_>>().join(" ");
         let parse =
             |key: &str| key.parse::<CheckId>().map_err(|e| format!("{}: unit `{key}`: {e}", name(first)));
-        let planned = checks(&self.units).map(|c| parse(c?.0)).collect::<Result<Vec<_>, _>>()?;
+        // The plan's checks, and each sweep's chunks by its place in the plan; the unit keys
+        // go before the writer makes its own copy of the plan.
+        let (mut planned, mut sweeps) = (Vec::new(), HashMap::new());
+        for (i, check) in checks(&units).enumerate() {
+            let (key, chunks) = check.map_err(|e| format!("{}: {e}", name(first)))?;
+            planned.push(parse(key)?);
+            if !chunks.is_empty() {
+                sweeps.insert(i, chunks);
+            }
+        }
+        drop(units);
         let writer = ResultsWriter::create(path, &info, &planned, &first.sources)?;
-        drop(planned);
         let mut streams: Vec<_> = self.runs.iter().map(Run::checks).collect();
         let mut merged = Merged { checks: 0, missing: 0, first_missing: Vec::new() };
-        for check in checks(&self.units) {
-            let (key, chunks) = check.map_err(|e| format!("{}: {e}", name(first)))?;
-            let id = parse(key)?;
+        for (i, id) in planned.into_iter().enumerate() {
+            let key = id.to_string();
+            let chunks = sweeps.remove(&i).unwrap_or_default();
             let owners: BTreeSet<u32> = match chunks.is_empty() {
-                true => [shard_of(key, total)].into(),
-                false => chunks.iter().map(|&k| shard_of(&chunk_key(key, k), total)).collect(),
+                true => [shard_of(&key, total)].into(),
+                false => chunks.iter().map(|&k| shard_of(&chunk_key(&key, k), total)).collect(),
             };
             let mut records = Vec::new();
             for ((run, shard), stream) in self.runs.iter().zip(&self.shards).zip(&mut streams) {
@@ -154,7 +164,7 @@ impl Shards {
                 true => match one_unit(&id, records)? {
                     Some(r) => r,
                     None => {
-                        missing(id, format!("planned, but no shard ran it: it belongs to {}", whose(key)?))
+                        missing(id, format!("planned, but no shard ran it: it belongs to {}", whose(&key)?))
                     }
                 },
                 false => {
