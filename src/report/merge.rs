@@ -125,12 +125,14 @@ impl Shards {
         info.command = std::env::args().collect::<Vec<_>>().join(" ");
         let parse =
             |key: &str| key.parse::<CheckId>().map_err(|e| format!("{}: unit `{key}`: {e}", name(first)));
-        // The plan's checks, and each sweep's chunks by its place in the plan; the unit keys
-        // go before the writer makes its own copy of the plan.
+        // The plan's check ids (as text: a parsed id takes several times the bytes), and each
+        // sweep's chunks by its place in the plan; the unit keys go before the writer makes
+        // its own copy of the plan.
         let (mut planned, mut sweeps) = (Vec::new(), HashMap::new());
         for (i, check) in checks(&units).enumerate() {
             let (key, chunks) = check.map_err(|e| format!("{}: {e}", name(first)))?;
-            planned.push(parse(key)?);
+            parse(key)?;
+            planned.push(key.to_string());
             if !chunks.is_empty() {
                 sweeps.insert(i, chunks);
             }
@@ -139,8 +141,8 @@ impl Shards {
         let writer = ResultsWriter::create(path, &info, &planned, &first.sources)?;
         let mut streams: Vec<_> = self.runs.iter().map(Run::checks).collect();
         let mut merged = Merged { checks: 0, missing: 0, first_missing: Vec::new() };
-        for (i, id) in planned.into_iter().enumerate() {
-            let key = id.to_string();
+        for (i, key) in planned.into_iter().enumerate() {
+            let id = parse(&key)?;
             let chunks = sweeps.remove(&i).unwrap_or_default();
             let owners: BTreeSet<u32> = match chunks.is_empty() {
                 true => [shard_of(&key, total)].into(),

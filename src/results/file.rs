@@ -223,7 +223,7 @@ impl ResultsWriter {
     pub fn create(
         path: &Path,
         info: &RunInfo,
-        planned: &[CheckId],
+        planned: &[impl ToString],
         sources: &BTreeMap<String, String>,
     ) -> Result<ResultsWriter, String> {
         let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
