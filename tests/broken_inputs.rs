@@ -235,6 +235,13 @@ const CORPUS: &[Broken] = &[
     // Rows: ids, overrides, classes and results.
     case("table-row-id-twice", ADD, &[("  - id: ninf-plus-pinf\n", "  - id: pinf-plus-ninf\n")], "  - id: pinf-plus-ninf\n    source: array-api\n    bullet: 3", &["duplicate row id"]),
     case("table-row-id-uppercase", ADD, &[("  - id: ninf-plus-pinf\n", "  - id: Ninf-Plus-Pinf\n")], "Ninf-Plus-Pinf", &["field `id`", "lower-case"]),
+    // Row aliases (old ids): none may name a check of its own, in this table or another's.
+    case("table-alias-is-another-rows-id", ADD, &[("  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [ninf-plus-pinf]\n")], "aliases: [ninf-plus-pinf]", &["row `pinf-plus-ninf`: field `aliases`", "`ninf-plus-pinf` is already a row's or a property's id"]),
+    case("table-alias-twice", ADD, &[("  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [old-one, old-one]\n")], "aliases: [old-one", &["field `aliases`", "`old-one` is already"]),
+    case("table-alias-is-a-property", HYPOT, &[("  - id: inf-x1\n", "  - id: inf-x1\n    aliases: [symmetry]\n")], "aliases: [symmetry]", &["field `aliases`", "`symmetry` is already a row's or a property's id"]),
+    case("table-alias-is-reserved", ADD, &[("  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [layouts]\n")], "aliases: [layouts]", &["field `aliases`", "`layouts` is not a row id"]),
+    case("table-alias-names-a-sweep-check", ADD, &[("  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [grid]\n")], "aliases: [grid]", &["`rows[1].aliases[0]`", "the alias `grid` would make `array-api:*:add:f32:grid` name this row's check `array-api:*:add:f32:pinf-plus-ninf`", "another check has that id"]),
+    case("table-alias-names-a-broadcasting-check", ADD, &[("  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [was-nan, broadcast-random]\n")], "aliases: [was-nan", &["`rows[1].aliases[1]`", "the alias `broadcast-random` would make", "`array-api:*:add:f16:broadcast-random`", "another check has that id"]),
     case("table-row-id-reserved", ADD, &[("  - id: ninf-plus-pinf\n", "  - id: edges\n")], "  - id: edges", &["`edges` is the case name of a generated check"]),
     case("fused-rule-id-reserved", FMA, &[("  - id: same-shape\n", "  - id: random\n")], "  - id: random", &["no_broadcast[0].id", "case name of a generated check"]),
     case("numpy-vector-id-reserved", NUMPY, &[("  - id: same-shape\n", "  - id: broadcast-random\n")], "  - id: broadcast-random", &["the case name of a value check"]),
@@ -255,8 +262,11 @@ const CORPUS: &[Broken] = &[
     case("table-row-unknown-field", ADD, &[("    bullet: 2\n", "    bulet: 2\n")], "bulet: 2", &["unknown field `bulet`"]),
     case("table-row-missing-field", ADD, &[("    text: If x1_i is +infinity and x2_i is -infinity, the result is NaN.\n", "")], "  - id: pinf-plus-ninf", &["rows[1]", "missing field `text`"]),
     case("expectation-why-blank", EXPECT, &[("    why: >-\n      The array API (maximum/minimum, special case 1): \"If either x1_i or x2_i is NaN, the\n      result is NaN\"; the result also depends on the operand order, which no reading allows.\n", "    why: \" \"\n")], "    why: \" \"", &["`deviations[0].why`", "say it"]),
-    case("expectation-max-ulp-nan", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .nan}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .nan", &["`deviations[0].tolerate.max_ulp`", "NaN is not a finite, non-negative number of ULPs"]),
-    case("expectation-max-ulp-negative", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: -1}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: -1", &["`deviations[0].tolerate.max_ulp`", "-1 is not a finite"]),
+    case("expectation-max-ulp-nan", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .nan}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .nan", &["`deviations[0].tolerate.max_ulp`", "NaN is not a number of ULPs from 0 to 2^53"]),
+    case("expectation-max-ulp-negative", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: -1}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: -1", &["`deviations[0].tolerate.max_ulp`", "-1 is not a number of ULPs"]),
+    case("expectation-max-ulp-huge", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: 1e300}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: 1e300", &["`deviations[0].tolerate.max_ulp`", "from 0 to 2^53", "leave `max_ulp` out"]),
+    case("expectation-max-ulp-past-cap", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {failed_inputs: 3, max_ulp: 9.1e15}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: 9.1e15", &["`deviations[0].tolerate.max_ulp`", "9100000000000000 is not a number of ULPs from 0 to 2^53"]),
+    case("expectation-max-ulp-inf", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .inf}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .inf", &["`deviations[0].tolerate.max_ulp`", "inf is not a number of ULPs"]),
     case("suite-step-bound-missing", NUMR, &[("pow: {f16: 1, bf16: 1, f32: 2, f64: 2}", "pow: {f16: 1, bf16: 1, f64: 2}")], "step_bounds:", &["`step_bounds`", "`pow` is approximate and checked in f32: give its bound"]),
     case("suite-step-bound-dtype-unused", NUMR, &[("dtypes: [f16, bf16, f32, f64, i8", "dtypes: [f16, bf16, f32, i8")], "pow: {f16: 1, bf16: 1, f32: 2, f64", &["`step_bounds.pow.f64`", "f64 is not among the suite's dtypes"]),
     case("suite-scatter-block-unused", MEGENGINE, &[("dtypes: [f16, f32, i8, i16, i32, u8]", "dtypes: [f16, f32, i8, i16, i32, u8]\nscatter: {mode: ignore, index_dtypes: [i32]}")], "scatter:", &["`scatter`", "names no scatter table"]),
@@ -376,6 +386,24 @@ fn every_broken_input_is_refused_at_its_place() {
     if let Some(peak) = peak_memory_kib() {
         assert!(peak < 1 << 20, "the corpus peaked at {peak} KiB of memory");
     }
+}
+
+/// An alias names checks of its own operation only (`suite:adapter:add:f32:<alias>`), so it
+/// may be another operation's row id; an expectations entry naming the old id still lists the
+/// renamed row's check.
+#[test]
+fn an_alias_may_be_another_operations_row_id() {
+    let root = Root::new("alias-of-another-op");
+    root.edit(ADD, "  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [same-sign-positive]\n");
+    let old = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:same-sign-positive\"\n    does: x\n    why: y\n    tier: must\n";
+    root.write("expectations/cpu.yaml", old);
+    if let Err(e) = root.load() {
+        panic!("{e}");
+    }
+    // Without the alias, the entry names no check.
+    root.edit(ADD, "    aliases: [same-sign-positive]\n", "");
+    let err = refused("alias-removed", &root);
+    assert_eq!(misplaced(&err, "expectations/cpu.yaml", 3, &["matches no check of adapter `cpu`"]), None);
 }
 
 /// This process's peak resident memory (Linux's `VmHWM`), where the system says.

@@ -8,6 +8,7 @@
 //! 16-bit binary operation the same way (128 chunks of 2^25).
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use opspec_adapter::{DType, Tensor};
 
@@ -51,6 +52,13 @@ impl Sweep {
         Sweep { arity, values: Some(values), len }
     }
 
+    /// The number of cases of [`Sweep::binary`]`(f)`, counted once per format: planning sizes
+    /// the sweep of every table, and a grid's size takes building it.
+    pub fn binary_len(f: Format) -> u64 {
+        static LENS: OnceLock<[(Format, u64); 4]> = OnceLock::new();
+        once_per_format(&LENS, f, |f| Sweep::binary(f).len())
+    }
+
     /// The number of cases.
     pub fn len(&self) -> u64 {
         self.len
@@ -68,12 +76,13 @@ impl Sweep {
 
     /// The number of chunks: [`CHUNK`] cases each, the last one possibly shorter.
     pub fn chunks(&self) -> u64 {
-        self.len.div_ceil(CHUNK)
+        chunk_count(self.len)
     }
 
-    /// The case indices of chunk `k`.
+    /// The case indices of chunk `k` (empty past the last chunk).
     pub fn chunk(&self, k: u64) -> Range<u64> {
-        (k * CHUNK).min(self.len)..((k + 1) * CHUNK).min(self.len)
+        let start = |k: u64| k.saturating_mul(CHUNK).min(self.len);
+        start(k)..start(k.saturating_add(1))
     }
 
     /// The values each operand ranges over, in order: every bit pattern `0 .. 2^16` of an
@@ -94,6 +103,20 @@ impl Sweep {
             }
         }
     }
+}
+
+/// The number of chunks of a sweep of `len` cases: [`CHUNK`] cases each, the last one
+/// possibly shorter.
+pub fn chunk_count(len: u64) -> u64 {
+    len.div_ceil(CHUNK)
+}
+
+/// `count(f)`, computed once for each of the four floating-point formats (and each time for
+/// any other): what planning asks for every table, of inputs that take time to build.
+pub fn once_per_format<T: Copy>(memo: &OnceLock<[(Format, T); 4]>, f: Format, count: fn(Format) -> T) -> T {
+    let known =
+        memo.get_or_init(|| [Format::F16, Format::BF16, Format::F32, Format::F64].map(|g| (g, count(g))));
+    known.iter().find(|(g, _)| *g == f).map_or_else(|| count(f), |&(_, n)| n)
 }
 
 /// TestFloat-style dense values of `f`: both signs of each exponent class (zero/subnormal,

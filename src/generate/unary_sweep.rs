@@ -4,6 +4,9 @@
 //! cheap enough that the default run and the default test run afford this; the binary
 //! tables keep their edge pairs here (their sweeps are `opspec run --exhaustive`).
 
+use std::sync::OnceLock;
+
+use super::sweep::once_per_format;
 use super::{Cases, Sweep, edge_values};
 use crate::bits::format::Format;
 
@@ -12,12 +15,10 @@ pub fn inputs(f: Format) -> Cases {
     values(f).into_iter().map(|x| vec![x]).collect()
 }
 
-/// How many inputs [`inputs`] makes.
+/// How many inputs [`inputs`] makes (counted once per format).
 pub fn count(f: Format) -> usize {
-    match Sweep::exhaustive(f, 1) {
-        Some(all) => all.len() as usize,
-        None => values(f).len(),
-    }
+    static COUNTS: OnceLock<[(Format, usize); 4]> = OnceLock::new();
+    once_per_format(&COUNTS, f, |f| values(f).len())
 }
 
 fn values(f: Format) -> Vec<u64> {

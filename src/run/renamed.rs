@@ -14,7 +14,7 @@ pub fn old_ids(catalog: &Catalog, id: &CheckId) -> Vec<CheckId> {
     let row = catalog
         .elementwise
         .iter()
-        .filter(|t| t.op.to_string() == id.op)
+        .filter(|t| t.table.op == id.op)
         .flat_map(|t| &t.table.rows)
         .find(|r| r.id.value == id.case);
     row.map_or_else(Vec::new, |r| {

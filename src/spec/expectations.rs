@@ -12,7 +12,7 @@ use serde_saphyr::Spanned;
 
 use super::files::CatalogFiles;
 use super::load::{LoadError, is_valid_id, parse_yaml};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, Scratch};
 use crate::platform;
 use crate::spec::profile::{Profile, Relaxation};
 
@@ -28,6 +28,9 @@ pub struct ExpectationsFile {
     pub profile: Vec<Relaxation>,
     /// The known deviations.
     pub deviations: Vec<Deviation>,
+    /// Each deviation's `id`, compiled (loading fills it).
+    #[serde(skip)]
+    patterns: Vec<Pattern>,
 }
 
 /// A check, or a set of checks, known to fail.
@@ -65,9 +68,16 @@ pub struct Deviation {
 pub struct Tolerance {
     /// At most this many failing inputs per check.
     pub failed_inputs: Option<usize>,
-    /// At most this ULP error (approximate operations).
+    /// At most this ULP error (approximate operations), up to [`MAX_TOLERATED_ULP`].
     pub max_ulp: Option<f64>,
 }
+
+/// The largest `tolerate.max_ulp`: 2^53. A result `err` ULP from the exact value `v` is
+/// `err × ulp` from it, and `|v| / ulp` is below 2^53 for every finite `v` of every format
+/// opspec checks (f64's 53-bit significand is the widest). A larger bound therefore tolerates,
+/// in every dtype, results farther from `v` than `v` is from zero (a zero, the wrong sign): it
+/// bounds nothing, and an entry that means "any error" leaves `max_ulp` out.
+pub const MAX_TOLERATED_ULP: f64 = 9_007_199_254_740_992.0;
 
 /// The platform an entry is about, for libraries that pick kernels at run time.
 #[derive(Debug, Default, Deserialize)]
@@ -89,6 +99,10 @@ impl Condition {
     }
 }
 
+/// The most ids an entry without `*` is expanded to when its ids are looked up in a plan
+/// (a larger one is matched against each id of the plan instead).
+const EXPANDED: usize = 4096;
+
 /// Every expectations file of a catalog.
 #[derive(Debug, Default)]
 pub struct Expectations {
@@ -101,6 +115,13 @@ pub struct Listed<'a> {
     pub file: &'a Path,
     pub line: u64,
     pub deviation: &'a Deviation,
+}
+
+impl ExpectationsFile {
+    /// The deviations with their compiled `id` patterns.
+    pub fn entries(&self) -> impl Iterator<Item = (&Deviation, &Pattern)> {
+        self.deviations.iter().zip(&self.patterns)
+    }
 }
 
 impl Expectations {
@@ -127,7 +148,7 @@ impl Expectations {
     pub fn listed(&self, id: &str) -> Option<Listed<'_>> {
         let adapter = id.split(':').nth(1).filter(|_| !id.starts_with("table:"))?;
         self.files.iter().filter(|(_, f)| f.adapter == adapter).find_map(|(file, f)| {
-            f.deviations.iter().find(|d| d.when.holds() && matches(&d.id.value, id)).map(|deviation| Listed {
+            f.entries().find(|(d, p)| d.when.holds() && p.matches(id)).map(|(deviation, _)| Listed {
                 file,
                 line: deviation.id.referenced.line(),
                 deviation,
@@ -150,19 +171,24 @@ impl Expectations {
     /// Entries of `adapter`'s file that name no check among `ids` (the adapter's planned
     /// checks), as load errors.
     pub fn unknown(&self, adapter: &str, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
-        self.files
-            .iter()
-            .filter(|(_, f)| f.adapter == adapter)
-            .flat_map(|(file, f)| {
-                f.deviations.iter().filter(|d| !ids.iter().any(|id| matches(&d.id.value, id))).map(move |d| {
+        let mut scratch = Scratch::default();
+        let mut errors = Vec::new();
+        for (file, f) in self.files.iter().filter(|(_, f)| f.adapter == adapter) {
+            for (i, (d, p)) in f.entries().enumerate() {
+                let names_one = match p.expansions(EXPANDED) {
+                    Some(named) => named.iter().any(|id| ids.contains(id.as_str())),
+                    None => ids.iter().any(|id| p.matches_in(id, &mut scratch)),
+                };
+                if !names_one {
                     let m = format!(
-                        "field `id`: `{}` matches no check of adapter `{}` (renamed or removed?)",
+                        "field `deviations[{i}].id`: `{}` matches no check of adapter `{}` (renamed or removed?)",
                         d.id.value, f.adapter
                     );
-                    LoadError::at_location(file, &d.id.referenced, m)
-                })
-            })
-            .collect()
+                    errors.push(LoadError::at_location(file, &d.id.referenced, m));
+                }
+            }
+        }
+        errors
     }
 }
 
@@ -180,7 +206,7 @@ fn load_file(
     earlier: &[(PathBuf, ExpectationsFile)],
     named_after_adapter: bool,
 ) -> Result<ExpectationsFile, LoadError> {
-    let file: ExpectationsFile = parse_yaml(path, text)?;
+    let mut file: ExpectationsFile = parse_yaml(path, text)?;
     if !is_valid_id(&file.adapter) || file.adapter == "table" {
         let m = format!("`{}` is not an adapter name (lowercase letters, digits and `-`)", file.adapter);
         return Err(LoadError::in_field(path, "adapter", m));
@@ -193,6 +219,7 @@ fn load_file(
         let m = format!("{} lists adapter `{}` too: one file per adapter", other.display(), file.adapter);
         return Err(LoadError::in_field(path, "adapter", m));
     }
+    let mut patterns = Vec::with_capacity(file.deviations.len());
     for (i, d) in file.deviations.iter().enumerate() {
         let at = |m: String| {
             LoadError::at_location(path, &d.id.referenced, format!("field `deviations[{i}].id`: {m}"))
@@ -205,7 +232,7 @@ fn load_file(
                 format!("field `deviations[{i}].when.{field}`: {m}"),
             )
         };
-        Pattern::new(&d.id.value).map_err(|m| at(format!("`{}`: {m}", d.id.value)))?;
+        let pattern = Pattern::new(&d.id.value).map_err(|m| at(format!("`{}`: {m}", d.id.value)))?;
         if file.deviations[..i].iter().any(|e| e.id.value == d.id.value) {
             return Err(at(format!("`{}` is listed twice", d.id.value)));
         }
@@ -230,9 +257,12 @@ fn load_file(
             ));
         }
         if let Some(u) = d.tolerate.max_ulp
-            && !(u.is_finite() && u >= 0.0)
+            && !(0.0..=MAX_TOLERATED_ULP).contains(&u)
         {
-            let m = format!("{u} is not a finite, non-negative number of ULPs");
+            let m = format!(
+                "{u} is not a number of ULPs from 0 to 2^53 (a larger bound tolerates a zero or \
+                 wrong-sign result in every dtype: leave `max_ulp` out to tolerate any error)"
+            );
             return Err(LoadError::in_field(path, &format!("deviations[{i}].tolerate.max_ulp"), m));
         }
         for (name, text) in [("does", &d.does), ("why", &d.why)] {
@@ -241,14 +271,10 @@ fn load_file(
                 return Err(LoadError::in_field(path, &format!("deviations[{i}].{name}"), m));
             }
         }
+        patterns.push(pattern);
     }
+    file.patterns = patterns;
     Ok(file)
-}
-
-/// Whether `id` matches `pattern` (`*` and `{a,b}` alternatives; everything else literal); a
-/// malformed pattern matches nothing (loading refuses it).
-pub fn matches(pattern: &str, id: &str) -> bool {
-    Pattern::new(pattern).is_ok_and(|p| p.matches(id))
 }
 
 #[cfg(test)]
@@ -256,12 +282,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn patterns() {
-        assert!(matches("numr:numr:pow:f32:random", "numr:numr:pow:f32:random"));
-        assert!(!matches("numr:numr:pow:f32:random", "numr:numr:pow:f64:random"));
-        assert!(matches("{numr,array-api}:numr:pow:{f32,f64}:*", "array-api:numr:pow:f64:edges"));
-        assert!(!matches("{numr,array-api}:numr:pow:{f32,f64}:*", "array-api:numr:pow:f16:edges"));
-        assert!(matches("*:numr:add:*+*:*", "array-api:numr:add:i8+u8:promote"));
-        assert!(!matches("*:numr:add:*+*:*", "array-api:numr:add:i8:edges"));
+    fn max_ulp_is_capped_at_2_to_the_53() {
+        let file = |bound: &str| {
+            let text = format!(
+                "adapter: cpu\ndeviations:\n  - id: \"a:cpu:add:f32:edges\"\n    does: x\n    why: y\n    tier: must\n    tolerate: {{max_ulp: {bound}}}\n"
+            );
+            read_file(Path::new("cpu.yaml"), &text)
+        };
+        assert!(file("0").is_ok() && file("9007199254740992").is_ok());
+        let e = file("9007199254740994").unwrap_err();
+        assert_eq!((e.line, e.field.as_deref()), (Some(7), Some("deviations[0].tolerate.max_ulp")), "{e}");
+        assert!(e.message.contains("from 0 to 2^53"), "{e}");
     }
 }

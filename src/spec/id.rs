@@ -80,6 +80,15 @@ impl CheckId {
         self.adapter_name().unwrap_or("oracle")
     }
 
+    /// The same check's id for `adapter` (a table self-check's id is its own).
+    pub fn of_adapter(&self, adapter: &str) -> CheckId {
+        let scope = match &self.scope {
+            Scope::Table => Scope::Table,
+            Scope::Adapter { suite, .. } => Scope::Adapter { suite: suite.clone(), adapter: adapter.into() },
+        };
+        CheckId { scope, ..self.clone() }
+    }
+
     /// The id's `:`-separated segments.
     pub fn segments(&self) -> Vec<&str> {
         let mut parts = match &self.scope {

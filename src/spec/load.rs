@@ -262,7 +262,7 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             }
             if ids.contains(a.value.as_str()) || !seen.insert(a.value.as_str()) {
                 return Err(at(format!(
-                    "`{}` is the id or an alias of another row: an old id names one row",
+                    "`{}` is already a row's or a property's id or an alias in this table: an old id names one row",
                     a.value
                 )));
             }

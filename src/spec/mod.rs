@@ -1,5 +1,6 @@
 //! The contract as data: spec tables and suites, loaded and validated.
 
+pub mod aliases;
 pub mod authority;
 pub mod broadcast;
 pub mod complex;

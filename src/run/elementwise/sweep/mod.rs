@@ -15,7 +15,7 @@
 mod progress;
 mod state;
 
-use crate::generate::sweep::operand_tensor;
+use crate::generate::sweep::{chunk_count, operand_tensor};
 use crate::judge::classes::{ChunkTally, ClassJudge};
 use crate::run::check::ElementwiseKind;
 use progress::group;
@@ -60,7 +60,7 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
             suite.dtypes.iter().filter(|d| d.is_float() && table.table.dtypes.iter().any(|x| x == d.name()));
         for &dtype in dtypes {
             let Some(f) = Format::of(dtype) else { continue };
-            let sweep = Sweep::binary(f);
+            let len = Sweep::binary_len(f);
             let id =
                 CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case_name(f));
             checks.push(Check {
@@ -69,9 +69,9 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
                 target: Target::Elementwise(ElementwiseKind::Sweep(SweepTarget {
                     table: t,
                     dtype,
-                    chunks: (0..sweep.chunks()).collect(),
+                    chunks: (0..chunk_count(len)).collect(),
                 })),
-                planned: usize::try_from(sweep.len()).ok(),
+                planned: usize::try_from(len).ok(),
             });
         }
     }
@@ -136,13 +136,16 @@ pub fn run(
         catalog.revision,
         sweep.len()
     );
-    let mut state = State::open(options.state_dir.as_deref(), &check.id, &fingerprint)?;
+    let mut state = State::open(options.state_dir.as_deref(), &check.id, &fingerprint, &sweep)?;
     let mut done: BTreeMap<u64, ChunkTally> =
         target.chunks.iter().filter_map(|k| state.finished.remove(k).map(|t| (*k, t))).collect();
     let todo: Vec<u64> = target.chunks.iter().copied().filter(|k| !done.contains_key(k)).collect();
     let cases = |k: u64| sweep.chunk(k).end - sweep.chunk(k).start;
     let mut progress = Progress::new(&check.id, target.chunks.iter().map(|&k| cases(k)).sum());
-    progress.advance(done.values().map(|t| t.cases).sum());
+    // Each chunk's count is its chunk's size (checked on reading), so the sum is at most the
+    // sweep's; it is added with a check all the same.
+    let resumed = done.values().try_fold(0u64, |sum, t| sum.checked_add(t.cases));
+    progress.advance(resumed.ok_or("the resumed chunks' cases overflow a count")?);
     // The chunks' batches, in order; the adapter computes the next batch while this one is
     // judged.
     let batches: Vec<(u64, Range<u64>)> = todo

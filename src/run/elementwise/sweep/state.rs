@@ -1,6 +1,9 @@
 //! A sweep's state file: the chunks it finished, appended as they finish, so a killed sweep
-//! resumes after its last finished chunk.
+//! resumes after its last finished chunk. What a resumed run takes from the file is checked
+//! against the sweep first: a chunk it does not have, or counts it cannot have, refuse the
+//! file.
 
+use crate::generate::sweep::Sweep;
 use crate::judge::classes::ChunkTally;
 use crate::spec::id::CheckId;
 use std::collections::BTreeMap;
@@ -31,17 +34,23 @@ struct Finished {
 }
 
 impl State {
-    /// Opens (or starts) the state of check `id` in `dir`; a state written for another
-    /// fingerprint (another opspec, adapter version, catalog) is started afresh. Without a
-    /// folder nothing is kept.
-    pub(super) fn open(dir: Option<&Path>, id: &CheckId, fingerprint: &str) -> Result<State, String> {
+    /// Opens (or starts) the state of check `id`, a sweep of `sweep`'s cases, in `dir`; a state
+    /// written for another fingerprint (another opspec, adapter version, catalog) is started
+    /// afresh, and one whose chunks `sweep` cannot have is refused ([`finished_chunk`]). Without
+    /// a folder nothing is kept.
+    pub(super) fn open(
+        dir: Option<&Path>,
+        id: &CheckId,
+        fingerprint: &str,
+        sweep: &Sweep,
+    ) -> Result<State, String> {
         let Some(dir) = dir else {
             return Ok(State { file: None, path: PathBuf::new(), finished: BTreeMap::new() });
         };
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let path = dir.join(format!("{}.jsonl", id.to_string().replace(':', "_")));
         let finished = match File::open(&path) {
-            Ok(file) => Self::read(BufReader::new(file), id, fingerprint, &path)?,
+            Ok(file) => Self::read(BufReader::new(file), id, fingerprint, sweep, &path)?,
             Err(_) => None,
         };
         let resumed = finished.is_some();
@@ -74,6 +83,7 @@ impl State {
         file: impl BufRead,
         id: &CheckId,
         fingerprint: &str,
+        sweep: &Sweep,
         path: &Path,
     ) -> Result<Option<BTreeMap<u64, ChunkTally>>, String> {
         let mut lines = file.lines().map_while(Result::ok);
@@ -86,13 +96,23 @@ impl State {
             }
         }
         let mut finished = BTreeMap::new();
-        for line in lines {
-            match serde_json::from_str::<Finished>(&line) {
+        // The header is line 1.
+        for (line, text) in (2..).zip(lines) {
+            let refuse = |m: String| {
+                format!(
+                    "{}:{line}: {m}: the file is not this sweep's; delete it to start afresh",
+                    path.display()
+                )
+            };
+            match serde_json::from_str::<Finished>(&text) {
                 Ok(f) => {
-                    finished.insert(f.chunk, f.tally);
+                    finished_chunk(&f, sweep).map_err(&refuse)?;
+                    if finished.insert(f.chunk, f.tally).is_some() {
+                        return Err(refuse(format!("field `chunk`: chunk {} is finished twice", f.chunk)));
+                    }
                 }
                 Err(e) if e.is_eof() => break,
-                Err(e) => return Err(format!("{}: not a finished chunk: {e}", path.display())),
+                Err(e) => return Err(format!("{}:{line}: not a finished chunk: {e}", path.display())),
             }
         }
         Ok(Some(finished))
@@ -113,16 +133,61 @@ impl State {
     }
 }
 
+/// Checks that `sweep` has chunk `f.chunk` and that its counts are ones that chunk can have:
+/// every one of its cases judged, no more failures than cases, and no more failures per row,
+/// per tier (in all) or listed than failures. Sums are checked, so a file cannot wrap them.
+fn finished_chunk(f: &Finished, sweep: &Sweep) -> Result<(), String> {
+    let (k, t) = (f.chunk, &f.tally);
+    if k >= sweep.chunks() {
+        return Err(format!("field `chunk`: chunk {k} is not one of the sweep's {} chunks", sweep.chunks()));
+    }
+    let range = sweep.chunk(k);
+    let cases = range.end - range.start;
+    if t.cases != cases {
+        return Err(format!("field `cases`: chunk {k} has {cases} cases, not {}", t.cases));
+    }
+    if t.failed > cases {
+        return Err(format!("field `failed`: {} failures of {cases} cases", t.failed));
+    }
+    if let Some((row, n)) = t.by_row.iter().find(|(_, n)| **n > t.failed) {
+        return Err(format!("field `by_row`: {n} failures in row `{row}` of {} failures", t.failed));
+    }
+    let tiers = t.by_tier.values().try_fold(0u64, |sum, &n| sum.checked_add(n));
+    if tiers.is_none_or(|n| n > t.failed) {
+        return Err(format!("field `by_tier`: more failures per tier than the {} failures", t.failed));
+    }
+    if t.listed.len() as u64 > t.failed {
+        return Err(format!("field `listed`: {} failures listed of {}", t.listed.len(), t.failed));
+    }
+    if let Some((operands, _)) = t.listed.iter().find(|(operands, _)| operands.len() != sweep.arity()) {
+        return Err(format!(
+            "field `listed`: a failure with {} operands, not {}",
+            operands.len(),
+            sweep.arity()
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::format::Format;
     use crate::generate::sweep::CHUNK;
+
+    fn sweep() -> Sweep {
+        Sweep::exhaustive(Format::F16, 2).unwrap()
+    }
+
+    fn folder(label: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("opspec-sweep-state-{}-{label}", std::process::id()))
+    }
 
     #[test]
     fn a_state_file_resumes_only_its_own_run() {
-        let dir = std::env::temp_dir().join(format!("opspec-sweep-state-{}", std::process::id()));
+        let dir = folder("resume");
         let id: CheckId = "array-api:cpu:add:f16:exhaustive".parse().unwrap();
-        let mut state = State::open(Some(&dir), &id, "v1").unwrap();
+        let mut state = State::open(Some(&dir), &id, "v1", &sweep()).unwrap();
         assert!(state.finished.is_empty());
         let tally = ChunkTally {
             cases: CHUNK,
@@ -133,12 +198,80 @@ mod tests {
         };
         state.record(5, &tally).unwrap();
         drop(state);
-        let again = State::open(Some(&dir), &id, "v1").unwrap();
+        let again = State::open(Some(&dir), &id, "v1", &sweep()).unwrap();
         let resumed = &again.finished[&5];
         assert_eq!((resumed.cases, resumed.failed, resumed.by_row["nan-either"]), (CHUNK, 2, 2));
         assert_eq!(resumed.listed, vec![(vec![1, 2], 3)]);
         drop(again);
-        assert!(State::open(Some(&dir), &id, "v2").unwrap().finished.is_empty(), "another fingerprint");
+        assert!(
+            State::open(Some(&dir), &id, "v2", &sweep()).unwrap().finished.is_empty(),
+            "another fingerprint"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A state file whose chunks the sweep cannot have is refused, naming the file, the line
+    /// and the field, and left as it is.
+    #[test]
+    fn a_state_file_claiming_what_the_sweep_has_not_is_refused() {
+        let id: CheckId = "array-api:cpu:add:f16:exhaustive".parse().unwrap();
+        let header = r#"{"check":"array-api:cpu:add:f16:exhaustive","fingerprint":"v1"}"#;
+        let good = format!(r#"{{"chunk":0,"cases":{CHUNK},"failed":0,"by_row":{{}},"listed":[]}}"#);
+        let max = u64::MAX;
+        let bad = [
+            (
+                format!(r#"{{"chunk":128,"cases":{CHUNK},"failed":0,"by_row":{{}},"listed":[]}}"#),
+                "field `chunk`: chunk 128 is not one of the sweep's 128 chunks",
+            ),
+            (
+                format!(r#"{{"chunk":{max},"cases":{CHUNK},"failed":0,"by_row":{{}},"listed":[]}}"#),
+                "field `chunk`",
+            ),
+            (
+                format!(r#"{{"chunk":1,"cases":{},"failed":0,"by_row":{{}},"listed":[]}}"#, CHUNK + 1),
+                "field `cases`: chunk 1 has 33554432 cases, not 33554433",
+            ),
+            (
+                r#"{"chunk":127,"cases":5,"failed":0,"by_row":{},"listed":[]}"#.to_string(),
+                "field `cases`: chunk 127 has 33554432 cases, not 5",
+            ),
+            (
+                format!(r#"{{"chunk":1,"cases":{CHUNK},"failed":{max},"by_row":{{}},"listed":[]}}"#),
+                "field `failed`",
+            ),
+            (
+                format!(r#"{{"chunk":1,"cases":{CHUNK},"failed":1,"by_row":{{"remaining":2}},"listed":[]}}"#),
+                "field `by_row`: 2 failures in row `remaining`",
+            ),
+            (
+                format!(
+                    r#"{{"chunk":1,"cases":{CHUNK},"failed":1,"by_row":{{}},"by_tier":{{"must":{max},"should":1}},"listed":[]}}"#
+                ),
+                "field `by_tier`",
+            ),
+            (
+                format!(
+                    r#"{{"chunk":1,"cases":{CHUNK},"failed":1,"by_row":{{}},"listed":[[[1,2],3],[[1,2],3]]}}"#
+                ),
+                "field `listed`: 2 failures listed of 1",
+            ),
+            (
+                format!(r#"{{"chunk":1,"cases":{CHUNK},"failed":1,"by_row":{{}},"listed":[[[1],3]]}}"#),
+                "field `listed`: a failure with 1 operands, not 2",
+            ),
+            (good.clone(), "field `chunk`: chunk 0 is finished twice"),
+        ];
+        let dir = folder("refused");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("array-api_cpu_add_f16_exhaustive.jsonl");
+        for (line, says) in bad {
+            let text = format!("{header}\n{good}\n{line}\n");
+            std::fs::write(&path, &text).unwrap();
+            let Err(e) = State::open(Some(&dir), &id, "v1", &sweep()) else { panic!("{line} was taken") };
+            assert!(e.contains(&format!("{}:3: ", path.display())) && e.contains(says), "{line}: {e}");
+            assert!(e.contains("delete it to start afresh"), "{e}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "the file is left as it was");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
