@@ -5,8 +5,9 @@
                                      # target/release/opspec
 
 Each seed is a real example: catalog files, check ids that `opspec list` prints, patterns
-from the expectations files, frames as the host's encoder lays them out, and eval operands
-from the docs. Rerun it after the formats change; the corpora stay small (< 2 MB in all).
+from the expectations files, frames in the layout of the host's encoder (frame.rs, wire.rs),
+and eval operands from the docs. It also writes fuzz/dict/catalog.dict. Rerun it after the
+formats change; the corpora stay small (< 2 MB in all).
 """
 
 import json
@@ -111,10 +112,33 @@ def frames() -> None:
                         "message": "building x1: bad dtype", "step": "building x1", "warnings": []}),
         "call": frame({"type": "call", "id": 6, "op": "add", "args": [one, {"scalar": {"float": "0x3ff0000000000000"}}],
                        "buffers": [{"offset": 0, "len": 16}]}, f32),
+        # The worker replies that made Tensor::view and element_positions overflow isize.
+        "result-huge-stride": frame({"type": "result", "id": 9,
+                                     "result": {"dtype": [1, 8, 1], "shape": [3], "strides": [-2**63],
+                                                "byte_offset": 0, "buffer": 0},
+                                     "buffers": [{"offset": 0, "len": 4}]}, b"\x01\x02\x03\x04"),
+        "result-size-one-axis": frame({"type": "result", "id": 10,
+                                       "result": {"dtype": [1, 8, 1], "shape": [3, 1], "strides": [1, 2**63 - 1],
+                                                  "byte_offset": 0, "buffer": 0},
+                                       "buffers": [{"offset": 0, "len": 3}]}, b"\x01\x02\x03"),
         "two": frame({"type": "error", "id": 7, "kind": "domain", "message": "m"}) + frame({"type": "shutdown", "id": 8}),
     }
     for name, data in seeds.items():
         write("frame", name, data)
+
+
+def catalog_dict() -> None:
+    """fuzz/dict/catalog.dict: every mapping key of the shipped YAML files, and a few values."""
+    keys = set()
+    for folder in ["specs", "suites", "expectations"]:
+        for f in (ROOT / folder).rglob("*.yaml"):
+            keys.update(re.findall(r"^\s*(?:-\s+)?([a-z_][a-z0-9_]*):(?:\s|$)", f.read_text(), re.M))
+    tokens = [k + ":" for k in sorted(keys)] + ["nan", "-inf", "+inf", "-0", "0x1p-1074", "f16", "bf16",
+                                                "c128", "i8", "u64", "bool", "- ", "{", "}", "[", "]",
+                                                "&a", "*a", "<<: "]
+    lines = ["# libFuzzer dictionary for the catalog target (scripts/fuzz.sh passes it): the mapping",
+             "# keys of the shipped catalog's YAML files and a few values; written by fuzz/seeds.py."]
+    (ROOT / "fuzz" / "dict" / "catalog.dict").write_text("\n".join(lines + [f'"{t}"' for t in tokens]) + "\n")
 
 
 def operands() -> None:
@@ -130,3 +154,4 @@ if __name__ == "__main__":
     patterns(listed)
     frames()
     operands()
+    catalog_dict()

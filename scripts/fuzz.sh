@@ -10,7 +10,8 @@
 # -Zsanitizer; the targets fuzz safe Rust, whose bugs are panics, which libFuzzer catches
 # without it), with debug assertions and overflow checks on. Each target starts from its
 # committed seeds (fuzz/corpus/TARGET, read only) and the inputs earlier runs added
-# (fuzz/work/TARGET, not committed). Per target it prints the seconds, executions, coverage
+# (fuzz/work/TARGET, not committed), with its dictionary of tokens where fuzz/dict/TARGET.dict
+# is one. Per target it prints the seconds, executions, coverage
 # (libFuzzer's cov: edges, ft: features) and corpus entries. A crash, panic, timeout or
 # out-of-memory input is written to fuzz/artifacts/TARGET/; the script names each and exits 1
 # after the other targets ran.
@@ -59,10 +60,14 @@ for target in "${targets[@]}"; do
     log="$work.log"
     # -timeout: an input slower than 10 s is a finding; -rss_limit_mb: so is one that needs
     # 2 GiB. New inputs go to $work, the first folder; the seeds are only read.
+    dict=()
+    if [ -f "fuzz/dict/$target.dict" ]; then
+        dict=(-dict="fuzz/dict/$target.dict")
+    fi
     status=0
     "${cargo[@]}" fuzz run "${flags[@]}" "$target" "$work" "fuzz/corpus/$target" -- \
         -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-        -artifact_prefix="$artifacts/" >"$log" 2>&1 || status=$?
+        -artifact_prefix="$artifacts/" "${dict[@]}" >"$log" 2>&1 || status=$?
     # The last status line (`#N DONE cov: C ft: F corp: E/Sb …`) and the final stats.
     last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
