@@ -18,10 +18,10 @@ fuzz_target!(|data: &[u8]| {
         let _ = wire::parse::<Request>(&frame);
         match wire::parse::<Reply>(&frame) {
             Ok(Reply::Result { result, buffers, .. }) => {
-                if let Ok(tensor) = wire::tensor(&result, &buffers, &frame.data) {
-                    if tensor.numel() <= MAX_READ {
-                        tensor.to_bits();
-                    }
+                if let Ok(tensor) = wire::tensor(&result, &buffers, &frame.data)
+                    && tensor.numel() <= MAX_READ
+                {
+                    tensor.to_bits();
                 }
             }
             Ok(Reply::Error { kind, code, message, step, .. }) => {
