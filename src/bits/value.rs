@@ -184,6 +184,16 @@ impl Literal {
     }
 }
 
+/// Reads an operand of `opspec eval` as written on the command line: `0x` and hex digits
+/// (`0x3c00`), at most 64 bits.
+pub fn operand_bits(text: &str) -> Result<u64, String> {
+    let digits = text
+        .strip_prefix("0x")
+        .filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit()))
+        .ok_or_else(|| format!("`{text}`: operand bits are written as 0x and hex digits only (0x3c00)"))?;
+    u64::from_str_radix(digits, 16).map_err(|e| format!("`{text}`: {e}"))
+}
+
 /// A value as text: floats in decimal, hex-float and bits; integers in decimal and hex.
 pub fn describe_value(dtype: DType, bits: u64) -> String {
     match (Format::of(dtype), IntFormat::of(dtype)) {

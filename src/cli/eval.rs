@@ -5,6 +5,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use super::{Setup, adapter_names, rerun, say};
+use crate::bits::value::operand_bits;
 use crate::host::StartOptions;
 use crate::results;
 use crate::run::{RunOptions, eval::eval};
@@ -21,18 +22,7 @@ pub(super) fn evaluate(
     timeout: Duration,
 ) -> Result<u8, String> {
     let specs = crate::host::parse_specs(adapters)?;
-    let operands = bits
-        .iter()
-        .map(|b| {
-            let digits = b
-                .strip_prefix("0x")
-                .filter(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_hexdigit()))
-                .ok_or_else(|| {
-                    format!("`{b}`: operand bits are written as 0x and hex digits only (0x3c00)")
-                })?;
-            u64::from_str_radix(digits, 16).map_err(|e| format!("`{b}`: {e}"))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let operands = bits.iter().map(|b| operand_bits(b)).collect::<Result<Vec<_>, _>>()?;
     let set = &setup.adapters;
     let check = crate::run::select::exact_check(catalog, id, &set.available(&specs))?;
     let options = RunOptions { timeout, rerun: rerun(setup, &specs), ..RunOptions::default() };

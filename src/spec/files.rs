@@ -49,6 +49,11 @@ impl CatalogFiles {
         CatalogFiles { origin: Origin::BuiltIn, files }
     }
 
+    /// A catalog of these `(relative path, text)` files, built in memory (the fuzz targets').
+    pub fn from_texts(origin: Origin, files: impl IntoIterator<Item = (String, String)>) -> CatalogFiles {
+        CatalogFiles { origin, files: files.into_iter().collect() }
+    }
+
     /// Reads the catalog below `root` (its `specs/`, `suites/` and `expectations/`).
     pub fn read_dir(root: &Path) -> Result<CatalogFiles, LoadError> {
         let cannot =

@@ -68,16 +68,18 @@ impl Tensor {
         let buffer_len = self.data.len() / self.dtype.size();
         let numel = checked_numel(shape)?;
         if numel > 0 {
-            let (mut low, mut high) = (offset as isize, offset as isize);
+            // In i128, which holds any reach: the extents multiply to at most usize::MAX, so
+            // the (n - 1) × |stride| of all axes add up to less than 2^127.
+            let (mut low, mut high) = (offset as i128, offset as i128);
             for (&n, &s) in shape.iter().zip(strides) {
-                let reach = (n as isize - 1) * s;
+                let reach = (n as i128 - 1) * s as i128;
                 if reach < 0 {
                     low += reach;
                 } else {
                     high += reach;
                 }
             }
-            if low < 0 || high >= buffer_len as isize {
+            if low < 0 || high >= buffer_len as i128 {
                 return Err(AdapterError::new(
                     ErrorKind::OutOfRange,
                     format!(
@@ -166,13 +168,16 @@ impl Tensor {
         let mut position = self.offset as isize;
         (0..total).map(move |i| {
             if i > 0 {
+                // Wrapping: a step along an axis of size 1 with a huge stride may leave isize's
+                // range before it is taken back; every position yielded is in the buffer.
                 for axis in (0..rank).rev() {
                     index[axis] += 1;
-                    position += self.strides[axis];
+                    position = position.wrapping_add(self.strides[axis]);
                     if index[axis] < self.shape[axis] {
                         break;
                     }
-                    position -= self.strides[axis] * self.shape[axis] as isize;
+                    position =
+                        position.wrapping_sub(self.strides[axis].wrapping_mul(self.shape[axis] as isize));
                     index[axis] = 0;
                 }
             }
@@ -340,6 +345,28 @@ mod tests {
         assert_eq!(t.view(&[2], &[-1], 0).unwrap_err().kind, ErrorKind::OutOfRange);
         assert_eq!(t.view(&[2], &[1, 1], 0).unwrap_err().kind, ErrorKind::Rank);
         assert!(t.view(&[0], &[5], 9).is_ok(), "an empty view touches nothing");
+    }
+
+    /// Found while writing the fuzz target `frame` (fuzz/; a worker's result with these strides
+    /// reaches `view`): the reach (n - 1) × stride overflowed isize, a panic with overflow
+    /// checks and, wrapped, a view of 3 elements 2^63 apart accepted over a buffer of 4.
+    #[test]
+    fn views_whose_reach_overflows_isize_are_errors() {
+        let t = Tensor::from_slice(&[1u8, 2, 3, 4], &[4]).unwrap();
+        for (shape, strides) in [([3], [isize::MIN]), ([3], [isize::MAX]), ([5], [isize::MIN / 2])] {
+            assert_eq!(t.view(&shape, &strides, 0).unwrap_err().kind, ErrorKind::OutOfRange, "{strides:?}");
+        }
+        assert_eq!(t.view(&[2, 2], &[isize::MAX, 1], 3).unwrap_err().kind, ErrorKind::OutOfRange);
+    }
+
+    /// Found with the one above: stepping past an axis of size 1 with a huge stride overflowed
+    /// isize (a panic where overflow checks are on, as in debug builds and the fuzz targets).
+    #[test]
+    fn size_one_axes_with_huge_strides_are_read() {
+        let t = Tensor::from_slice(&[1u8, 2, 3], &[3]).unwrap();
+        let v = t.view(&[3, 1], &[1, isize::MAX], 0).unwrap();
+        assert_eq!(v.to_vec::<u8>().unwrap(), [1, 2, 3]);
+        assert_eq!(v.to_contiguous().to_bits(), [1, 2, 3]);
     }
 
     #[test]
