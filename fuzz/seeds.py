@@ -6,7 +6,7 @@
 
 Each seed is a real example: catalog files, check ids that `opspec list` prints, patterns
 from the expectations files, frames in the layout of the host's encoder (frame.rs, wire.rs),
-and eval operands from the docs. It also writes fuzz/dict/catalog.dict. Rerun it after the
+eval operands from the docs, and results files of a small run. It also writes fuzz/dict/catalog.dict. Rerun it after the
 formats change; the corpora stay small (< 2 MB in all).
 """
 
@@ -147,11 +147,32 @@ def operands() -> None:
         write("eval_operand", f"{n:02}", text.encode())
 
 
+def results(opspec: str) -> None:
+    """A small real run's results.jsonl (its catalog sources and gaps left out, to keep it
+    small), as written, as a killed run leaves it, and with a record that contradicts itself."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run([opspec, "run", "--suite", "array-api", "--filter", "array-api:cpu:{add,sqrt}:f16:{edges,random}",
+                        "--no-tables", "--out", out], check=False, capture_output=True)
+        lines = (Path(out) / "results.jsonl").read_text().splitlines()
+    run = json.loads(lines[0])
+    run["sources"], run["info"]["gaps"] = {}, []
+    lines[0] = json.dumps(run, separators=(",", ":"))
+    whole = "\n".join(lines) + "\n"
+    write("results", "complete", whole.encode())
+    write("results", "killed", ("\n".join(lines[:-2]) + "\n" + lines[-2][:40]).encode())
+    contradiction = json.loads(lines[1])
+    contradiction.update(status="pass", failed_inputs=1)
+    write("results", "contradiction", "\n".join([lines[0], json.dumps(contradiction)] + lines[2:]).encode())
+
+
 if __name__ == "__main__":
-    listed = ids(sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/release/opspec"))
+    opspec = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/release/opspec")
+    listed = ids(opspec)
     catalog()
     check_ids(listed)
     patterns(listed)
     frames()
     operands()
+    results(opspec)
     catalog_dict()
