@@ -11,10 +11,11 @@
 #   5. scripts/wheel-check.sh: the wheel built with maturin, installed into a fresh venv outside
 #      the repository, a first NumPy report from it, the example Python project through the
 #      pytest plugin (skipped, saying so, without maturin);
-#   6. scripts/slurm-check.sh: a sweep sharded over a real Slurm job array on this machine
+#   6. scripts/fuzz.sh 18: each fuzz target of fuzz/ for 18 s (cargo fuzz, built on stable);
+#   7. scripts/slurm-check.sh: a sweep sharded over a real Slurm job array on this machine
 #      (`run --shard auto`), merged, compared with the unsharded run (skipped without root or
 #      slurm-wlm, which .ci/run installs);
-#   7. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
+#   8. tests/cpu_faults.rs, which needs the CPU adapter built with its injected faults
 #      (`--features cpu-faults`: a second build of opspec-cpu and opspec, docs/LAYOUTS.md),
 #      last, since it rebuilds target/release/opspec with the faults in.
 # Both builds share one target directory, so the example reuses the workspace's compiled
@@ -68,6 +69,12 @@ started=$SECONDS
 scripts/wheel-check.sh
 wheel=$((SECONDS - started))
 
+# The fuzz targets, briefly: 18 s each, under two minutes of fuzzing (scripts/fuzz.sh; the
+# first build of fuzz/ takes minutes; docs/TESTING.md, "Fuzzing").
+started=$SECONDS
+scripts/fuzz.sh 18
+fuzz=$((SECONDS - started))
+
 # A sweep as a real Slurm job array (--shard auto), merged and compared with the unsharded
 # run (skipped, saying so, without root or slurm-wlm).
 started=$SECONDS
@@ -78,4 +85,4 @@ started=$SECONDS
 cargo test --release --features cpu-faults --test cpu_faults
 faults=$((SECONDS - started))
 
-echo "test-all: workspace ${workspace} s, Python worker ${worker} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, wheel ${wheel} s, Slurm ${slurm} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
+echo "test-all: workspace ${workspace} s, Python worker ${worker} s, examples/vendor-ndarray ${example} s (build and run), GPU check dry run ${dry_run} s, README commands ${readme} s, wheel ${wheel} s, fuzz ${fuzz} s (build and run), Slurm ${slurm} s, cpu_faults ${faults} s (build and run); CPU adapter: ${kernels}"
