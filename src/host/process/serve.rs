@@ -148,6 +148,7 @@ fn call(
         })
         .collect::<Result<Vec<_>, _>>()?;
     match (kind, &tensors[..], out) {
+        (OpKind::Unary(u), [x], None) => adapter.unary(u, x),
         (OpKind::Binary(b), [x, y], None) => adapter.binary(b, x, y),
         (OpKind::Ternary(t), [x, y, z], None) => adapter.ternary(t, x, y, z),
         (OpKind::BinaryInto(b), [x, y], Some(out)) => {
