@@ -44,6 +44,22 @@ impl Sweep {
         })
     }
 
+    /// Every value of `f` as a one-operand sweep, case `i` being the bit pattern `i`: 2^16
+    /// cases of a 16-bit format, 2^32 (128 chunks) of f32; `None` for f64.
+    pub fn every_value(f: Format) -> Option<Sweep> {
+        (f.bits <= 32).then(|| Sweep { arity: 1, values: None, len: 1 << f.bits })
+    }
+
+    /// The sweep of an operation of `arity` operands in `f`: [`Sweep::every_value`] for one,
+    /// [`Sweep::binary`] for two.
+    pub fn of(arity: usize, f: Format) -> Option<Sweep> {
+        match arity {
+            1 => Sweep::every_value(f),
+            2 => Some(Sweep::binary(f)),
+            _ => None,
+        }
+    }
+
     /// Every value (`arity` 1) or every pair (`arity` 2) of [`grid_values`]`(f)`; case `i` of a
     /// pair sweep has `x1 = values[i mod n]` and `x2 = values[i / n]`.
     pub fn grid(f: Format, arity: usize) -> Sweep {
@@ -86,7 +102,8 @@ impl Sweep {
     }
 
     /// The values each operand ranges over, in order: every bit pattern `0 .. 2^16` of an
-    /// exhaustive sweep, or the grid's values. Operand `slot` of case `i` is
+    /// exhaustive sweep, or the grid's values (not for an f32 [`Sweep::every_value`], whose
+    /// cases are their own bit patterns). Operand `slot` of case `i` is
     /// `domain[(i / n^slot) mod n]`, `n` the domain's length.
     pub fn domain(&self) -> Vec<u64> {
         self.values.clone().unwrap_or_else(|| (0..1 << 16).collect())
@@ -96,6 +113,7 @@ impl Sweep {
     #[inline]
     pub fn operand(&self, index: u64, slot: usize) -> u64 {
         match &self.values {
+            None if self.arity == 1 => index,
             None => (index >> (16 * slot)) & 0xffff,
             Some(values) => {
                 let n = values.len() as u64;
@@ -227,6 +245,9 @@ mod tests {
         let domain = s.domain();
         assert_eq!((domain[0x1234], domain[0xabcd], domain.len()), (0x1234, 0xabcd, 1 << 16));
         assert!(Sweep::exhaustive(Format::F32, 2).is_none());
+        let f32 = Sweep::every_value(Format::F32).unwrap();
+        assert_eq!((f32.len(), f32.chunks(), f32.operand(0xdead_beef, 0)), (1 << 32, 128, 0xdead_beef));
+        assert!(Sweep::every_value(Format::F64).is_none());
         assert!(Sweep::exhaustive(Format::F16, 3).is_none());
     }
 

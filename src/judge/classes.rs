@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::bits::format::Format;
 use crate::bits::value::Domain;
 use crate::generate::sweep::Sweep;
+use crate::judge::accuracy::UlpTally;
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::oracle::fpenv;
@@ -36,6 +37,9 @@ pub struct ChunkTally {
     pub by_tier: BTreeMap<Tier, u64>,
     /// The first failing cases: operands and the actual result.
     pub listed: Vec<(Vec<u64>, u64)>,
+    /// The errors of an approximate function's results (one-operand sweeps).
+    #[serde(default)]
+    pub ulp: UlpTally,
 }
 
 impl ChunkTally {
@@ -51,14 +55,15 @@ impl ChunkTally {
         }
         let room = max_listed.saturating_sub(self.listed.len());
         self.listed.extend(other.listed.into_iter().take(room));
+        self.ulp.merge(other.ulp);
     }
 }
 
 /// The row id failures outside every row are counted under.
-const NO_ROW: &str = "(no row)";
+pub(crate) const NO_ROW: &str = "(no row)";
 
 /// Cases judged between two checks of the FP control state.
-const SLICE: u64 = 1 << 16;
+pub(crate) const SLICE: u64 = 1 << 16;
 
 /// Judges sweep cases: finds each case's governing rows, and what they accept, once per
 /// combination of the value classes and relations the table's rows name (and whether an
@@ -338,7 +343,7 @@ fn relation_bit(relation: Relation) -> usize {
 
 /// Whether `outcome` asks the same of every input (no operand, no product of signs, no
 /// reference result in it).
-fn constant(outcome: &Outcome) -> bool {
+pub(crate) fn constant(outcome: &Outcome) -> bool {
     match outcome {
         Outcome::Nan
         | Outcome::Boolean(_)

@@ -1,8 +1,10 @@
 //! Judging: every way a result is accepted. An [`expect::Expect`] is the set of results an
 //! input allows; [`context`] computes it for an element-wise input from the table and the
-//! oracle; [`classes`] judges a sweep's cases once per combination of value classes;
+//! oracle; [`classes`] judges a sweep's cases once per combination of value classes, and
+//! [`values`] a one-operand sweep's values; [`accuracy`] counts approximate results' errors;
 //! [`profile`] judges again under a relaxation profile an adapter declares.
 
+pub mod accuracy;
 pub mod authority;
 pub mod classes;
 pub mod complex;
@@ -10,3 +12,4 @@ pub mod context;
 pub mod expect;
 pub mod profile;
 pub mod scatter;
+pub mod values;

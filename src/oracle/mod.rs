@@ -22,6 +22,8 @@
 //! - [`native`]: the same correctly rounded and exact results for the basic operations in
 //!   f16, bf16 and f32 from host f64 arithmetic and a narrowing of our own, about a hundred
 //!   times faster; [`fpenv`] checks the FP control state it relies on.
+//! - [`fast`]: the same for the functions MPFR evaluates (CORE-MATH's correctly rounded
+//!   functions, and f64 arithmetic narrowed once), with their f64 value for ULP errors.
 //! - [`ties`]: the roundTiesToAway result where an exact result is a tie.
 //! - [`ulp`]: distance of an actual result from a high-precision reference, in ULPs.
 //! - [`broadcast`]: NumPy broadcasting and the named-axis rules, as pure functions of shapes.
@@ -31,6 +33,7 @@ pub mod broadcast;
 pub mod clip;
 pub mod complex;
 pub mod exact;
+pub mod fast;
 pub mod fpenv;
 pub mod functions;
 pub mod integer;
@@ -50,22 +53,51 @@ pub use exact::{compare, copysign, floor_divide, maximum, minimum, nextafter, re
 pub use functions::{atan2, hypot, logaddexp, pow};
 pub use ops::high_precision;
 pub use rounding::{decode, round, round_exact};
-pub use ulp::ulp_error;
+pub use ulp::{ulp_error, ulp_error_f64};
 
 use opspec_adapter::OpKind;
+use serde::{Deserialize, Serialize};
 
 use crate::bits::format::Format;
 
 /// The oracle's result of `op` on `inputs`: correctly rounded for arithmetic and the
-/// approximate functions, exact for the rest, and `0`/`1` for comparisons. The native
-/// reference computes it where it covers the operation and format (after checking this
-/// thread's FP control state, which an in-process adapter may have changed), MPFR elsewhere.
+/// approximate functions, exact for the rest, and `0`/`1` for comparisons. The native or the
+/// fast reference computes it where it covers the operation and format (after checking this
+/// thread's FP control state, which an in-process adapter may have changed), MPFR elsewhere
+/// and wherever the fast reference cannot prove its result.
 pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Result<u64, String> {
-    if native::covers(op, f) {
+    if native::covers(op, f) || fast::covers(op, f) {
         fpenv::check()?;
-        if let Some(bits) = native::reference(op, f, inputs) {
+        if let Some(bits) = native::reference(op, f, inputs).or_else(|| fast::reference(op, f, inputs)) {
             return Ok(bits);
         }
     }
     ops::reference(op, f, inputs).ok_or_else(|| format!("the oracle has no reference for {op} yet"))
+}
+
+/// Which reference computed a check's expected results (the `reference` field of a result in
+/// `results.jsonl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReferenceKind {
+    /// [`native`]: host f64 arithmetic and our narrowing.
+    Native,
+    /// [`fast`]: CORE-MATH, or f64 arithmetic narrowed once; MPFR for the 16-bit results it
+    /// cannot prove.
+    CoreMath,
+    /// MPFR through `rug`.
+    Mpfr,
+}
+
+impl ReferenceKind {
+    /// The reference the run uses for `op` in `f`.
+    pub fn of(op: OpKind, f: Format) -> ReferenceKind {
+        if native::covers(op, f) {
+            ReferenceKind::Native
+        } else if fast::covers(op, f) {
+            ReferenceKind::CoreMath
+        } else {
+            ReferenceKind::Mpfr
+        }
+    }
 }

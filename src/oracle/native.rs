@@ -50,27 +50,8 @@
 use std::cmp::Ordering;
 
 use opspec_adapter::{BinaryOp, OpKind, TernaryOp};
-use serde::{Deserialize, Serialize};
 
 use crate::bits::format::Format;
-
-/// Which reference computed a check's expected results (the `reference` field of a result in
-/// `results.jsonl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReferenceKind {
-    /// This module: host f64 arithmetic and our narrowing.
-    Native,
-    /// MPFR through `rug`.
-    Mpfr,
-}
-
-impl ReferenceKind {
-    /// The reference the run uses for `op` in `f`.
-    pub fn of(op: OpKind, f: Format) -> ReferenceKind {
-        if covers(op, f) { ReferenceKind::Native } else { ReferenceKind::Mpfr }
-    }
-}
 
 /// Whether the native reference computes `op` in `f` (on a target whose FP control state it
 /// can check).
@@ -173,7 +154,7 @@ fn fused_mul_add(f: Format, a: u64, b: u64, c: u64) -> u64 {
 }
 
 /// The exact f64 value of `x` (bits of format `f`).
-#[inline]
+#[inline(always)]
 pub fn to_f64(f: Format, x: u64) -> f64 {
     match f {
         Format::F64 => f64::from_bits(x),
@@ -212,7 +193,7 @@ pub fn narrow(f: Format, x: f64) -> u64 {
 /// `x` in magnitude (`Greater`) or just short of it (`Less`), closer to `x` than any other
 /// f64: only a tie of `x` itself is resolved by that direction instead of to even.
 #[inline(always)]
-fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
+pub(super) fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
     // The format's numbers as constants, so each case compiles to straight-line code.
     match (f.exp_bits, f.frac_bits) {
         (5, 10) => narrow_to::<5, 10>(x, beyond),

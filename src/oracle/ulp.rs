@@ -28,6 +28,19 @@ pub fn ulp_error(f: Format, actual: u64, reference: &Float) -> f64 {
     (distance >> ulp_exp).to_f64()
 }
 
+/// [`ulp_error`] against a finite reference given as an f64 value (the fast reference's,
+/// [`super::fast::value`]): the same measure, with the distance rounded once to f64.
+pub fn ulp_error_f64(f: Format, actual: u64, reference: f64) -> f64 {
+    let actual = f.to_f64(actual);
+    if !actual.is_finite() {
+        return f64::INFINITY;
+    }
+    // The binade from the exponent field (a zero or an f64 subnormal is below every format's).
+    let binade = ((reference.to_bits() >> 52 & 0x7ff) as i32 - 1023).max(f.emin());
+    let ulp_exp = binade - f.frac_bits as i32;
+    (actual - reference).abs() * 2f64.powi(-ulp_exp)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,6 +68,23 @@ mod tests {
         assert_eq!(ulp_error(Format::F16, 0x0003, &reference), 0.5);
         assert_eq!(ulp_error(Format::F16, 0x8000, &reference), 2.5);
         assert_eq!(ulp_error(Format::F16, 0x0000, &Float::with_val(200, 0)), 0.0);
+    }
+
+    #[test]
+    fn an_f64_reference_gives_the_same_measure() {
+        let f = Format::F32;
+        let third = 1.0 / 3.0;
+        let exact = Float::with_val(200, 1) / 3;
+        for actual in [0x3eaa_aaab, 0x3eaa_aaaa, 0x3eaa_aaa0, 0xbeaa_aaab] {
+            let (a, b) = (ulp_error_f64(f, actual, third), ulp_error(f, actual, &exact));
+            assert!((a - b).abs() < 1e-6, "{actual:#x}: {a} against {b}");
+        }
+        // Just below a power of two the binade is the lower one; subnormal references use the
+        // subnormal ulp; zero is in the lowest binade.
+        assert_eq!(ulp_error_f64(f, 0x3f80_0000, 1.0 - 2f64.powi(-25)), 0.5);
+        assert_eq!(ulp_error_f64(Format::F16, 0x0003, 5.0 * 2f64.powi(-25)), 0.5);
+        assert_eq!(ulp_error_f64(Format::F16, 0x0001, 0.0), 1.0);
+        assert_eq!(ulp_error_f64(f, f.pos_inf(), 1.0), f64::INFINITY);
     }
 
     #[test]

@@ -19,12 +19,16 @@ use std::collections::btree_map::{BTreeMap, Entry};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::bits::format::Format;
+use crate::judge::accuracy::UlpTally;
 use crate::results::shard::{Shard, chunk_key, shard_of, split_key};
 use crate::results::{self, ResultsWriter, Run};
 use crate::results::{CaseFailure, CheckResult, ChunkResult, Status};
+use crate::run::record::write_accuracy;
 use crate::run::{RunOptions, sweep_message};
 use crate::spec::authority::Tier;
 use crate::spec::id::CheckId;
+use opspec_adapter::UnaryOp;
 
 /// What [`merge`] wrote: how many checks the plan has, and how many no shard ran, the first
 /// of them in full.
@@ -353,6 +357,7 @@ impl SweepJoin {
         let cap = RunOptions::default().max_listed_failures;
         let (mut cases, mut failed) = (0u64, 0u64);
         let (mut by_row, mut failures, mut merged_chunks) = (BTreeMap::new(), Vec::new(), Vec::new());
+        let mut ulp = UlpTally::default();
         for k in chunks {
             let (c, own, _) = self.chunks.remove(k).ok_or("no chunk")?;
             let overflow = |what: &str| self.overflow(&id, what);
@@ -365,6 +370,7 @@ impl SweepJoin {
             let room = cap.saturating_sub(failures.len());
             let before = failures.len();
             failures.extend(own.into_iter().take(room));
+            ulp.merge(c.ulp.clone());
             merged_chunks.push(ChunkResult { listed: failures.len() - before, ..c });
         }
         let too_many = |what: &str| format!("sweep `{key}`: {what} is more than this platform counts");
@@ -379,9 +385,13 @@ impl SweepJoin {
             _ => false,
         };
         if plain {
-            merged.message = sweep_message(&id.dtype, cases, failed, &by_row);
+            let arity = if id.op.parse::<UnaryOp>().is_ok() { 1 } else { 2 };
+            merged.message = sweep_message(&id.dtype, arity, cases, failed, &by_row);
         }
         merged.failed_by_row = by_row;
+        if let Some(f) = id.dtype.parse().ok().and_then(Format::of) {
+            write_accuracy(&ulp, f, &mut merged);
+        }
         merged.tier = self.by_tier.keys().next().copied();
         merged.failed_by_tier = self.by_tier;
         merged.failures = failures;
@@ -492,6 +502,7 @@ mod tests {
             failed: 1,
             by_row: BTreeMap::new(),
             listed: 0,
+            ulp: Default::default(),
         }];
         let path = dir.join(format!("shard-{index}.jsonl"));
         let writer = ResultsWriter::create(&path, &info, &[r.id.clone()], &BTreeMap::new()).unwrap();

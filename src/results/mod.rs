@@ -18,6 +18,6 @@ pub use file::{FORMAT, ResultsWriter, Run, VERSION, read};
 pub use info::{Gap, RunInfo};
 pub use record::{
     BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status,
-    ULP_BUCKETS,
+    ULP_BUCKETS, UlpWorst,
 };
 pub use rerun::Rerun;

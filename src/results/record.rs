@@ -5,16 +5,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::oracle::native::ReferenceKind;
+use crate::oracle::ReferenceKind;
 
 use super::Rerun;
 use crate::spec::authority::Tier;
 use crate::spec::id::CheckId;
 use crate::spec::profile::Profile;
 
-/// Upper edges, in ULPs, of the buckets of [`CheckResult::ulp_histogram`]: at most 0.5
-/// (correctly rounded), at most 1, 2, 4, …; the last bucket takes every larger error.
-pub const ULP_BUCKETS: [f64; 10] = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 64.0, 256.0, 1024.0, f64::INFINITY];
+pub use crate::judge::accuracy::ULP_BUCKETS;
+use crate::judge::accuracy::UlpTally;
 
 /// Verdict of a check (the table in `docs/RESULTS.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -171,6 +170,9 @@ pub struct CheckResult {
     /// [`ULP_BUCKETS`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ulp_histogram: Option<Vec<u64>>,
+    /// For approximate operations: where `max_ulp_error` occurs (the first such input).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ulp_at: Option<UlpWorst>,
     pub citation: Option<Citation>,
     /// For a failed check: the most authoritative tier it fails (`docs/AUTHORITY.md`): `must`
     /// (it does not conform), `should` or `quality` (opspec's own bar).
@@ -180,7 +182,7 @@ pub struct CheckResult {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub failed_by_tier: BTreeMap<Tier, u64>,
     /// Which reference computed the expected results (float element-wise, property and sweep
-    /// checks): `native` or `mpfr`.
+    /// checks): `native`, `core_math` or `mpfr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<ReferenceKind>,
     /// A sweep's failed inputs per governing table row (`(no row)` where none governs).
@@ -212,8 +214,17 @@ pub struct CheckResult {
     pub chunks: Vec<ChunkResult>,
 }
 
-/// One chunk of a sweep: a fixed unit of work (`CHECK_ID#CHUNK` as a shard unit).
+/// The input where a check's largest ULP error occurs, and the result there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UlpWorst {
+    /// The operands' bits in hex (`0x3f800000`), in operand order.
+    pub inputs: Vec<String>,
+    /// The result's bits in hex.
+    pub actual: String,
+}
+
+/// One chunk of a sweep: a fixed unit of work (`CHECK_ID#CHUNK` as a shard unit).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChunkResult {
     /// The chunk's number: it holds cases `chunk × 2^25 ..`.
     pub chunk: u64,
@@ -228,6 +239,9 @@ pub struct ChunkResult {
     /// chunks' in the list).
     #[serde(default)]
     pub listed: usize,
+    /// A one-operand sweep of an approximate function: the errors of this chunk's results.
+    #[serde(default, skip_serializing_if = "UlpTally::is_empty")]
+    pub ulp: UlpTally,
 }
 
 /// A check judged under its adapter's relaxation profile (the status stays the strict one).
@@ -298,6 +312,7 @@ impl CheckResult {
             inputs: 0,
             failed_inputs: 0,
             max_ulp_error: None,
+            max_ulp_at: None,
             ulp_histogram: None,
             citation: None,
             tier: None,
@@ -348,6 +363,9 @@ impl CheckResult {
             }
             if !chunks.insert(c.chunk) {
                 return Some(format!("chunk {} listed twice", c.chunk));
+            }
+            if let Some(wrong) = c.ulp.contradiction(c.cases, None) {
+                return Some(format!("chunk {}: {wrong}", c.chunk));
             }
         }
         None
@@ -459,8 +477,14 @@ mod tests {
             let why = r.contradiction().unwrap_or_default();
             assert!(why.contains(says), "{why:?} should say {says:?}");
         }
-        let chunk =
-            |chunk, cases, failed| ChunkResult { chunk, cases, failed, by_row: BTreeMap::new(), listed: 0 };
+        let chunk = |chunk, cases, failed| ChunkResult {
+            chunk,
+            cases,
+            failed,
+            by_row: BTreeMap::new(),
+            listed: 0,
+            ulp: UlpTally::default(),
+        };
         let r = CheckResult { chunks: vec![chunk(0, 5, 6)], ..failed(6) };
         assert_eq!(r.contradiction().as_deref(), Some("chunk 0: 6 failed cases of 5"));
         let r = CheckResult { chunks: vec![chunk(3, 5, 1), chunk(3, 5, 1)], ..failed(2) };

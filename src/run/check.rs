@@ -127,12 +127,15 @@ pub struct FloatTarget {
     pub cases: CaseSet,
 }
 
-/// A sweep check: one binary element-wise table in one float dtype, every case enumerated.
+/// A sweep check: one element-wise table of one or two operands in one float dtype, every
+/// case enumerated.
 #[derive(Clone, Debug)]
 pub struct SweepTarget {
     /// Index into `Catalog::elementwise`.
     pub table: usize,
     pub dtype: DType,
+    /// The table's operands: one (every value of the dtype) or two (every pair, or the grid).
+    pub arity: usize,
     /// The chunks to check, ascending: every chunk of the sweep, or those `run --chunks` and
     /// `run --shard` keep.
     pub chunks: Vec<u64>,

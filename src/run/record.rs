@@ -7,8 +7,10 @@ use std::path::Path;
 use serde_saphyr::Spanned;
 
 use super::check::{CheckId, RunOptions};
+use crate::bits::format::Format;
+use crate::judge::accuracy::UlpTally;
 use crate::judge::authority::Grade;
-use crate::results::{BatchPlace, CaseFailure, CheckResult, Citation, Rerun, Status};
+use crate::results::{BatchPlace, CaseFailure, CheckResult, Citation, Rerun, Status, UlpWorst};
 use crate::spec::profile::Profile;
 
 /// What reproduces a failure.
@@ -165,6 +167,23 @@ pub fn citation(
         text,
         location: format!("{}:{}", path.display(), id.referenced.line()),
     }
+}
+
+/// Writes an approximate check's measured errors into `result`: `max_ulp_error`, `max_ulp_at`
+/// and `ulp_histogram` (nothing where no result was measured). Where every result was
+/// counted as correctly rounded without measuring, the largest error is given as 0.5.
+pub fn write_accuracy(tally: &UlpTally, f: Format, result: &mut CheckResult) {
+    let Some(histogram) = tally.histogram() else { return };
+    let hex = |x: u64| format!("{x:#0w$x}", w = 2 + f.bits as usize / 4);
+    match tally.worst() {
+        Some((error, inputs, actual)) => {
+            result.max_ulp_error = Some(error);
+            result.max_ulp_at =
+                Some(UlpWorst { inputs: inputs.iter().map(|&x| hex(x)).collect(), actual: hex(actual) });
+        }
+        None => result.max_ulp_error = Some(0.5),
+    }
+    result.ulp_histogram = Some(histogram.to_vec());
 }
 
 #[cfg(test)]

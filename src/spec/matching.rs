@@ -6,10 +6,16 @@ use super::schema::{Class, Condition, Operand, Relation, Row, SpecTable};
 
 /// True when the value `x` (bits in format `f`) is in `class`.
 pub fn in_class(f: Format, x: u64, class: &Class) -> bool {
-    let v = f.to_f64(x);
+    in_class_decoded(f, x, f.to_f64(x), class)
+}
+
+/// [`in_class`] of `x`, whose exact value is `v` (a sweep decodes each value once).
+#[inline(always)]
+pub fn in_class_decoded(f: Format, x: u64, v: f64, class: &Class) -> bool {
     let finite = f.is_finite(x);
-    let integer = finite && v.trunc() == v;
-    let odd = integer && v.abs() < 2f64.powi(53) && v % 2.0 != 0.0;
+    // Computed only for the classes that ask (a sweep tests every value of a format).
+    let integer = || finite && v.trunc() == v;
+    let odd = || integer() && v.abs() < 2f64.powi(53) && v % 2.0 != 0.0;
     match class {
         Class::Any => true,
         Class::Nan => f.is_nan(x),
@@ -33,10 +39,10 @@ pub fn in_class(f: Format, x: u64, class: &Class) -> bool {
         Class::AbsGt(c) => v.abs() > *c,
         Class::AbsLt(c) => v.abs() < *c,
         Class::AbsEq(c) => v.abs() == *c,
-        Class::Integer => integer,
-        Class::OddInteger => odd,
-        Class::NotInteger => finite && !integer,
-        Class::NotOddInteger => !odd,
+        Class::Integer => integer(),
+        Class::OddInteger => odd(),
+        Class::NotInteger => finite && !integer(),
+        Class::NotOddInteger => !odd(),
         Class::HalfInteger => finite && v - v.floor() == 0.5,
     }
 }

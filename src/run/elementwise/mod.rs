@@ -22,20 +22,20 @@ use crate::generate::unary_sweep;
 use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
 };
+use crate::judge::accuracy::{UlpTally, ulp_error_of};
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
+use crate::oracle::ReferenceKind;
 use crate::oracle::integer::Exact;
-use crate::oracle::native::ReferenceKind;
 use crate::oracle::ops::exact_integer;
-use crate::oracle::{high_precision, ulp_error};
-use crate::results::{CheckResult, Citation, ULP_BUCKETS};
+use crate::results::{CheckResult, Citation};
 use crate::run::batch::{Batch, Judge, Reading};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
     CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
     ShapeRuleTarget, Target,
 };
-use crate::run::record::{Recorder, citation};
+use crate::run::record::{Recorder, citation, write_accuracy};
 use crate::spec::schema::{Accuracy, Property};
 use crate::spec::suite::Suite;
 use crate::spec::suite::{DivisionByZero, NanPolicy};
@@ -258,9 +258,8 @@ pub fn run(
             let judge = Judge { ctx: &floats.ctx, alone: Some(&alone) };
             floats.batch.compare(&actual, &mut rec, Some(&judge));
             if table.table.accuracy == Accuracy::Approximate {
-                let errors = ulp_errors(table.op, floats.format, &floats.batch.cases, &actual);
-                rec.result.max_ulp_error = errors.iter().copied().reduce(f64::max);
-                rec.result.ulp_histogram = (!errors.is_empty()).then(|| ulp_histogram(&errors));
+                let tally = ulp_tally(table.op, floats.format, &floats.batch.cases, &actual);
+                write_accuracy(&tally, floats.format, rec.result);
             }
             Ok(())
         }
@@ -387,24 +386,18 @@ fn check_table(floats: &FloatBatch, rec: &mut Recorder) -> Result<(), String> {
     Ok(())
 }
 
-/// The error of every finite result against the exact value, in fractional ULPs.
-fn ulp_errors(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> Vec<f64> {
-    cases
+/// The errors of the finite results against the exact values, in fractional ULPs.
+fn ulp_tally(op: OpKind, f: Format, cases: &Cases, actual: &[u64]) -> UlpTally {
+    let measured: Vec<Option<f64>> = cases
         .par_iter()
         .zip(actual)
-        .filter(|&(_, &a)| f.is_finite(a))
-        .filter_map(|(c, &a)| {
-            let exact = high_precision(op, f, c)?;
-            exact.is_finite().then(|| ulp_error(f, a, &exact))
-        })
-        .collect()
-}
-
-/// How many of `errors` fall in each bucket of [`ULP_BUCKETS`].
-fn ulp_histogram(errors: &[f64]) -> Vec<u64> {
-    let mut counts = vec![0; ULP_BUCKETS.len()];
-    for &e in errors {
-        counts[ULP_BUCKETS.iter().position(|&edge| e <= edge).unwrap_or(ULP_BUCKETS.len() - 1)] += 1;
+        .map(|(c, &a)| if f.is_finite(a) { ulp_error_of(op, f, c, a) } else { None })
+        .collect();
+    let mut tally = UlpTally::default();
+    for ((c, &a), error) in cases.iter().zip(actual).zip(measured) {
+        if let Some(error) = error {
+            tally.add(error, c, a);
+        }
     }
-    counts
+    tally
 }

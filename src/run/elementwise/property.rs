@@ -30,7 +30,7 @@ pub fn run(
     let p = run.stated;
     result.citation = Some(cite(run.table, &p.id, &p.source, p.bullet, &p.text));
     if let Some(f) = crate::bits::format::Format::of(target.dtype) {
-        result.reference = Some(crate::oracle::native::ReferenceKind::of(run.table.op, f));
+        result.reference = Some(crate::oracle::ReferenceKind::of(run.table.op, f));
     }
     let violations = run.evaluate(adapter, options)?;
     let mut rec = Recorder::new(result, options);

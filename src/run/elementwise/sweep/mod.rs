@@ -1,23 +1,28 @@
 //! Sweeps (`run --exhaustive`): every pair of 16-bit values of a binary element-wise
-//! operation (2^32 cases), or the dense TestFloat-style grid of f32 and f64 pairs, checked
-//! in fixed chunks of [`CHUNK`] cases against the same expectations as the sampled checks.
+//! operation (2^32 cases), or the dense TestFloat-style grid of f32 and f64 pairs; and every
+//! value of a one-operand function in f16, bf16 and f32 (2^32 cases); checked in fixed chunks
+//! of [`CHUNK`] cases against the same expectations as the sampled checks.
 //!
 //! A chunk is judged in batches of [`BATCH`] cases, one adapter call each (the next batch's
 //! call runs while this one is judged on every core); a finished chunk is appended to the
 //! check's state file (`<out>/sweeps/<id>.jsonl`), so a killed sweep resumes after its last
 //! finished chunk when the same command runs again. A chunk is also a shard unit
 //! (`ID#CHUNK`, [`crate::results::shard`]), and the result lists each chunk's counts for `merge`. A progress line shows the rate and the time
-//! left. Failures are counted per governing table row; the first few are listed in full.
+//! left. Failures are counted per governing table row; the first few are listed in full. A
+//! one-operand sweep of an approximate function also measures the error of every result
+//! (the accuracy table of `docs/ACCURACY.md`).
 //!
-//! The keyed judge is [`crate::judge::classes`]; the operands come from
-//! [`crate::generate::sweep`].
+//! The keyed judges are [`crate::judge::classes`] (pairs) and [`crate::judge::values`]; the
+//! operands come from [`crate::generate::sweep`].
 
 mod progress;
 mod state;
 
 use crate::generate::sweep::{chunk_count, operand_tensor};
 use crate::judge::classes::{ChunkTally, ClassJudge};
+use crate::judge::values::ValueJudge;
 use crate::run::check::ElementwiseKind;
+use crate::spec::suite::NanPolicy;
 use progress::group;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -31,11 +36,11 @@ use crate::generate::sweep::Sweep;
 use crate::host::warnings;
 use crate::judge::authority::Grade;
 use crate::judge::context::Context;
-use crate::oracle::native::ReferenceKind;
+use crate::oracle::ReferenceKind;
 use crate::results::{CheckResult, ChunkResult};
 use crate::run::call::apply_guarded;
 use crate::run::check::{Check, CheckId, RunOptions, SweepTarget, Target};
-use crate::run::record::{Failure, Recorder, Repro};
+use crate::run::record::{Failure, Recorder, Repro, write_accuracy};
 use crate::spec::{Catalog, LoadedSuite};
 
 use progress::Progress;
@@ -47,28 +52,38 @@ pub fn sweep_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
     suites.flat_map(|s| adapters.iter().flat_map(move |a| plan_suite(catalog, s, a))).collect()
 }
 
-/// The sweep checks of `suite`'s binary element-wise tables against `adapter`: `exhaustive`
-/// in each 16-bit dtype, `grid` in f32 and f64.
+/// The sweep checks of `suite`'s element-wise tables against `adapter`: for a binary table,
+/// `exhaustive` in each 16-bit dtype and `grid` in f32 and f64; for a unary one, `exhaustive`
+/// in f16, bf16 and f32.
 fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.tables {
         let table = &catalog.elementwise[t];
-        if table.table.operands.len() != 2 || !matches!(table.op, OpKind::Binary(_) | OpKind::BinaryInto(_)) {
-            continue;
-        }
+        let arity = match (table.table.operands.len(), table.op) {
+            (1, OpKind::Unary(_)) => 1,
+            (2, OpKind::Binary(_) | OpKind::BinaryInto(_)) => 2,
+            _ => continue,
+        };
         let dtypes =
             suite.dtypes.iter().filter(|d| d.is_float() && table.table.dtypes.iter().any(|x| x == d.name()));
         for &dtype in dtypes {
             let Some(f) = Format::of(dtype) else { continue };
-            let len = Sweep::binary_len(f);
-            let id =
-                CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case_name(f));
+            let len = match arity {
+                1 => match Sweep::every_value(f) {
+                    Some(sweep) => sweep.len(),
+                    None => continue,
+                },
+                _ => Sweep::binary_len(f),
+            };
+            let case = if f.bits == 16 || arity == 1 { "exhaustive" } else { "grid" };
+            let id = CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case);
             checks.push(Check {
                 id,
                 needs: Some((table.op, dtype)),
                 target: Target::Elementwise(ElementwiseKind::Sweep(SweepTarget {
                     table: t,
                     dtype,
+                    arity,
                     chunks: (0..chunk_count(len)).collect(),
                 })),
                 planned: usize::try_from(len).ok(),
@@ -86,22 +101,26 @@ pub fn keep_chunks(mut check: Check, keep: impl Fn(u64) -> bool) -> Option<Check
     if target.chunks.is_empty() {
         return None;
     }
-    let sweep = Format::of(target.dtype).map(Sweep::binary)?;
+    let sweep = Format::of(target.dtype).and_then(|f| Sweep::of(target.arity, f))?;
     let cases: u64 = target.chunks.iter().map(|&k| sweep.chunk(k).end - sweep.chunk(k).start).sum();
     check.planned = usize::try_from(cases).ok();
     Some(check)
 }
 
-/// `exhaustive` for a 16-bit format, `grid` for a wider one.
-fn case_name(f: Format) -> &'static str {
-    if f.bits == 16 { "exhaustive" } else { "grid" }
-}
-
-/// The message of a sweep check's result in `dtype`: the cases checked of the sweep's, and the
-/// failures per governing row (`by_row`) where there are any.
-pub fn sweep_message(dtype: &str, checked: u64, failed: u64, by_row: &BTreeMap<String, u64>) -> String {
-    let of = dtype.parse::<DType>().ok().and_then(Format::of).map_or(checked, |f| Sweep::binary(f).len());
-    let mut message = format!("{} of {} pairs checked", group(checked), group(of));
+/// The message of a sweep check's result in `dtype`: the cases checked of the sweep's (values
+/// of a one-operand sweep, pairs of a two-operand one), and the failures per governing row
+/// (`by_row`) where there are any.
+pub fn sweep_message(
+    dtype: &str,
+    arity: usize,
+    checked: u64,
+    failed: u64,
+    by_row: &BTreeMap<String, u64>,
+) -> String {
+    let sweep = dtype.parse::<DType>().ok().and_then(Format::of).and_then(|f| Sweep::of(arity, f));
+    let of = sweep.map_or(checked, |s| s.len());
+    let noun = if arity == 1 { "values" } else { "pairs" };
+    let mut message = format!("{} of {} {noun} checked", group(checked), group(of));
     if failed > 0 {
         let rows: Vec<String> = by_row.iter().map(|(row, n)| format!("{row}: {}", group(*n))).collect();
         message = format!(
@@ -111,6 +130,35 @@ pub fn sweep_message(dtype: &str, checked: u64, failed: u64, by_row: &BTreeMap<S
         );
     }
     message
+}
+
+/// A sweep's judge: of the pairs of a binary table, or of the values of a one-operand one.
+enum SweepJudge<'a> {
+    Pairs(ClassJudge<'a>),
+    Values(ValueJudge<'a>),
+}
+
+impl<'a> SweepJudge<'a> {
+    fn ctx(&self) -> &Context<'a> {
+        match self {
+            SweepJudge::Pairs(j) => &j.ctx,
+            SweepJudge::Values(j) => &j.ctx,
+        }
+    }
+
+    fn nan(&self) -> NanPolicy {
+        match self {
+            SweepJudge::Pairs(j) => j.nan,
+            SweepJudge::Values(j) => j.nan,
+        }
+    }
+
+    fn batch(&self, cases: Range<u64>, returned: &Tensor, max_listed: usize) -> Result<ChunkTally, String> {
+        match self {
+            SweepJudge::Pairs(j) => j.batch(cases, returned, max_listed),
+            SweepJudge::Values(j) => j.batch(cases, returned, max_listed),
+        }
+    }
 }
 
 /// Runs a sweep check's chunks, resuming from its state file in `options.state_dir` if there
@@ -126,8 +174,12 @@ pub fn run(
     let table = &catalog.elementwise[target.table];
     let f = Format::of(target.dtype).ok_or("not a float dtype")?;
     let suite = check.adapter_suite(catalog)?;
-    let sweep = Sweep::binary(f);
-    let judge = ClassJudge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan, &sweep)?;
+    let sweep = Sweep::of(target.arity, f).ok_or("no sweep of this arity and dtype")?;
+    let ctx = Context::new(table, Some(&suite.suite), f);
+    let judge = match target.arity {
+        1 => SweepJudge::Values(ValueJudge::new(table, ctx, suite.suite.nan)?),
+        _ => SweepJudge::Pairs(ClassJudge::new(table, ctx, suite.suite.nan, &sweep)?),
+    };
     result.reference = Some(ReferenceKind::of(table.op, f));
     let fingerprint = format!(
         "{} | {} | catalog {} | {} cases",
@@ -155,10 +207,22 @@ pub fn run(
             (r.start..r.end).step_by(BATCH as usize).map(move |b| (k, b..(b + BATCH).min(r.end)))
         })
         .collect();
-    let (op, output) = (judge.ctx.op, judge.ctx.output);
+    let (op, output) = (judge.ctx().op, judge.ctx().output);
     let size = target.dtype.size();
-    let domain: Vec<u8> = judge.domain.iter().flat_map(|x| x.to_le_bytes()[..size].to_vec()).collect();
-    let call = |cases: Range<u64>| call_chunk(&domain, cases, op, output, adapter, target.dtype, options);
+    let domain: Vec<u8> = match &judge {
+        SweepJudge::Pairs(j) => j.domain.iter().flat_map(|x| x.to_le_bytes()[..size].to_vec()).collect(),
+        SweepJudge::Values(_) => Vec::new(),
+    };
+    let operands = |cases: Range<u64>| -> Result<Vec<Tensor>, String> {
+        let n = (cases.end - cases.start) as usize;
+        match target.arity {
+            1 => Ok(vec![values_tensor(cases, target.dtype)?]),
+            _ => (0..2).map(|slot| operand_tensor(&domain, cases.start, n, slot, target.dtype)).collect(),
+        }
+    };
+    let call = |cases: Range<u64>| {
+        call_chunk(operands(cases.clone())?, cases, op, output, adapter, target.dtype, options)
+    };
     std::thread::scope(|scope| -> Result<(), String> {
         // Each call's library warnings come back with it, to be this thread's (the check's).
         let spawn = |r: &Range<u64>| {
@@ -187,24 +251,26 @@ pub fn run(
     })?;
     progress.finish();
     let mut total = ChunkTally::default();
+    let ctx = judge.ctx();
     for (k, tally) in done {
         let (before, failed, by_row) = (total.listed.len(), tally.failed, tally.by_row.clone());
-        let chunk_cases = tally.cases;
+        let (chunk_cases, ulp) = (tally.cases, tally.ulp.clone());
         total.merge(tally, options.max_listed_failures);
         let listed = total.listed.len() - before;
-        result.chunks.push(ChunkResult { chunk: k, cases: chunk_cases, failed, by_row, listed });
+        result.chunks.push(ChunkResult { chunk: k, cases: chunk_cases, failed, by_row, listed, ulp });
     }
     let mut rec = Recorder::new(result, options);
     rec.checked(usize::try_from(total.cases).map_err(|_| "too many cases for this platform")?);
     let random = CheckId { case: "random".to_string(), ..check.id.clone() };
-    let (input, output) = (Domain::Float(f), judge.ctx.output);
+    let (input, output) = (Domain::Float(f), ctx.output);
+    let names: &[&str] = if target.arity == 1 { &["x"] } else { &["x1", "x2"] };
     for (operands, actual) in &total.listed {
-        let expected = judge.ctx.expectation(operands)?;
-        let grade = judge.ctx.grade(operands, *actual, judge.nan).unwrap_or_else(|_| Grade::cited());
+        let expected = ctx.expectation(operands)?;
+        let grade = ctx.grade(operands, *actual, judge.nan()).unwrap_or_else(|_| Grade::cited());
         rec.fail_graded(0, grade, false, || Failure {
             inputs: operands
                 .iter()
-                .zip(["x1", "x2"])
+                .zip(names)
                 .map(|(&x, n)| format!("{n} = {}", input.describe(x)))
                 .collect(),
             expected: expected.describe(output),
@@ -221,7 +287,9 @@ pub fn run(
     if total.failed > 0 {
         rec.result.status = crate::results::Status::Fail;
     }
-    rec.result.message = sweep_message(target.dtype.name(), total.cases, total.failed, &total.by_row);
+    rec.result.message =
+        sweep_message(target.dtype.name(), target.arity, total.cases, total.failed, &total.by_row);
+    write_accuracy(&total.ulp, f, rec.result);
     rec.result.failed_by_row = total.by_row;
     Ok(())
 }
@@ -230,10 +298,20 @@ pub fn run(
 /// the allocator reuses (a whole chunk's would be mapped and zeroed afresh each time).
 const BATCH: u64 = 1 << 20;
 
-/// Builds the operands of `cases` from the domain's values (`dtype`'s little-endian bytes) and
-/// calls the adapter on them: its result, checked for dtype and shape.
+/// The values `cases` of a one-operand sweep (case `i` is the bit pattern `i`) as a tensor.
+fn values_tensor(cases: Range<u64>, dtype: DType) -> Result<Tensor, String> {
+    let size = dtype.size();
+    let n = (cases.end - cases.start) as usize;
+    let mut bytes = vec![0u8; n * size];
+    for (out, x) in bytes.chunks_exact_mut(size).zip(cases) {
+        out.copy_from_slice(&x.to_le_bytes()[..size]);
+    }
+    Tensor::from_bytes(dtype, &[n], bytes).map_err(|e| e.to_string())
+}
+
+/// Calls the adapter on the `operands` of `cases`: its result, checked for dtype and shape.
 fn call_chunk(
-    domain: &[u8],
+    operands: Vec<Tensor>,
     cases: Range<u64>,
     op: OpKind,
     output: Domain,
@@ -242,9 +320,6 @@ fn call_chunk(
     options: &RunOptions,
 ) -> Result<Tensor, String> {
     let n = (cases.end - cases.start) as usize;
-    let operands = (0..2)
-        .map(|slot| operand_tensor(domain, cases.start, n, slot, dtype))
-        .collect::<Result<Vec<_>, _>>()?;
     let out_dtype = if output == Domain::Bool { DType::Bool } else { dtype };
     let returned = apply_guarded(adapter, op, operands, out_dtype, options.timeout)?
         .map_err(|e| format!("the adapter returned an error: {e}"))?;

@@ -159,6 +159,9 @@ fn finished_chunk(f: &Finished, sweep: &Sweep) -> Result<(), String> {
     if t.listed.len() as u64 > t.failed {
         return Err(format!("field `listed`: {} failures listed of {}", t.listed.len(), t.failed));
     }
+    if let Some(wrong) = t.ulp.contradiction(cases, Some(sweep.arity())) {
+        return Err(format!("field `ulp`: {wrong}"));
+    }
     if let Some((operands, _)) = t.listed.iter().find(|(operands, _)| operands.len() != sweep.arity()) {
         return Err(format!(
             "field `listed`: a failure with {} operands, not {}",
@@ -195,6 +198,12 @@ mod tests {
             by_row: [("nan-either".to_string(), 2)].into(),
             by_tier: [(crate::spec::authority::Tier::Must, 2)].into(),
             listed: vec![(vec![1, 2], 3)],
+            ulp: {
+                let mut ulp = crate::judge::accuracy::UlpTally::default();
+                ulp.add(3.25, &[1, 2], 3);
+                ulp.add_correctly_rounded(9);
+                ulp
+            },
         };
         state.record(5, &tally).unwrap();
         drop(state);
@@ -202,6 +211,7 @@ mod tests {
         let resumed = &again.finished[&5];
         assert_eq!((resumed.cases, resumed.failed, resumed.by_row["nan-either"]), (CHUNK, 2, 2));
         assert_eq!(resumed.listed, vec![(vec![1, 2], 3)]);
+        assert_eq!(resumed.ulp, tally.ulp);
         drop(again);
         assert!(
             State::open(Some(&dir), &id, "v2", &sweep()).unwrap().finished.is_empty(),
@@ -254,6 +264,18 @@ mod tests {
                     r#"{{"chunk":1,"cases":{CHUNK},"failed":1,"by_row":{{}},"listed":[[[1,2],3],[[1,2],3]]}}"#
                 ),
                 "field `listed`: 2 failures listed of 1",
+            ),
+            (
+                format!(
+                    r#"{{"chunk":1,"cases":{CHUNK},"failed":0,"by_row":{{}},"listed":[],"ulp":{{"histogram":[{max},1,0,0,0,0,0,0,0,0]}}}}"#
+                ),
+                "field `ulp`: a ULP histogram counting more than its 33554432 cases",
+            ),
+            (
+                format!(
+                    r#"{{"chunk":1,"cases":{CHUNK},"failed":0,"by_row":{{}},"listed":[],"ulp":{{"histogram":[1,0,0,0,0,0,0,0,0,1],"worst":[9.0,[1],2]}}}}"#
+                ),
+                "field `ulp`: a largest ULP error at 1 operands, not 2",
             ),
             (
                 format!(r#"{{"chunk":1,"cases":{CHUNK},"failed":1,"by_row":{{}},"listed":[[[1],3]]}}"#),

@@ -1,0 +1,243 @@
+//! The judge of one-operand sweeps (every value of a format): a value's governing rows found
+//! once per combination of the value classes the table's rows name rather than once per value,
+//! and, for an approximate function, the error of each finite result measured against the
+//! exact value (a correctly rounded result is counted without measuring).
+
+use std::ops::Range;
+
+use opspec_adapter::{OpKind, Tensor};
+use rayon::prelude::*;
+
+use crate::bits::format::Format;
+use crate::generate::sweep::element;
+use crate::judge::accuracy::{UlpTally, ulp_error_of};
+use crate::judge::classes::{ChunkTally, NO_ROW, SLICE, constant};
+use crate::judge::context::Context;
+use crate::judge::expect::Expect;
+use crate::oracle::fast::UnaryReference;
+use crate::oracle::{fpenv, native, reference};
+use crate::spec::LoadedTable;
+use crate::spec::authority::Tier;
+use crate::spec::matching::{governing_rows, in_class_decoded};
+use crate::spec::schema::{Accuracy, Class, SpecTable};
+use crate::spec::suite::NanPolicy;
+
+/// Judges the values of a one-operand sweep against one table.
+pub struct ValueJudge<'a> {
+    table: &'a SpecTable,
+    pub ctx: Context<'a>,
+    pub nan: NanPolicy,
+    format: Format,
+    /// The distinct classes the rows name (at most 32: a membership is a `u32` mask).
+    classes: Vec<Class>,
+    /// Whether the table's results are approximations, whose accuracy is measured.
+    approximate: bool,
+    /// The fast reference of the operation in this format, where it has one.
+    fast: Option<UnaryReference>,
+}
+
+/// What governs the values of one key.
+struct Governed {
+    rows: Vec<usize>,
+    verdict: Verdict,
+}
+
+/// How a key's values are judged.
+enum Verdict {
+    /// Every row's outcome is a constant one: this expectation.
+    Constant(Expect),
+    /// No row governs, and the table's accuracy allows this many steps from the oracle's
+    /// result.
+    Within(u32),
+    /// No row governs, and the result must be the oracle's (any NaN for a NaN).
+    Exact,
+    /// No row governs; the expectation is found per value from the oracle's result.
+    Unruled,
+    /// The rows' outcomes depend on the value: the expectation is found per value.
+    PerValue,
+}
+
+impl<'a> ValueJudge<'a> {
+    pub fn new(table: &'a LoadedTable, ctx: Context<'a>, nan: NanPolicy) -> Result<ValueJudge<'a>, String> {
+        let mut classes: Vec<Class> = Vec::new();
+        for row in &table.table.rows {
+            for c in row.when.x1.0.iter().chain(&row.when.either).chain(&row.when.both) {
+                if !classes.contains(c) {
+                    classes.push(c.clone());
+                }
+            }
+        }
+        if classes.len() > 32 {
+            return Err(format!(
+                "{}: a sweep handles at most 32 distinct value classes in a table's rows",
+                table.path.display()
+            ));
+        }
+        Ok(ValueJudge {
+            table: &table.table,
+            format: ctx.format,
+            approximate: table.table.accuracy == Accuracy::Approximate,
+            fast: match table.op {
+                OpKind::Unary(op) => UnaryReference::new(op, ctx.format),
+                _ => None,
+            },
+            ctx,
+            nan,
+            classes,
+        })
+    }
+
+    /// Judges the values `range` (case `i` is the bit pattern `i`), whose results the adapter
+    /// returned in `returned`, in parallel slices.
+    pub fn batch(
+        &self,
+        range: Range<u64>,
+        returned: &Tensor,
+        max_listed: usize,
+    ) -> Result<ChunkTally, String> {
+        let bytes = returned.contiguous_bytes().ok_or("the adapter's result is not contiguous")?;
+        let size = returned.dtype().size();
+        let n = range.end - range.start;
+        let tallies = (0..n.div_ceil(SLICE))
+            .into_par_iter()
+            .map(|s| {
+                fpenv::check()?;
+                let (from, to) = (s * SLICE, ((s + 1) * SLICE).min(n));
+                self.slice(range.start + from, from as usize..to as usize, (bytes, size), max_listed)
+            })
+            .collect::<Result<Vec<ChunkTally>, String>>()?;
+        let mut chunk = ChunkTally::default();
+        for t in tallies {
+            chunk.merge(t, max_listed);
+        }
+        Ok(chunk)
+    }
+
+    /// Judges the values from `first` on, whose results are elements `at` of `bytes`.
+    fn slice(
+        &self,
+        first: u64,
+        at: Range<usize>,
+        (bytes, size): (&[u8], usize),
+        max_listed: usize,
+    ) -> Result<ChunkTally, String> {
+        let f = self.format;
+        let mut tally = ChunkTally { cases: at.len() as u64, ..ChunkTally::default() };
+        let mut failed_per_row = vec![0u64; self.table.rows.len() + 1];
+        // The keys met in this slice and what governs each; neighbouring values mostly share
+        // one, so the last is tried first.
+        let mut known: Vec<(u64, Governed)> = Vec::new();
+        let mut last = usize::MAX;
+        let mut correctly_rounded = 0u64;
+        let mut ulp = UlpTally::default();
+        for (j, x) in at.zip(first..) {
+            let actual = element(bytes, j, size);
+            let key = self.key(x);
+            if known.get(last).is_none_or(|(k, _)| *k != key) {
+                last = match known.iter().position(|(k, _)| *k == key) {
+                    Some(i) => i,
+                    None => {
+                        known.push((key, self.governed_for(x)?));
+                        known.len() - 1
+                    }
+                };
+            }
+            let governed = &known[last].1;
+            let case = [x];
+            let measured = self.approximate && f.is_finite(actual);
+            // The oracle's result, where the verdict or the measurement needs it.
+            let oracle = match (&governed.verdict, measured) {
+                (Verdict::Constant(_) | Verdict::PerValue, false) => None,
+                _ => Some(self.oracle(x)?),
+            };
+            let accepted = match (&governed.verdict, oracle) {
+                (Verdict::Constant(expect), _) => expect.accepts(self.ctx.output, actual, self.nan),
+                (Verdict::Within(steps), Some(r)) => Expect::WithinSteps { reference: r, steps: *steps }
+                    .accepts(self.ctx.output, actual, self.nan),
+                (Verdict::Exact, Some(r)) => Expect::Bits(r).accepts(self.ctx.output, actual, self.nan),
+                (Verdict::Unruled, Some(r)) => {
+                    self.ctx.unruled_expectation(&case, r)?.accepts(self.ctx.output, actual, self.nan)
+                }
+                _ => self.ctx.expectation_under(&governed.rows, &case)?.accepts(
+                    self.ctx.output,
+                    actual,
+                    self.nan,
+                ),
+            };
+            if let Some(correct) = oracle.filter(|_| measured) {
+                if actual == correct {
+                    correctly_rounded += 1;
+                } else if let Some(error) = ulp_error_of(self.ctx.op, f, &case, actual) {
+                    ulp.add(error, &case, actual);
+                }
+            }
+            if accepted {
+                continue;
+            }
+            tally.failed += 1;
+            let tier = self.ctx.grade(&case, actual, self.nan).map_or(Tier::Must, |g| g.tier);
+            *tally.by_tier.entry(tier).or_default() += 1;
+            if governed.rows.is_empty() {
+                failed_per_row[self.table.rows.len()] += 1;
+            }
+            for &r in &governed.rows {
+                failed_per_row[r] += 1;
+            }
+            if tally.listed.len() < max_listed {
+                tally.listed.push((case.to_vec(), actual));
+            }
+        }
+        ulp.add_correctly_rounded(correctly_rounded);
+        tally.ulp = ulp;
+        for (r, &n) in failed_per_row.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let row = self.table.rows.get(r).map_or(NO_ROW, |row| row.id.value.as_str());
+            tally.by_row.insert(row.to_string(), n);
+        }
+        Ok(tally)
+    }
+
+    /// The oracle's result at `x`: the fast reference's, MPFR's where it has none.
+    #[inline]
+    fn oracle(&self, x: u64) -> Result<u64, String> {
+        match self.fast.and_then(|fast| fast.at(x)) {
+            Some(bits) => Ok(bits),
+            None => reference(self.ctx.op, self.format, &[x]),
+        }
+    }
+
+    /// The key of `x`: the classes it belongs to, as a mask, and bit 32 for a NaN, bit 33 for a
+    /// signaling one (which the suite's signaling policy may treat apart).
+    #[inline]
+    fn key(&self, x: u64) -> u64 {
+        let f = self.format;
+        let nan = f.is_nan(x);
+        let signaling = nan && x & (1 << (f.frac_bits - 1)) == 0;
+        let v = native::to_f64(f, x);
+        let mut mask = 0;
+        for (c, class) in self.classes.iter().enumerate() {
+            mask |= u64::from(in_class_decoded(f, x, v, class)) << c;
+        }
+        mask | u64::from(nan) << 32 | u64::from(signaling) << 33
+    }
+
+    /// What governs `x` (and every value of its key).
+    fn governed_for(&self, x: u64) -> Result<Governed, String> {
+        let rows = governing_rows(self.table, self.format, &[x]);
+        let verdict = if rows.is_empty() {
+            // Where no row governs, the table's accuracy asks the same of every value of the
+            // key, around its own oracle result (a NaN operand's expectation may also allow a
+            // NaN for a signaling one, and is found per value).
+            match self.ctx.unruled_expectation(&[x], self.oracle(x)?)? {
+                _ if self.format.is_nan(x) => Verdict::Unruled,
+                Expect::WithinSteps { steps, .. } => Verdict::Within(steps),
+                Expect::Bits(_) | Expect::AnyNan => Verdict::Exact,
+                _ => Verdict::Unruled,
+            }
+        } else if rows.iter().all(|&r| constant(&self.table.rows[r].result)) {
+            Verdict::Constant(self.ctx.expectation_under(&rows, &[x])?)
+        } else {
+            Verdict::PerValue
+        };
+        Ok(Governed { rows, verdict })
+    }
+}
