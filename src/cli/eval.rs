@@ -61,16 +61,18 @@ pub(super) fn oracle_agreement(
         }
         let started = Instant::now();
         let a = agreement::compare(op, f, cases, seed)?;
+        let deferred = if a.deferred > 0 { format!(" ({} left to MPFR)", a.deferred) } else { String::new() };
         say(&format!(
-            "{op} {}: {} cases, {} disagreements, {:.1} s\n",
+            "{op} {} ({:?} reference): {} cases{deferred}, {} disagreements, {:.1} s\n",
             f.name,
+            crate::oracle::ReferenceKind::of(op, f),
             a.cases,
             a.mismatched,
             started.elapsed().as_secs_f64()
         ));
-        for (case, native, mpfr) in &a.mismatches {
+        for (case, under_test, mpfr) in &a.mismatches {
             let hex: Vec<String> = case.iter().map(|x| format!("{x:#x}")).collect();
-            say(&format!("  ({}): native {native:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
+            say(&format!("  ({}): {under_test:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
         }
         if a.mismatched > 0 {
             code = results::EXIT_FAIL;

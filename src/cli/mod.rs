@@ -311,8 +311,9 @@ enum Command {
     },
     /// Load and validate every table and suite.
     Validate,
-    /// Compare the native reference with MPFR on seeded random inputs, for every operation
-    /// and format it computes (or those named); exits 1 on a disagreement.
+    /// Compare the native and the fast (CORE-MATH) reference with MPFR on seeded random and
+    /// hard inputs, for every operation and format they compute (or those named); exits 1 on a
+    /// disagreement.
     OracleAgreement {
         /// Inputs per operation and format.
         #[arg(long, default_value_t = 100_000_000)]

@@ -1,0 +1,89 @@
+//! Why the one-operand sweep exists: an adapter whose `exp` is 3 ULPs off on a single f32
+//! input passes every sampled check of `exp` in f32, and the sweep of every f32 value finds
+//! that input, with its error measured.
+
+use std::sync::Arc;
+
+use opspec::results::{CheckResult, Status};
+use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all, sweep_checks};
+use opspec::spec::Catalog;
+use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Support, Tensor, UnaryOp};
+use opspec_cpu::CpuAdapter;
+
+/// The one input the adapter gets wrong: 1.23 in f32, an ordinary value no edge list holds.
+const WRONG: u64 = 0x3f9d_70a4;
+
+/// The CPU adapter, but `exp` of [`WRONG`] is 3 ULPs above its result.
+struct OneWrongInput;
+
+impl Adapter for OneWrongInput {
+    fn name(&self) -> &str {
+        "one-wrong"
+    }
+
+    fn version(&self) -> String {
+        "deliberately wrong on one input".into()
+    }
+
+    fn supports(&self, op: OpKind, dtype: DType) -> Support {
+        CpuAdapter.supports(op, dtype)
+    }
+
+    fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
+        let right = CpuAdapter.unary(op, x)?;
+        if op != UnaryOp::Exp || x.dtype() != DType::F32 {
+            return Ok(right);
+        }
+        let xs = x.to_bits();
+        let bits: Vec<u64> =
+            right.to_bits().iter().zip(&xs).map(|(&r, &x)| if x == WRONG { r + 3 } else { r }).collect();
+        Tensor::from_bits(right.dtype(), right.shape(), &bits)
+    }
+}
+
+fn run(checks: &[opspec::run::Check]) -> Vec<CheckResult> {
+    let catalog = Catalog::builtin().unwrap();
+    let adapters: Vec<(String, Arc<dyn Adapter>)> = vec![("one-wrong".to_string(), Arc::new(OneWrongInput))];
+    run_all(&catalog, checks, &adapters, &RunOptions::default(), 0)
+}
+
+#[test]
+fn the_sampled_checks_miss_the_wrong_input() {
+    let catalog = Catalog::builtin().unwrap();
+    let checks: Vec<_> = adapter_checks(&catalog, &["one-wrong".to_string()])
+        .into_iter()
+        .filter(|c| c.id.to_string().starts_with("array-api:one-wrong:exp:f32:"))
+        .collect();
+    assert!(checks.len() >= 3, "{} checks", checks.len());
+    for r in run(&checks) {
+        assert_eq!(r.status, Status::Pass, "{}: {}", r.id, r.message);
+    }
+}
+
+#[test]
+fn the_sweep_of_every_f32_value_finds_it_and_measures_it() {
+    let catalog = Catalog::builtin().unwrap();
+    let mut sweep = sweep_checks(&catalog, &["one-wrong".to_string()])
+        .into_iter()
+        .find(|c| c.id.to_string() == "array-api:one-wrong:exp:f32:exhaustive")
+        .expect("a sweep of exp in f32");
+    // The sweep has 128 chunks of 2^25 values; the chunk holding the wrong input is enough.
+    let Target::Elementwise(ElementwiseKind::Sweep(target)) = &mut sweep.target else {
+        panic!("not a sweep")
+    };
+    assert_eq!(target.chunks.len(), 128);
+    target.chunks = vec![WRONG >> 25];
+    sweep.planned = Some(1 << 25);
+    let r = run(&[sweep]).pop().unwrap();
+    assert_eq!((r.status, r.inputs, r.failed_inputs), (Status::Fail, 1 << 25, 1), "{}", r.message);
+    assert!(
+        r.failures[0].input_bits.contains(&format!("{WRONG:#010x}"))
+            || r.failures[0].inputs[0].contains("0x3f9d70a4")
+    );
+    let at = r.max_ulp_at.as_ref().expect("where the largest error is");
+    assert_eq!(at.inputs, vec![format!("{WRONG:#010x}")]);
+    let max = r.max_ulp_error.unwrap();
+    assert!((2.5..=3.5).contains(&max), "largest error {max} ULP");
+    let histogram = r.ulp_histogram.as_ref().unwrap();
+    assert_eq!(histogram[3], 1, "one result between 2 and 4 ULPs: {histogram:?}");
+}
