@@ -293,7 +293,7 @@ pub fn csv(cells: &[Cell]) -> String {
 }
 
 /// One CSV line, its line break included.
-fn line<S: AsRef<str>>(fields: &[S]) -> String {
+pub(super) fn line<S: AsRef<str>>(fields: &[S]) -> String {
     fields.iter().map(|f| quote(f.as_ref())).collect::<Vec<_>>().join(",") + "\r\n"
 }
 

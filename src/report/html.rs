@@ -1,5 +1,6 @@
 //! The HTML report: one self-contained file (no network). The headline, each run's
-//! environment, the ULP-error histograms (inline SVG) and the contract's gaps are rendered
+//! environment, the accuracy table with its ULP histograms (inline SVG, from
+//! [`super::accuracy`]) and the contract's gaps are rendered
 //! here; the matrix, the filters and every check's drill-down are drawn by `page.js` from the
 //! results embedded as JSON. Every string that came from an adapter or a table is escaped
 //! here, and set as text (never as markup) by the script.
@@ -12,12 +13,13 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::accuracy::Accuracy;
 use super::compliance::{Cell, Cells};
 use super::conformance::Verdicts;
 use super::summary::counts;
 use super::{Conformance, Tally};
 use crate::results::coverage::Coverage;
-use crate::results::{CaseFailure, CheckResult, Citation, KnownDeviation, SkippedAdapters, ULP_BUCKETS};
+use crate::results::{CaseFailure, CheckResult, Citation, KnownDeviation, SkippedAdapters};
 use crate::results::{Run, RunInfo, Status};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
@@ -123,8 +125,8 @@ struct Head {
     verdicts: Verdicts,
     coverage: Coverage,
     skipped: SkippedAdapters,
-    /// Per (adapter, op, dtype): the ULP histograms summed, and the largest error.
-    histograms: BTreeMap<(String, String, String), (Vec<u64>, f64)>,
+    /// Per (adapter, op, dtype): the accuracy table's row (its ULP histogram and largest error).
+    accuracy: Accuracy,
     /// Per adapter, the command that reruns one of its checks up to `--exact ID`, from the
     /// run that checked it first (its invocation, environment and `--adapter NAME=SPEC`).
     rerun: BTreeMap<String, String>,
@@ -137,12 +139,7 @@ impl Head {
         self.verdicts.add(r);
         self.coverage.add(r);
         self.skipped.add(r);
-        if let Some(h) = &r.ulp_histogram {
-            let key = (r.id.adapter_label().to_string(), r.id.op.clone(), r.id.dtype.clone());
-            let e = self.histograms.entry(key).or_insert_with(|| (vec![0; ULP_BUCKETS.len()], 0.0));
-            e.0.iter_mut().zip(h).for_each(|(s, n)| *s += n);
-            e.1 = e.1.max(r.max_ulp_error.unwrap_or(0.0));
-        }
+        self.accuracy.add(r);
         if !self.rerun.contains_key(r.id.adapter_label()) {
             let rerun = &run.info.rerun;
             let command = format!("{}{}", rerun.run_prefix(), rerun.adapter_arg(r.id.adapter_name()));
@@ -172,8 +169,8 @@ impl<W: Write> Write for ScriptSafe<W> {
 }
 
 /// Writes the whole page to `path`, the checks' data as they are read (two passes over the
-/// runs); returns the compliance table's cells.
-pub fn write(path: &Path, runs: &[Run]) -> Result<Vec<Cell>, String> {
+/// runs); returns the compliance table's cells and the accuracy table.
+pub fn write(path: &Path, runs: &[Run]) -> Result<(Vec<Cell>, Accuracy), String> {
     let mut head = Head::default();
     for run in runs {
         for r in run.checks() {
@@ -185,7 +182,7 @@ pub fn write(path: &Path, runs: &[Run]) -> Result<Vec<Cell>, String> {
     let file = File::create(path).map_err(fail)?;
     let mut out = BufWriter::new(file);
     let page = opening(runs, &head.total, &cells, head.verdicts.finish(), head.skipped.finish())
-        + &histograms(head.histograms)
+        + &head.accuracy.html()
         + &layout_coverage(&head.coverage.finish())
         + &gaps(runs)
         + "<h2 id=\"environment\">Environment</h2>"
@@ -195,10 +192,10 @@ pub fn write(path: &Path, runs: &[Run]) -> Result<Vec<Cell>, String> {
     data(&mut ScriptSafe(&mut out), runs, &head.rerun, path)?;
     let end = format!("</script><script>{}</script></body></html>\n", include_str!("page.js"));
     out.write_all(end.as_bytes()).and_then(|()| out.flush()).map_err(fail)?;
-    Ok(cells)
+    Ok((cells, head.accuracy))
 }
 
-/// The page up to its ULP histograms: the headline, banners, the compliance table and the
+/// The page up to its accuracy table: the headline, banners, the compliance table and the
 /// verdicts, and the sections the script fills.
 fn opening(
     runs: &[Run],
@@ -399,49 +396,6 @@ fn plan(i: &RunInfo) -> String {
         Some(s) => format!("{}, shard {} ({} units in all)", i.plan_hash, s.shard, s.units.len()),
         None => i.plan_hash.clone(),
     }
-}
-
-/// One inline SVG bar chart per (adapter, op, dtype) with ULP histograms, summed over suites.
-fn histograms(sums: BTreeMap<(String, String, String), (Vec<u64>, f64)>) -> String {
-    if sums.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "<h2 id=\"ulp\">ULP error of the approximate operations</h2><p>Finite results per bucket of \
-         error against the exact value (0.5 ulp: correctly rounded); bar heights on a log scale.</p>\
-         <div class=\"plots\">",
-    );
-    for ((adapter, op, dtype), (counts, max)) in sums {
-        out += &bar_chart(&format!("{adapter} {op} {dtype}: max {max:.6} ulp"), &counts);
-    }
-    out + "</div>"
-}
-
-fn bar_chart(title: &str, counts: &[u64]) -> String {
-    let labels = ["≤.5", "≤1", "≤2", "≤4", "≤8", "≤16", "≤64", "≤256", "≤1k", ">1k"];
-    let (w, h, bar) = (260, 120, 24);
-    let top = counts.iter().copied().max().unwrap_or(1).max(1) as f64;
-    let mut svg = format!(
-        "<figure><svg role=\"img\" aria-label=\"{t}\" width=\"{w}\" height=\"{}\" viewBox=\"0 0 {w} {}\">\
-         <title>{t}</title>",
-        h + 30,
-        h + 30,
-        t = escape(title)
-    );
-    for (i, (&n, label)) in counts.iter().zip(labels).enumerate() {
-        let height =
-            if n == 0 { 0.0 } else { (h as f64 - 12.0) * (1.0 + (n as f64).ln()) / (1.0 + top.ln()) };
-        let x = 4 + i * (bar + 1);
-        let _ = write!(
-            svg,
-            "<rect x=\"{x}\" y=\"{:.1}\" width=\"{bar}\" height=\"{height:.1}\" class=\"bar\"><title>{label} ulp: {n}</title></rect>\
-             <text x=\"{}\" y=\"{}\" class=\"tick\">{label}</text>",
-            h as f64 - height,
-            x + bar / 2,
-            h + 14
-        );
-    }
-    svg + &format!("</svg><figcaption>{}</figcaption></figure>", escape(title))
 }
 
 /// What each table does not encode yet, from the runs' catalogs.

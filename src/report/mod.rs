@@ -1,9 +1,11 @@
 //! Results on disk and what is rendered from them: `results.jsonl` (the record, written as
 //! the run goes, or joined from shards by [`merge`]), `index.html`, `junit.xml`, the
-//! compliance table as `compliance.json` and `compliance.csv`, and an optional Markdown
+//! compliance table as `compliance.json` and `compliance.csv`, the accuracy table as
+//! `accuracy.csv` and `accuracy.md` (where some check has ULP data), and an optional Markdown
 //! summary. `opspec run` reads its own results file back and renders it
 //! with the same code as `opspec report`.
 
+mod accuracy;
 mod compliance;
 mod conformance;
 mod diff;
@@ -27,20 +29,27 @@ use crate::results::{CheckResult, Rerun, Run};
 use crate::spec::authority::Tier;
 
 /// Writes `index.html`, `junit.xml`, `compliance.json` and `compliance.csv` for `runs` into
-/// `dir` (created if missing), and the Markdown summary to `github_summary` if given; JUnit
+/// `dir` (created if missing), and `accuracy.csv` and `accuracy.md` where some check has ULP
+/// data, and the Markdown summary to `github_summary` if given; JUnit
 /// fails the checks `gate` fails. The pages are written as the checks are read: a pass over
 /// the runs for the page's summaries, one for its data, one for JUnit's counts and one per
 /// JUnit test suite (one more for the Markdown summary).
 pub fn write(dir: &Path, runs: &[Run], gate: Tier, github_summary: Option<&Path>) -> Result<(), String> {
     let fail = |path: &Path, e: std::io::Error| format!("cannot write {}: {e}", path.display());
     std::fs::create_dir_all(dir).map_err(|e| fail(dir, e))?;
-    let cells = html::write(&dir.join("index.html"), runs)?;
+    let (cells, accuracy) = html::write(&dir.join("index.html"), runs)?;
     junit::write(&dir.join("junit.xml"), runs, gate)?;
     let json = dir.join("compliance.json");
     let text = compliance::json(&cells).map_err(|e| fail(&json, e.into()))?;
     std::fs::write(&json, text).map_err(|e| fail(&json, e))?;
     let csv = dir.join("compliance.csv");
     std::fs::write(&csv, compliance::csv(&cells)).map_err(|e| fail(&csv, e))?;
+    if !accuracy.is_empty() {
+        let csv = dir.join("accuracy.csv");
+        std::fs::write(&csv, accuracy.csv()).map_err(|e| fail(&csv, e))?;
+        let md = dir.join("accuracy.md");
+        std::fs::write(&md, accuracy.markdown()).map_err(|e| fail(&md, e))?;
+    }
     if let Some(path) = github_summary {
         std::fs::write(path, summary::github_summary(runs, gate)?).map_err(|e| fail(path, e))?;
     }
