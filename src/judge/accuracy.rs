@@ -87,7 +87,7 @@ impl UlpTally {
             Some((_, inputs, _)) if arity.is_some_and(|a| a != inputs.len()) => {
                 Some(format!("a largest ULP error at {} operands, not {}", inputs.len(), arity.unwrap_or(0)))
             }
-            Some((e, _, _)) if !(*e >= 0.0) => Some(format!("a largest ULP error of {e}")),
+            Some((e, _, _)) if e.is_nan() || *e < 0.0 => Some(format!("a largest ULP error of {e}")),
             _ => None,
         }
     }

@@ -109,12 +109,14 @@ impl Row {
     }
 
     /// The largest error as the tables show it: 3 decimals (in scientific notation from a
-    /// million on), or `≤ 0.5` where every result was counted as correctly rounded without
-    /// measuring (0.5 and no input named).
+    /// million on; 5 where 3 would show an error just above 0.5 as `0.500`), or `≤ 0.5`
+    /// where every result was counted as correctly rounded without measuring (0.5 and no
+    /// input named).
     pub fn max_text(&self) -> String {
         match self.max_ulp {
             Some(m) if m == 0.5 && self.at.is_none() => "≤ 0.5".to_string(),
             Some(m) if m >= 1e6 => format!("{m:.3e}"),
+            Some(m) if m > 0.5 && m < 0.5005 => format!("{m:.5}"),
             Some(m) => format!("{m:.3}"),
             None => "-".to_string(),
         }
@@ -476,7 +478,10 @@ mod tests {
             1.36657e42,
             Some(("0x55cb", "0xfd7b")),
         );
+        let mut barely = wild.clone();
         assert_eq!(table(&[wild]).rows()[0].max_text(), "1.367e42");
+        barely.max_ulp_error = Some(0.50003);
+        assert_eq!(table(&[barely]).rows()[0].max_text(), "0.50003");
     }
 
     #[test]
