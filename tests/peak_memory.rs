@@ -124,9 +124,7 @@ fn commands_reading_a_million_checks_stay_under_512_mib() {
     write(Path::new(&old), 0, None, |_| true);
     write(Path::new(&new), 7, None, |_| true);
     for (path, index) in [(&one, 1), (&two, 2)] {
-        write(Path::new(path), 0, Some(Shard::new(index, 2).unwrap()), |i| {
-            shard_of(i, 2) == index
-        });
+        write(Path::new(path), 0, Some(Shard::new(index, 2).unwrap()), |i| shard_of(i, 2) == index);
     }
     let report = file("report");
     let merged = file("merged");

@@ -53,15 +53,7 @@ impl Expect {
                 actual_nan && nan_ok(f, actual, nan) && f.is_sign_negative(actual) == *negative
             }
             Expect::Sign { negative } => !actual_nan && f.is_sign_negative(actual) == *negative,
-            Expect::WithinSteps { reference, steps } => {
-                if f.is_nan(*reference) || actual_nan {
-                    return f.is_nan(*reference) && actual_nan && nan_ok(f, actual, nan);
-                }
-                if f.is_infinite(*reference) || f.is_infinite(actual) {
-                    return actual == *reference;
-                }
-                step_distance(f, actual, *reference) <= u64::from(*steps)
-            }
+            Expect::WithinSteps { reference, steps } => within_steps(f, *reference, *steps, actual, nan),
             Expect::AnyOf(list) => list.iter().any(|e| e.accepts_member(d, actual, nan)),
             Expect::AllOf(list) => list.iter().all(|e| e.accepts_member(d, actual, nan)),
             Expect::Finite => f.is_finite(actual),
@@ -107,6 +99,20 @@ impl Expect {
 fn join(d: Domain, list: &[Expect], sep: &str) -> String {
     let parts: Vec<String> = list.iter().map(|e| format!("({})", e.describe(d))).collect();
     parts.join(sep)
+}
+
+/// Whether `actual` is within `steps` representable steps of `reference` ([`Expect::WithinSteps`];
+/// a sweep calls it without building the expectation).
+#[inline(always)]
+pub fn within_steps(f: Format, reference: u64, steps: u32, actual: u64, nan: NanPolicy) -> bool {
+    let actual_nan = f.is_nan(actual);
+    if f.is_nan(reference) || actual_nan {
+        return f.is_nan(reference) && actual_nan && nan_ok(f, actual, nan);
+    }
+    if f.is_infinite(reference) || f.is_infinite(actual) {
+        return actual == reference;
+    }
+    step_distance(f, actual, reference) <= u64::from(steps)
 }
 
 fn nan_ok(f: Format, actual: u64, nan: NanPolicy) -> bool {

@@ -13,7 +13,7 @@ use crate::generate::sweep::element;
 use crate::judge::accuracy::{UlpTally, ulp_error_of};
 use crate::judge::classes::{ChunkTally, NO_ROW, SLICE, constant};
 use crate::judge::context::Context;
-use crate::judge::expect::Expect;
+use crate::judge::expect::{Expect, within_steps};
 use crate::oracle::fast::UnaryReference;
 use crate::oracle::{fpenv, native, reference};
 use crate::spec::LoadedTable;
@@ -152,8 +152,7 @@ impl<'a> ValueJudge<'a> {
             };
             let accepted = match (&governed.verdict, oracle) {
                 (Verdict::Constant(expect), _) => expect.accepts(self.ctx.output, actual, self.nan),
-                (Verdict::Within(steps), Some(r)) => Expect::WithinSteps { reference: r, steps: *steps }
-                    .accepts(self.ctx.output, actual, self.nan),
+                (Verdict::Within(steps), Some(r)) => within_steps(f, r, *steps, actual, self.nan),
                 (Verdict::Exact, Some(r)) => Expect::Bits(r).accepts(self.ctx.output, actual, self.nan),
                 (Verdict::Unruled, Some(r)) => {
                     self.ctx.unruled_expectation(&case, r)?.accepts(self.ctx.output, actual, self.nan)
