@@ -240,3 +240,58 @@ impl<'a> ValueJudge<'a> {
         Ok(Governed { rows, verdict })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Catalog;
+    use opspec_adapter::DType;
+
+    /// A batch of every f16 value, each result the oracle's, one step off, a NaN, the operand
+    /// or a signed zero (by the value's bits), fails exactly the values whose result the
+    /// check's expectations (every governing row, found value by value) reject, for functions
+    /// with and without rows that depend on the value, and counts the errors of the results
+    /// that are not the correctly rounded one.
+    #[test]
+    fn a_batch_fails_exactly_the_values_the_expectations_reject() {
+        let catalog = Catalog::builtin().unwrap();
+        let suite = catalog.suite("array-api").unwrap();
+        let f = Format::F16;
+        for op in ["exp", "log", "acos", "sqrt", "round", "sign", "isnan"] {
+            let table = catalog.elementwise.iter().find(|t| t.table.op == op).unwrap();
+            let judge =
+                ValueJudge::new(table, Context::new(table, Some(&suite.suite), f), suite.suite.nan).unwrap();
+            let (mut bytes, mut rejected, mut not_rounded) = (Vec::new(), 0, 0);
+            for x in 0..1u64 << 16 {
+                let oracle = crate::oracle::ops::reference(table.op, f, &[x]).unwrap();
+                let actual = match x % 7 {
+                    0 => oracle + 1,
+                    1 => f.quiet_nan(),
+                    2 => x,
+                    3 => f.neg_zero(),
+                    4 if oracle > 2 => oracle - 2,
+                    _ => oracle,
+                };
+                let actual =
+                    if judge.ctx.output == crate::bits::value::Domain::Bool { actual & 1 } else { actual };
+                let expected = judge.ctx.expectation(&[x]).unwrap();
+                rejected += u64::from(!expected.accepts(judge.ctx.output, actual, suite.suite.nan));
+                not_rounded += u64::from(judge.approximate && f.is_finite(actual) && actual != oracle);
+                let size = if judge.ctx.output == crate::bits::value::Domain::Bool { 1 } else { 2 };
+                bytes.extend_from_slice(&actual.to_le_bytes()[..size]);
+            }
+            let dtype =
+                if judge.ctx.output == crate::bits::value::Domain::Bool { DType::Bool } else { DType::F16 };
+            let returned = Tensor::from_bytes(dtype, &[1 << 16], bytes).unwrap();
+            let tally = judge.batch(0..1 << 16, &returned, 5).unwrap();
+            assert!(rejected > 1000, "{op}: {rejected}");
+            assert_eq!((tally.cases, tally.failed), (1 << 16, rejected), "{op}");
+            let measured: u64 = tally.ulp.histogram().map_or(0, |h| h[1..].iter().sum());
+            if judge.approximate {
+                assert!(measured > 0 && measured <= not_rounded, "{op}: {measured} of {not_rounded}");
+            } else {
+                assert_eq!(measured, 0, "{op}: an exact function's errors are not measured");
+            }
+        }
+    }
+}
