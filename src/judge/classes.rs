@@ -63,7 +63,7 @@ impl ChunkTally {
 pub(crate) const NO_ROW: &str = "(no row)";
 
 /// Cases judged between two checks of the FP control state.
-pub(crate) const SLICE: u64 = 1 << 16;
+const SLICE: u64 = 1 << 16;
 
 /// Judges sweep cases: finds each case's governing rows, and what they accept, once per
 /// combination of the value classes and relations the table's rows name (and whether an
@@ -185,23 +185,7 @@ impl<'a> ClassJudge<'a> {
         returned: &Tensor,
         max_listed: usize,
     ) -> Result<ChunkTally, String> {
-        let bytes = returned.contiguous_bytes().ok_or("the adapter's result is not contiguous")?;
-        let size = returned.dtype().size();
-        let n = range.end - range.start;
-        let slices = n.div_ceil(SLICE);
-        let tallies = (0..slices)
-            .into_par_iter()
-            .map(|s| {
-                fpenv::check()?;
-                let (from, to) = (s * SLICE, ((s + 1) * SLICE).min(n));
-                self.slice(range.start + from, from as usize..to as usize, (bytes, size), max_listed)
-            })
-            .collect::<Result<Vec<ChunkTally>, String>>()?;
-        let mut chunk = ChunkTally::default();
-        for t in tallies {
-            chunk.merge(t, max_listed);
-        }
-        Ok(chunk)
+        in_slices(range, returned, max_listed, |first, at, result| self.slice(first, at, result, max_listed))
     }
 
     /// Judges the cases from index `first` on, whose results are elements `at` of `bytes`,
@@ -327,6 +311,34 @@ impl<'a> ClassJudge<'a> {
             _ => actual == reference,
         }
     }
+}
+
+/// Judges the cases `range`, whose results are `returned`, in parallel slices of [`SLICE`]
+/// cases, each after a check of its thread's FP state: `slice` judges the cases from index
+/// `first` on, whose results are elements `at` of the result's bytes (of the given size); the
+/// slices' tallies are merged in order.
+pub(crate) fn in_slices(
+    range: Range<u64>,
+    returned: &Tensor,
+    max_listed: usize,
+    slice: impl Fn(u64, Range<usize>, (&[u8], usize)) -> Result<ChunkTally, String> + Sync,
+) -> Result<ChunkTally, String> {
+    let bytes = returned.contiguous_bytes().ok_or("the adapter's result is not contiguous")?;
+    let size = returned.dtype().size();
+    let n = range.end - range.start;
+    let tallies = (0..n.div_ceil(SLICE))
+        .into_par_iter()
+        .map(|s| {
+            fpenv::check()?;
+            let (from, to) = (s * SLICE, ((s + 1) * SLICE).min(n));
+            slice(range.start + from, from as usize..to as usize, (bytes, size))
+        })
+        .collect::<Result<Vec<ChunkTally>, String>>()?;
+    let mut chunk = ChunkTally::default();
+    for t in tallies {
+        chunk.merge(t, max_listed);
+    }
+    Ok(chunk)
 }
 
 /// The key bits of the relation pairs ([`ClassJudge::key`]).

@@ -6,16 +6,15 @@
 use std::ops::Range;
 
 use opspec_adapter::{OpKind, Tensor};
-use rayon::prelude::*;
 
 use crate::bits::format::Format;
 use crate::generate::sweep::element;
 use crate::judge::accuracy::{UlpTally, ulp_error_of};
-use crate::judge::classes::{ChunkTally, NO_ROW, SLICE, constant};
+use crate::judge::classes::{ChunkTally, NO_ROW, constant, in_slices};
 use crate::judge::context::Context;
 use crate::judge::expect::{Expect, within_steps};
 use crate::oracle::fast::UnaryReference;
-use crate::oracle::{fpenv, native, reference};
+use crate::oracle::{native, reference};
 use crate::spec::LoadedTable;
 use crate::spec::authority::Tier;
 use crate::spec::matching::{governing_rows, in_class_decoded};
@@ -95,22 +94,7 @@ impl<'a> ValueJudge<'a> {
         returned: &Tensor,
         max_listed: usize,
     ) -> Result<ChunkTally, String> {
-        let bytes = returned.contiguous_bytes().ok_or("the adapter's result is not contiguous")?;
-        let size = returned.dtype().size();
-        let n = range.end - range.start;
-        let tallies = (0..n.div_ceil(SLICE))
-            .into_par_iter()
-            .map(|s| {
-                fpenv::check()?;
-                let (from, to) = (s * SLICE, ((s + 1) * SLICE).min(n));
-                self.slice(range.start + from, from as usize..to as usize, (bytes, size), max_listed)
-            })
-            .collect::<Result<Vec<ChunkTally>, String>>()?;
-        let mut chunk = ChunkTally::default();
-        for t in tallies {
-            chunk.merge(t, max_listed);
-        }
-        Ok(chunk)
+        in_slices(range, returned, max_listed, |first, at, result| self.slice(first, at, result, max_listed))
     }
 
     /// Judges the values from `first` on, whose results are elements `at` of `bytes`.
