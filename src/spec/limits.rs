@@ -20,6 +20,14 @@ pub const MAX_RANK: usize = 32;
 /// Most problems per scatter generator.
 pub const MAX_SCATTER_PROBLEMS: usize = 4096;
 
+/// Most index vectors per generated scatter problem: 2^18, room for the sizes at which
+/// implementations split the work across threads (opspec-cpu from 2^16 update elements).
+pub const MAX_INDEX_VECTORS: usize = 1 << 18;
+
+/// Largest extent of an axis of a generated scatter problem's input (`max_extent`); the
+/// input and updates must also stay within [`MAX_ELEMENTS`].
+pub const MAX_SCATTER_EXTENT: usize = 1 << 16;
+
 /// Most steps a suite's step bound may allow from the correctly rounded value in format `f`:
 /// 1024, and at most 2^(p-5) for p significand bits (f16: 64, bf16: 8), since a bound of
 /// 2^(p-5) steps already lets a result be off by 1/16 of its value.

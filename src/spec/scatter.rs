@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use super::Loaded;
-use super::limits::{MAX_ELEMENTS, MAX_SCATTER_PROBLEMS, check_shape};
+use super::limits::{MAX_ELEMENTS, MAX_INDEX_VECTORS, MAX_SCATTER_EXTENT, MAX_SCATTER_PROBLEMS, check_shape};
 use super::load::{LoadError, is_valid_id, parse_yaml};
 pub use super::schema::TensorLiteral;
 use super::source::{NotCovered, Source};
@@ -230,6 +230,19 @@ pub enum ValueKind {
     SmallIntegers,
 }
 
+/// The order of a problem's index vectors: what kernels that adapt to their indices (runs of
+/// one destination, ascending addresses) see.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexOrder {
+    /// As drawn.
+    Random,
+    /// Ascending (by coordinates, first axis first).
+    Sorted,
+    /// Each vector repeated 8 to 24 times in a row.
+    Runs,
+}
+
 /// A family of generated problems.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -248,12 +261,25 @@ pub struct GeneratorSpec {
     pub values: ValueKind,
     /// Problems per check (for `index_dtypes`: per index dtype).
     pub problems: usize,
+    /// Smallest input rank (1 unless given).
+    #[serde(default = "one")]
+    pub min_rank: usize,
     /// Largest input rank (at least 1).
     pub max_rank: usize,
+    /// Smallest extent of an input axis (1 unless given).
+    #[serde(default = "one")]
+    pub min_extent: usize,
     /// Largest extent of an input axis.
     pub max_extent: usize,
+    /// Smallest number of index vectors in a problem (0 unless given).
+    #[serde(default)]
+    pub min_index_vectors: usize,
     /// Largest number of index vectors in a problem.
     pub max_index_vectors: usize,
+    /// The orders of the index vectors, taken by the problems in turn (`[random]` unless
+    /// given).
+    #[serde(default = "random_order")]
+    pub index_orders: Vec<IndexOrder>,
     /// Range of the share of index vectors that repeat an earlier one.
     pub duplicates: [f64; 2],
     /// Range of the share of index vectors with an out-of-range or negative coordinate.
@@ -264,6 +290,14 @@ pub struct GeneratorSpec {
     /// Probability that a problem's slices have no elements (a zero extent after the depth).
     #[serde(default)]
     pub zero_size: f64,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn random_order() -> Vec<IndexOrder> {
+    vec![IndexOrder::Random]
 }
 
 /// A scatter table with where it came from.
@@ -427,16 +461,41 @@ fn validate_generator(g: &GeneratorSpec) -> Result<(), String> {
                     (a check of nothing passes vacuously; `empty_indices` asks for problems without index vectors)"
             .into());
     }
-    if g.max_rank > 4 || g.max_extent > 64 || g.max_index_vectors > 4096 || g.problems > MAX_SCATTER_PROBLEMS
+    if g.max_rank > 4
+        || g.max_extent > MAX_SCATTER_EXTENT
+        || g.max_index_vectors > MAX_INDEX_VECTORS
+        || g.problems > MAX_SCATTER_PROBLEMS
     {
         return Err(format!(
-            "keep problems small: `max_rank` <= 4, `max_extent` <= 64, `max_index_vectors` <= 4096, `problems` <= {MAX_SCATTER_PROBLEMS}"
+            "keep problems small: `max_rank` <= 4, `max_extent` <= {MAX_SCATTER_EXTENT}, `max_index_vectors` <= {MAX_INDEX_VECTORS}, `problems` <= {MAX_SCATTER_PROBLEMS}"
         ));
     }
-    if g.max_extent.pow(g.max_rank as u32) > MAX_ELEMENTS {
+    if g.min_rank == 0 || g.min_rank > g.max_rank {
+        return Err(format!("field `min_rank`: give 1 to `max_rank` {}, not {}", g.max_rank, g.min_rank));
+    }
+    if g.min_extent == 0 || g.min_extent > g.max_extent {
         return Err(format!(
-            "`max_extent` {} to the power `max_rank` {} is more than {MAX_ELEMENTS} elements (the limit per operand)",
-            g.max_extent, g.max_rank
+            "field `min_extent`: give 1 to `max_extent` {}, not {}",
+            g.max_extent, g.min_extent
+        ));
+    }
+    if g.min_index_vectors > g.max_index_vectors {
+        return Err(format!(
+            "field `min_index_vectors`: {} is more than `max_index_vectors` {}",
+            g.min_index_vectors, g.max_index_vectors
+        ));
+    }
+    if g.index_orders.is_empty() {
+        return Err("field `index_orders`: list at least one order".into());
+    }
+    // The largest input, and the largest updates (a slice is at most max_extent^(max_rank - 1)).
+    let rank = g.max_rank as u32;
+    let input = g.max_extent.checked_pow(rank);
+    let updates = g.max_extent.checked_pow(rank - 1).and_then(|slice| slice.checked_mul(g.max_index_vectors));
+    if input.is_none_or(|n| n > MAX_ELEMENTS) || updates.is_none_or(|n| n > MAX_ELEMENTS) {
+        return Err(format!(
+            "`max_extent` {} to the power `max_rank` {} (the input), or `max_index_vectors` {} times `max_extent` to the power `max_rank` - 1 (the updates), is more than {MAX_ELEMENTS} elements (the limit per operand)",
+            g.max_extent, g.max_rank, g.max_index_vectors
         ));
     }
     for (field, [lo, hi]) in [("duplicates", g.duplicates), ("out_of_range", g.out_of_range)] {

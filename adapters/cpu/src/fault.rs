@@ -1,6 +1,7 @@
-//! Faults injected into the real kernels, to show that the harness's layout checks catch what
-//! its conformance suites cannot reach (feature `fault-injection`, off by default; nothing of
-//! it is compiled without the feature). Each fault perturbs one place of the fast path:
+//! Faults injected into the real kernels, to show which checks reach each path: the layout
+//! checks and the large scatter problems catch what the other checks cannot reach
+//! (docs/KERNEL_PATHS.md; feature `fault-injection`, off by default; nothing of it is
+//! compiled without the feature). Each fault perturbs one place of one path:
 //!
 //! - [`Fault::Tail`]: `fast::segment` leaves the last element of a segment of more than 4 KiB
 //!   unwritten when the segment is one element short of a whole number of 32-byte blocks (the
@@ -11,7 +12,12 @@
 //!   from 32 KiB, which the conformance suites' 64 KiB batches reach: not faulted there);
 //! - [`Fault::Stream`]: the non-temporal-store loop (`avx::each`, or `avx512::each` on AVX-512
 //!   CPUs) stops one 32-byte block early in each row it streams (`avx512::each` also skips the
-//!   row's tail).
+//!   row's tail);
+//! - the scatter-add kernels (`scatter.rs`): [`Fault::ScatterPrefetch`], the prefetching loop
+//!   of a whole-output block skips its last update; [`Fault::ScatterOwned`], a thread's part
+//!   of a split output drops the last of its updates in each block; [`Fault::ScatterRuns`],
+//!   the register kernel does not store a block's last run; [`Fault::ScatterSlices`], a part
+//!   after the first of a split slice-wise scatter skips its first slice's updates.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -24,6 +30,10 @@ pub enum Fault {
     Tail,
     Split,
     Stream,
+    ScatterPrefetch,
+    ScatterOwned,
+    ScatterRuns,
+    ScatterSlices,
 }
 
 static ACTIVE: AtomicU8 = AtomicU8::new(Fault::None as u8);

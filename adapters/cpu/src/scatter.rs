@@ -17,7 +17,10 @@
 //! Whether either pays depends on the processor (the prefetches made the kernel 1.6× a plain
 //! loop on a Zen 4 and 1.3–1.5× slower on a Zen 5, docs/runs/2026-12-02-zen5/NOTES.md), so each call times
 //! its first blocks of each kind both ways, alternating (`Trial`), and keeps the faster way.
-//! Every way gives the same bits.
+//! Every way gives the same bits. [`Ways`] forces one way for every call instead
+//! (`OPSPEC_CPU_SCATTER`), so that a check reaches each way whatever the timings say.
+
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tensor};
@@ -42,6 +45,58 @@ const TRIAL_BLOCKS: usize = 8;
 
 /// Below this many update elements a call stays on one thread.
 const PARALLEL_MIN: usize = 1 << 16;
+
+/// How the adaptive kernel chooses between the two ways of running a kind of block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ways {
+    /// Per call, by timing its first blocks of each kind both ways (the default).
+    Timed = 1,
+    /// Every update one at a time through memory: no prefetches, no register kernel.
+    Plain,
+    /// Prefetches in scattered blocks, the register kernel in blocks of runs.
+    Tuned,
+}
+
+/// The [`Ways`] of every call; 0 until set or read from `OPSPEC_CPU_SCATTER`, [`INVALID`]
+/// when that variable holds no way.
+static WAYS: AtomicU8 = AtomicU8::new(0);
+const INVALID: u8 = 0xff;
+
+/// The environment variable that sets [`Ways`]: `timed`, `plain` or `tuned`.
+pub const WAYS_VARIABLE: &str = "OPSPEC_CPU_SCATTER";
+
+/// Makes every later call in this process run its blocks `ways`, whatever
+/// [`WAYS_VARIABLE`] says.
+pub fn force_ways(ways: Ways) {
+    WAYS.store(ways as u8, Ordering::SeqCst);
+}
+
+/// The ways of this call: as forced, else as [`WAYS_VARIABLE`] says (timed when unset); an
+/// error names a value of the variable that is no way.
+fn ways() -> Result<Ways, AdapterError> {
+    if WAYS.load(Ordering::Relaxed) == 0 {
+        let read = match std::env::var(WAYS_VARIABLE).as_deref() {
+            Err(_) | Ok("timed") => Ways::Timed as u8,
+            Ok("plain") => Ways::Plain as u8,
+            Ok("tuned") => Ways::Tuned as u8,
+            Ok(_) => INVALID,
+        };
+        let _ = WAYS.compare_exchange(0, read, Ordering::SeqCst, Ordering::SeqCst);
+    }
+    match WAYS.load(Ordering::Relaxed) {
+        1 => Ok(Ways::Timed),
+        2 => Ok(Ways::Plain),
+        3 => Ok(Ways::Tuned),
+        _ => Err(AdapterError::new(
+            ErrorKind::Adapter,
+            format!(
+                "{WAYS_VARIABLE} is {:?}: give timed, plain or tuned",
+                std::env::var(WAYS_VARIABLE).unwrap_or_default()
+            ),
+        )),
+    }
+}
 
 /// An element type scatter-add accumulates.
 pub trait Accumulate: Element {
@@ -247,13 +302,14 @@ pub fn scatter_add_in_place<T: Accumulate, I: Coordinate>(
             ),
         ));
     }
+    let ways = ways()?;
     if slice == 0 || vectors == 0 {
         return Ok(());
     }
     let threads = if updates.len() >= PARALLEL_MIN { rayon::current_num_threads() } else { 1 };
     if depth == 1 && slice == 1 {
         let extent = indexed[0];
-        parallel(out, 1, threads, |part, lo| flat_kernel(part, lo, indices, updates, extent, mode));
+        parallel(out, 1, threads, |part, lo| flat_kernel(part, lo, indices, updates, extent, mode, ways));
         return Ok(());
     }
     let dests: Vec<usize> = (0..vectors)
@@ -306,11 +362,12 @@ fn flat_kernel<T: Accumulate, I: Coordinate>(
     updates: &[T],
     extent: usize,
     mode: ScatterMode,
+    ways: Ways,
 ) {
     if mode == ScatterMode::Clip {
-        flat_blocks::<T, I, true>(part, lo, indices, updates, extent);
+        flat_blocks::<T, I, true>(part, lo, indices, updates, extent, ways);
     } else {
-        flat_blocks::<T, I, false>(part, lo, indices, updates, extent);
+        flat_blocks::<T, I, false>(part, lo, indices, updates, extent, ways);
     }
 }
 
@@ -330,6 +387,7 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     indices: &[I],
     updates: &[T],
     extent: usize,
+    ways: Ways,
 ) {
     if extent == 0 {
         return;
@@ -350,7 +408,7 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
     // Whether the prefetches and the register kernel pay depends on the processor (the
     // register kernel gained 1.1× on runs on a Zen 4 and ran at half a plain loop's speed on a
     // Zen 5), so each is timed against updating one by one without prefetches in every call.
-    let (mut prefetches, mut registers) = (Trial::default(), Trial::default());
+    let (mut prefetches, mut registers) = (Trial::new(ways), Trial::new(ways));
     for (b, start) in (0..indices.len()).step_by(BLOCK).enumerate() {
         let end = (start + BLOCK).min(indices.len());
         let (block, values) = (&indices[start..end], &updates[start..end]);
@@ -391,9 +449,11 @@ fn flat_blocks<T: Accumulate, I: Coordinate, const CLIP: bool>(
 
 /// The faster of two ways to run one kind of block, chosen per call: the first
 /// [`TRIAL_BLOCKS`] such blocks alternate between the ways and are timed, and the rest go the
-/// way that took less time (ties: the first). Both ways give the same bits.
-#[derive(Default)]
+/// way that took less time (ties: the first). Both ways give the same bits. The first way is
+/// the tuned one (prefetches, the register kernel).
 struct Trial {
+    /// The way of every block when [`Ways`] forces one (`true`: the first).
+    forced: Option<bool>,
     /// Blocks timed so far.
     trials: usize,
     /// Time spent in the timed blocks the second way and the first way.
@@ -401,8 +461,20 @@ struct Trial {
 }
 
 impl Trial {
+    fn new(ways: Ways) -> Trial {
+        let forced = match ways {
+            Ways::Timed => None,
+            Ways::Plain => Some(false),
+            Ways::Tuned => Some(true),
+        };
+        Trial { forced, trials: 0, spent: Default::default() }
+    }
+
     /// Runs `block(first)`, where `first` says which way.
     fn run(&mut self, block: impl FnOnce(bool)) {
+        if let Some(first) = self.forced {
+            return block(first);
+        }
         if self.trials >= TRIAL_BLOCKS {
             return block(self.spent[1] <= self.spent[0]);
         }
@@ -456,6 +528,10 @@ fn plain_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
         }
     };
     let far = ahead.len().min(block.len());
+    // The injected fault: the prefetching loop skips its last update.
+    #[cfg(feature = "fault-injection")]
+    let ahead =
+        &ahead[..far - usize::from(far > 0 && crate::fault::active(crate::fault::Fault::ScatterPrefetch))];
     for ((&c, &v), &a) in block.iter().zip(values).zip(ahead) {
         prefetch::<L2, T>(base.wrapping_add(local::<I, CLIP>(a, 0, extent)));
         add(c, v);
@@ -496,6 +572,9 @@ fn owned_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
         owned[kept] = (d, v);
         kept += usize::from(d < len);
     }
+    // The injected fault: a thread's part drops the last of its updates in each block.
+    #[cfg(feature = "fault-injection")]
+    let kept = kept - usize::from(kept > 0 && crate::fault::active(crate::fault::Fault::ScatterOwned));
     let owned = &owned[..kept];
     for (i, &(d, v)) in owned.iter().enumerate() {
         if prefetching && let Some(&(a, _)) = owned.get(i + SCATTERED_AHEAD) {
@@ -538,6 +617,11 @@ fn run_block<T: Accumulate, I: Coordinate, const CLIP: bool>(
             acc = part[d].accumulate(v);
         }
     }
+    // The injected fault: the block's last run is not stored.
+    #[cfg(feature = "fault-injection")]
+    if crate::fault::active(crate::fault::Fault::ScatterRuns) {
+        return;
+    }
     if current < len {
         part[current] = acc;
     }
@@ -570,6 +654,11 @@ fn slice_kernel<T: Accumulate>(part: &mut [T], lo: usize, slice: usize, dests: &
     let hi = lo + part.len() / slice;
     for (v, &d) in dests.iter().enumerate() {
         if d < lo || d >= hi {
+            continue;
+        }
+        // The injected fault: a part after the first skips the updates of its first slice.
+        #[cfg(feature = "fault-injection")]
+        if d == lo && lo > 0 && crate::fault::active(crate::fault::Fault::ScatterSlices) {
             continue;
         }
         let target = &mut part[(d - lo) * slice..][..slice];
@@ -663,6 +752,22 @@ mod tests {
         let updates = Tensor::from_slice(&[5i64, 5], &[2]).unwrap();
         let out = scatter_add(&reversed, &indices, &updates, ScatterMode::Ignore).unwrap();
         assert_eq!(out.to_vec::<i64>().unwrap(), [2, 11]);
+    }
+
+    #[test]
+    fn forced_ways_run_every_block_their_way() {
+        for (ways, first) in [(Ways::Plain, false), (Ways::Tuned, true)] {
+            let mut trial = Trial::new(ways);
+            for _ in 0..3 * TRIAL_BLOCKS {
+                trial.run(|way| assert_eq!(way, first, "{ways:?}"));
+            }
+        }
+        // Timed: the trial blocks alternate, the first way first.
+        let (mut trial, mut ways) = (Trial::new(Ways::Timed), Vec::new());
+        for _ in 0..TRIAL_BLOCKS {
+            trial.run(|way| ways.push(way));
+        }
+        assert_eq!(ways, [true, false].repeat(TRIAL_BLOCKS / 2));
     }
 
     fn splitmix(state: &mut u64) -> u64 {
