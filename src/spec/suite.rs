@@ -112,6 +112,22 @@ pub struct IntegerContract {
     pub division_by_zero: DivisionByZero,
     /// `pow` with a negative exponent.
     pub negative_exponent: Unspecified,
+    /// How true division (`divide`) makes an integer of its quotient. Set, the suite checks
+    /// `divide` in its integer dtypes, which the table (the array API's, on floats) does not
+    /// list; absent, it does not.
+    #[serde(default)]
+    pub divide: Option<Quotient>,
+}
+
+/// How an integer `divide` rounds the exact quotient to an integer (then `overflow` applies:
+/// `MIN / -1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quotient {
+    /// Toward zero (Rust's and C's integer `/`).
+    Truncate,
+    /// Toward -infinity (Python's `//`).
+    Floor,
 }
 
 /// What an out-of-range integer result must be.

@@ -4,20 +4,20 @@
 
 use std::sync::Arc;
 
-use opspec_adapter::Adapter;
+use opspec_adapter::{Adapter, BinaryOp, OpKind};
 
 use crate::bits::value::{Domain, IntFormat};
 use crate::generate::{Cases, Generator, int_edge_values, int_values};
 use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
-use crate::results::CheckResult;
+use crate::results::{CheckResult, Citation};
 use crate::run::batch::{Batch, CallError, Reading};
 use crate::run::check::{Check, IntegerCases, IntegerTarget, RunOptions};
 use crate::run::record::Recorder;
 use crate::spec::schema::Output;
-use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Unspecified};
-use crate::spec::{Catalog, LoadedTable};
+use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Quotient, Unspecified};
+use crate::spec::{Catalog, LoadedSuite, LoadedTable};
 
 /// Random operands drawn per case kept (the contract may exclude most inputs of an
 /// operation, e.g. `pow` without overflow).
@@ -33,6 +33,11 @@ pub fn run(
     result: &mut CheckResult,
 ) -> Result<(), String> {
     let ints = IntegerBatch::prepare(catalog, check, target)?;
+    if let (OpKind::Binary(BinaryOp::Divide), Some(rule), false) =
+        (ints.table.op, ints.contract.divide, target.cases == IntegerCases::ByZero)
+    {
+        result.citation = Some(quotient_citation(check.adapter_suite(catalog)?, rule));
+    }
     let actual = match ints.batch.call(adapter, options) {
         // A `by-zero` batch holds divisions by zero and nothing else, so the error is theirs.
         Err(CallError::Refused(reason))
@@ -47,6 +52,24 @@ pub fn run(
     };
     ints.batch.compare(&actual, &mut Recorder::new(result, options), None);
     Ok(())
+}
+
+/// What an integer `divide` check holds quotients to: the suite's `integers.divide`, a reading
+/// of its own (`docs/AUTHORITY.md`), since the table's rows are the array API's, on floats.
+fn quotient_citation(suite: &LoadedSuite, rule: Quotient) -> Citation {
+    let (name, text) = match rule {
+        Quotient::Truncate => ("truncate", "the exact quotient truncated toward zero"),
+        Quotient::Floor => ("floor", "the exact quotient floored"),
+    };
+    Citation {
+        row: "divide/integers".into(),
+        source: format!(
+            "{}: `integers.divide: {name}`, opspec's reading (the document names no rounding of integer quotients)",
+            suite.suite.title
+        ),
+        text: format!("{text}, then `integers.overflow` (`MIN / -1`)"),
+        location: suite.path.display().to_string(),
+    }
 }
 
 /// An integer check's inputs and what each must give.
@@ -157,15 +180,25 @@ fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Resul
         DivisionByZero::Any | DivisionByZero::AnyOrError => Some(Expect::AnyValue),
         DivisionByZero::Avoid => None,
     };
+    let value = |v: rug::Integer| match v.to_i128().filter(|&v| int.contains(v)) {
+        Some(v) => Some(Expect::Bits(int.wrap(v))),
+        None => overflowed(contract.overflow, int, v.is_negative(), || {
+            let residue = v.to_u128_wrapping();
+            int.wrap(residue as i128)
+        }),
+    };
     Ok(match exact {
         Exact::Bool(b) => Some(Expect::Bits(u64::from(b))),
-        Exact::Value(v) => match v.to_i128().filter(|&v| int.contains(v)) {
-            Some(v) => Some(Expect::Bits(int.wrap(v))),
-            None => overflowed(contract.overflow, int, v.is_negative(), || {
-                let residue = v.to_u128_wrapping();
-                int.wrap(residue as i128)
-            }),
-        },
+        Exact::Value(v) => value(v),
+        Exact::Quotient { dividend, divisor } => value(match contract.divide {
+            Some(Quotient::Truncate) => dividend.div_rem(divisor).0,
+            Some(Quotient::Floor) => dividend.div_rem_floor(divisor).0,
+            None => {
+                return Err(
+                    "the suite's `integers` block does not say how a quotient is rounded (`divide`)".into()
+                );
+            }
+        }),
         Exact::Huge { negative, residue } => {
             overflowed(contract.overflow, int, negative, || int.wrap(residue.to_u128_wrapping() as i128))
         }
@@ -199,6 +232,7 @@ mod tests {
         overflow: Overflow::Wrap,
         division_by_zero: DivisionByZero::Zero,
         negative_exponent: Unspecified::Avoid,
+        divide: Some(Quotient::Truncate),
     };
 
     #[test]
@@ -216,6 +250,13 @@ mod tests {
         let huge = Exact::Huge { negative: false, residue: Integer::from(0x1_0000_0181u64) };
         assert_eq!(expectation(CONTRACT, I8, huge).unwrap(), Some(Expect::Bits(0x81)));
         assert_eq!(expectation(CONTRACT, I8, Exact::OutsideDomain).unwrap(), None);
+        let quotient = |a: i64, b: i64| Exact::Quotient { dividend: a.into(), divisor: b.into() };
+        assert_eq!(expectation(CONTRACT, I8, quotient(-7, 2)).unwrap(), Some(Expect::Bits(0xfd)), "-3");
+        assert_eq!(expectation(CONTRACT, I8, quotient(-128, -1)).unwrap(), Some(Expect::Bits(0x80)), "wraps");
+        let flooring = IntegerContract { divide: Some(Quotient::Floor), ..CONTRACT };
+        assert_eq!(expectation(flooring, I8, quotient(-7, 2)).unwrap(), Some(Expect::Bits(0xfc)), "-4");
+        let silent = IntegerContract { divide: None, ..CONTRACT };
+        assert!(expectation(silent, I8, quotient(-7, 2)).is_err());
     }
 
     #[test]
