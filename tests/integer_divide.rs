@@ -92,6 +92,10 @@ fn every_integer_dtype_has_its_three_checks() {
     let all: BTreeSet<String> = results.iter().map(|r| r.id.to_string()).collect();
     assert_eq!(all, ids("truncating", &INTEGERS, &["edges", "random", "by-zero"]));
     assert!(failed.is_empty(), "{failed:?}");
+    for r in &results {
+        let planned = r.planned_inputs.expect("integer checks count their inputs up front");
+        assert!(r.inputs > 0 && r.inputs <= planned, "{}: {} of {planned}", r.id, r.inputs);
+    }
 }
 
 #[test]
