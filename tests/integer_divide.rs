@@ -1,7 +1,8 @@
 //! The numr suite's integer `divide` checks catch wrong adapters: one that panics on `x / 0`
-//! fails the `by-zero` checks with the panic as the reason while the run goes on, and one that
-//! floors the quotient fails the signed dtypes' `edges` and `random` checks (the suite reads
-//! numr's `a / b` as truncation toward zero, `integers.divide: truncate`).
+//! fails the `by-zero` checks with the panic as the reason while the run goes on; one that
+//! floors the quotient fails the signed dtypes' `edges` and `random` checks at opspec's own tier
+//! (the suite reads numr's `a / b` as truncation toward zero, `integers.divide: truncate`, and
+//! the words allow flooring too), and one that rounds to nearest fails them at the must tier.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
+use opspec::spec::authority::Tier;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
 use opspec_cpu::CpuAdapter;
 
@@ -111,7 +113,7 @@ fn panicking_on_division_by_zero_fails_the_by_zero_checks_and_the_run_goes_on() 
 }
 
 #[test]
-fn flooring_fails_the_signed_quotients_on_the_suites_reading() {
+fn flooring_fails_the_signed_quotients_on_the_suites_reading_only() {
     let floors = |x: i128, y: i128| match y {
         0 => 0,
         _ if x % y != 0 && (x < 0) != (y < 0) => x / y - 1,
@@ -123,5 +125,49 @@ fn flooring_fails_the_signed_quotients_on_the_suites_reading() {
         let citation = r.citation.as_ref().expect("a failure says on whose authority");
         assert!(citation.source.contains("opspec's reading"), "{citation:?}");
         assert_eq!(citation.location, "suites/numr.yaml");
+        assert_eq!(r.tier, Some(Tier::Quality), "{}: {:?}", r.id, r.failed_by_tier);
+        assert_eq!(r.failed_by_tier.get(&Tier::Quality), Some(&(r.failed_inputs as u64)), "{}", r.id);
+        for f in &r.failures {
+            assert_eq!(f.tier, Tier::Quality);
+            assert!(f.authority.contains("opspec's reading of `a / b`"), "{}", f.authority);
+            assert!(f.authority.contains("suites/numr.yaml integers.divide"), "{}", f.authority);
+            assert!(
+                f.authority.contains("the quotient floored, which the words also allow"),
+                "{}",
+                f.authority
+            );
+        }
     }
+}
+
+#[test]
+fn rounding_to_nearest_fails_both_readings_at_the_must_tier() {
+    // Ties away from zero: off the truncated quotient where the remainder is at least half the
+    // divisor, and then off the floored one too unless the quotient is negative; both
+    // readings agree, and so does this adapter, where the division is exact.
+    let nearest = |x: i128, y: i128| match y {
+        0 => 0,
+        _ if 2 * (x % y).abs() >= y.abs() => x / y + if (x < 0) == (y < 0) { 1 } else { -1 },
+        _ => x / y,
+    };
+    let (failed, results) = failures(IntegerDivide { name: "nearest", quotient: nearest });
+    assert_eq!(failed, ids("nearest", &INTEGERS, &["edges", "random"]));
+    for r in results.iter().filter(|r| r.status == Status::Fail) {
+        assert_eq!(r.tier, Some(Tier::Must), "{}: {:?}", r.id, r.failed_by_tier);
+        assert!(r.failures.iter().any(|f| f.tier == Tier::Must), "{}", r.id);
+        for f in r.failures.iter().filter(|f| f.tier == Tier::Must) {
+            assert!(
+                f.authority.contains("neither the quotient truncated toward zero nor"),
+                "{}",
+                f.authority
+            );
+        }
+    }
+    // A positive quotient rounded up is neither reading; a negative one rounded down is the
+    // floored quotient, opspec's reading alone.
+    let signed = results.iter().filter(|r| SIGNED.iter().any(|d| r.id.to_string().contains(d.name())));
+    assert!(
+        signed.filter(|r| r.status == Status::Fail).any(|r| r.failed_by_tier.contains_key(&Tier::Quality)),
+        "some negative quotients are floored"
+    );
 }

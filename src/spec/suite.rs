@@ -130,6 +130,32 @@ pub enum Quotient {
     Floor,
 }
 
+impl Quotient {
+    /// The other rounding: `a / b`'s words allow either.
+    pub fn other(self) -> Quotient {
+        match self {
+            Quotient::Truncate => Quotient::Floor,
+            Quotient::Floor => Quotient::Truncate,
+        }
+    }
+
+    /// Its name in a suite (`integers.divide`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Quotient::Truncate => "truncate",
+            Quotient::Floor => "floor",
+        }
+    }
+
+    /// What it does to the quotient, in words: "the quotient {words}".
+    pub fn words(self) -> &'static str {
+        match self {
+            Quotient::Truncate => "truncated toward zero",
+            Quotient::Floor => "floored",
+        }
+    }
+}
+
 /// What an out-of-range integer result must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

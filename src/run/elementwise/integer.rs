@@ -8,13 +8,15 @@ use opspec_adapter::{Adapter, BinaryOp, OpKind};
 
 use crate::bits::value::{Domain, IntFormat};
 use crate::generate::{Cases, Generator, int_edge_values, int_values};
+use crate::judge::authority::Grade;
 use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::results::{CheckResult, Citation};
-use crate::run::batch::{Batch, CallError, Reading};
+use crate::run::batch::{Batch, CallError, Grader, Judge, Reading};
 use crate::run::check::{Check, IntegerCases, IntegerTarget, RunOptions};
 use crate::run::record::Recorder;
+use crate::spec::authority::Tier;
 use crate::spec::schema::Output;
 use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Quotient, Unspecified};
 use crate::spec::{Catalog, LoadedSuite, LoadedTable};
@@ -36,7 +38,7 @@ pub fn run(
     if let (OpKind::Binary(BinaryOp::Divide), Some(rule), false) =
         (ints.table.op, ints.contract.divide, target.cases == IntegerCases::ByZero)
     {
-        result.citation = Some(quotient_citation(check.adapter_suite(catalog)?, rule));
+        result.citation = Some(quotient_citation(ints.suite, rule));
     }
     let actual = match ints.batch.call(adapter, options) {
         // A `by-zero` batch holds divisions by zero and nothing else, so the error is theirs.
@@ -50,24 +52,23 @@ pub fn run(
         }
         outcome => outcome?,
     };
-    ints.batch.compare(&actual, &mut Recorder::new(result, options), None);
+    let grade = |case: &[u64], actual: u64| ints.grade(case, actual);
+    let judge = Judge { grader: Grader::Case(&grade), alone: None };
+    ints.batch.compare(&actual, &mut Recorder::new(result, options), Some(&judge));
     Ok(())
 }
 
 /// What an integer `divide` check holds quotients to: the suite's `integers.divide`, a reading
 /// of its own (`docs/AUTHORITY.md`), since the table's rows are the array API's, on floats.
 fn quotient_citation(suite: &LoadedSuite, rule: Quotient) -> Citation {
-    let (name, text) = match rule {
-        Quotient::Truncate => ("truncate", "the exact quotient truncated toward zero"),
-        Quotient::Floor => ("floor", "the exact quotient floored"),
-    };
+    let (name, words) = (rule.name(), rule.words());
     Citation {
         row: "divide/integers".into(),
         source: format!(
             "{}: `integers.divide: {name}`, opspec's reading (the document names no rounding of integer quotients)",
             suite.suite.title
         ),
-        text: format!("{text}, then `integers.overflow` (`MIN / -1`)"),
+        text: format!("the exact quotient {words}, then `integers.overflow` (`MIN / -1`)"),
         location: suite.path.display().to_string(),
     }
 }
@@ -76,6 +77,8 @@ fn quotient_citation(suite: &LoadedSuite, rule: Quotient) -> Citation {
 pub struct IntegerBatch<'a> {
     pub batch: Batch,
     table: &'a LoadedTable,
+    /// The adapter's suite, whose `integers` block is `contract`.
+    suite: &'a LoadedSuite,
     contract: IntegerContract,
     int: IntFormat,
     cases: IntegerCases,
@@ -90,7 +93,8 @@ impl<'a> IntegerBatch<'a> {
         target: &IntegerTarget,
     ) -> Result<IntegerBatch<'a>, String> {
         let table = &catalog.elementwise[target.table];
-        let suite = &check.adapter_suite(catalog)?.suite;
+        let loaded = check.adapter_suite(catalog)?;
+        let suite = &loaded.suite;
         let contract = suite.integers.ok_or("the suite sets no integer contract")?;
         let int = IntFormat::holding(target.dtype).ok_or("not an integer or bool dtype")?;
         let input = Domain::of(target.dtype);
@@ -107,6 +111,7 @@ impl<'a> IntegerBatch<'a> {
                 reading: Reading { input, output, nan: NanPolicy::Any },
             },
             table,
+            suite: loaded,
             contract,
             int,
             cases: target.cases,
@@ -140,14 +145,52 @@ impl<'a> IntegerBatch<'a> {
     /// What the contract requires for `case`; `None` where it leaves the case out, and for a
     /// division by zero outside a `by-zero` check (which holds nothing else).
     pub fn expectation(&self, case: &[u64]) -> Result<Option<Expect>, String> {
-        let int = self.int;
-        let operands: Vec<i128> = case.iter().map(|&x| int.value(x)).collect();
-        let exact =
-            exact_integer(self.table.op, int, &operands).ok_or("the operation is not defined on integers")?;
+        let exact = self.exact(case)?;
         if (exact == Exact::DivisionByZero) != (self.cases == IntegerCases::ByZero) {
             return Ok(None);
         }
-        expectation(self.contract, int, exact)
+        expectation(self.contract, self.int, exact)
+    }
+
+    /// The grade of `actual`, a result for `case` that its expectation rejects. The words
+    /// `a / b` name no rounding, so a quotient rounded the other way than the suite's
+    /// `integers.divide` misses only opspec's reading (quality); any other result, and every
+    /// result of another operation, misses a must.
+    pub fn grade(&self, case: &[u64], actual: u64) -> Grade {
+        let (Ok(exact @ Exact::Quotient { .. }), Some(rule)) = (self.exact(case), self.contract.divide)
+        else {
+            return Grade::cited();
+        };
+        let under = |rule: Quotient| {
+            let contract = IntegerContract { divide: Some(rule), ..self.contract };
+            expectation(contract, self.int, exact.clone()).ok().flatten()
+        };
+        let (ours, other) = (under(rule), under(rule.other()));
+        let output = self.batch.reading.output;
+        let location = self.suite.path.display();
+        if ours != other && other.is_some_and(|e| e.accepts(output, actual, NanPolicy::Any)) {
+            return Grade::opspec(format!(
+                "opspec's reading of `a / b`: the quotient {} ({location} integers.divide); this result is the quotient {}, which the words also allow",
+                rule.words(),
+                rule.other().words()
+            ));
+        }
+        Grade {
+            tier: Tier::Must,
+            basis: format!(
+                "must: `a / b` ({}), read either way: this result is neither the quotient {} nor the quotient {}",
+                self.suite.suite.title,
+                rule.words(),
+                rule.other().words()
+            ),
+        }
+    }
+
+    /// The exact outcome of the operation on `case`.
+    fn exact(&self, case: &[u64]) -> Result<Exact, String> {
+        let operands: Vec<i128> = case.iter().map(|&x| self.int.value(x)).collect();
+        Ok(exact_integer(self.table.op, self.int, &operands)
+            .ok_or("the operation is not defined on integers")?)
     }
 
     /// Keeps a case the contract judges; says how many are kept.

@@ -29,7 +29,7 @@ use crate::oracle::ReferenceKind;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::results::{CheckResult, Citation};
-use crate::run::batch::{Batch, Judge, Reading};
+use crate::run::batch::{Batch, Grader, Judge, Reading};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
     CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
@@ -259,7 +259,7 @@ pub fn run(
         Some(adapter) => {
             let actual = floats.batch.call(adapter, options)?;
             let alone = |case: &[u64]| floats.batch.call_alone(adapter, options, case);
-            let judge = Judge { ctx: &floats.ctx, alone: Some(&alone) };
+            let judge = Judge { grader: Grader::Table(&floats.ctx), alone: Some(&alone) };
             floats.batch.compare(&actual, &mut rec, Some(&judge));
             if table.table.accuracy == Accuracy::Approximate {
                 let tally = ulp_tally(table.op, floats.format, &floats.batch.cases, &actual);
