@@ -17,6 +17,9 @@ pub enum Exact {
     /// A value beyond every dtype (`pow` with a large exponent): its sign and its residue
     /// modulo 2^128, which fixes every wrapped result.
     Huge { negative: bool, residue: Integer },
+    /// The exact quotient of true division (`divide`), `dividend / divisor` with a nonzero
+    /// divisor: not an integer in general; the suite's contract says how it is made one.
+    Quotient { dividend: Integer, divisor: Integer },
     /// A comparison's truth value.
     Bool(bool),
     /// Division or remainder by zero.
@@ -56,6 +59,14 @@ pub fn right_shift(int: IntFormat, x: i128, s: i128) -> Exact {
 /// negative one.
 fn shift_count(int: IntFormat, s: i128) -> Option<u32> {
     (s >= 0).then(|| u32::try_from(s).map_or(int.bits, |s| s.min(int.bits)))
+}
+
+/// True division `a / b`, left as the exact quotient.
+pub fn divide(a: i128, b: i128) -> Exact {
+    if b == 0 {
+        return Exact::DivisionByZero;
+    }
+    Exact::Quotient { dividend: a.into(), divisor: b.into() }
 }
 
 /// Python's `a // b`: the floor of the quotient.
@@ -110,6 +121,8 @@ mod tests {
         assert_eq!(value(floor_divide(-128, -1)), 128, "overflows i8: the contract decides");
         assert_eq!(remainder(5, 0), Exact::DivisionByZero);
         assert_eq!(floor_divide(5, 0), Exact::DivisionByZero);
+        assert_eq!(divide(5, 0), Exact::DivisionByZero);
+        assert_eq!(divide(-7, 2), Exact::Quotient { dividend: (-7).into(), divisor: 2.into() });
     }
 
     #[test]

@@ -164,7 +164,7 @@ pub static OPS: &[OpDef] = &[
     binary!(Add, arith::add).with_integer(|_, x| value(Integer::from(x[0]) + x[1])),
     binary!(Subtract, arith::subtract).with_integer(|_, x| value(Integer::from(x[0]) - x[1])),
     binary!(Multiply, arith::multiply).with_integer(|_, x| value(Integer::from(x[0]) * x[1])),
-    binary!(Divide, arith::divide),
+    binary!(Divide, arith::divide).with_integer(|_, x| integer::divide(x[0], x[1])),
     binary!(Pow, functions::pow, functions::pow_value).with_integer(|_, x| integer::pow(x[0], x[1])),
     binary!(Maximum, exact::maximum).with_integer(|_, x| value(x[0].max(x[1]))),
     binary!(Minimum, exact::minimum).with_integer(|_, x| value(x[0].min(x[1]))),

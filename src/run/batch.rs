@@ -131,15 +131,27 @@ pub fn steps_from(expected: &Expect, output: Domain, actual: u64) -> Option<u64>
 
 /// What grades a batch's failures and retries them alone.
 pub struct Judge<'a> {
-    /// The table's context: grades each failing result ([`Context::grade`]) and gives the
-    /// expectation of any input under every governing row, for the adapter's profile.
-    pub ctx: &'a Context<'a>,
+    /// Grades each failing result.
+    pub grader: Grader<'a>,
     /// Calls the adapter on one case alone (`None` where the call failed).
     pub alone: Option<&'a Alone<'a>>,
 }
 
+/// What grades a failing result.
+pub enum Grader<'a> {
+    /// The table's context: grades each failing result ([`Context::grade`]) and gives the
+    /// expectation of any input under every governing row, for the adapter's profile.
+    Table(&'a Context<'a>),
+    /// A grade for a case and its failing result, where no relaxation profile applies
+    /// (integer checks: [`IntegerBatch::grade`](super::elementwise::integer::IntegerBatch::grade)).
+    Case(&'a GradeCase<'a>),
+}
+
 /// A call of the adapter on one case: its result, or `None` where the call failed.
 pub type Alone<'a> = dyn Fn(&[u64]) -> Option<u64> + 'a;
+
+/// The grade of a case's failing result.
+pub type GradeCase<'a> = dyn Fn(&[u64], u64) -> Grade + 'a;
 
 impl Judge<'_> {
     /// A rejected result's grade, and whether the adapter's declared profile allows it.
@@ -151,11 +163,15 @@ impl Judge<'_> {
         expected: &Expect,
         actual: u64,
     ) -> (Grade, bool) {
-        let full = |c: &[u64]| self.ctx.expectation(c).ok();
+        let ctx = match self.grader {
+            Grader::Table(ctx) => ctx,
+            Grader::Case(grade) => return (grade(case, actual), false),
+        };
+        let full = |c: &[u64]| ctx.expectation(c).ok();
         let allowed = rec.profile().is_some_and(|p| {
             p.accepts((reading.input, reading.output, reading.nan), case, expected, actual, &full)
         });
-        let grade = self.ctx.grade(case, actual, reading.nan).unwrap_or_else(|_| Grade::cited());
+        let grade = ctx.grade(case, actual, reading.nan).unwrap_or_else(|_| Grade::cited());
         (grade, allowed)
     }
 }

@@ -420,6 +420,12 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
             return Err(field("step_bounds", m));
         }
     }
+    if suite.integers.is_some_and(|c| c.divide.is_some())
+        && !indices.iter().any(|&i| tables[i].op == OpKind::Binary(BinaryOp::Divide))
+    {
+        let m = "the suite names no `divide` table, so this rule would be ignored";
+        return Err(field("integers.divide", m.into()));
+    }
     let classes: Vec<_> = indices.iter().map(|&i| (tables[i].op, tables[i].table.accuracy)).collect();
     suite.authority.validate(&classes, !complex.is_empty()).map_err(|(f, m)| field(&f, m))?;
     Ok(LoadedSuite {

@@ -112,6 +112,48 @@ pub struct IntegerContract {
     pub division_by_zero: DivisionByZero,
     /// `pow` with a negative exponent.
     pub negative_exponent: Unspecified,
+    /// How true division (`divide`) makes an integer of its quotient. Set, the suite checks
+    /// `divide` in its integer dtypes, which the table (the array API's, on floats) does not
+    /// list; absent, it does not.
+    #[serde(default)]
+    pub divide: Option<Quotient>,
+}
+
+/// How an integer `divide` rounds the exact quotient to an integer (then `overflow` applies:
+/// `MIN / -1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quotient {
+    /// Toward zero (Rust's and C's integer `/`).
+    Truncate,
+    /// Toward -infinity (Python's `//`).
+    Floor,
+}
+
+impl Quotient {
+    /// The other rounding: `a / b`'s words allow either.
+    pub fn other(self) -> Quotient {
+        match self {
+            Quotient::Truncate => Quotient::Floor,
+            Quotient::Floor => Quotient::Truncate,
+        }
+    }
+
+    /// Its name in a suite (`integers.divide`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Quotient::Truncate => "truncate",
+            Quotient::Floor => "floor",
+        }
+    }
+
+    /// What it does to the quotient, in words: "the quotient {words}".
+    pub fn words(self) -> &'static str {
+        match self {
+            Quotient::Truncate => "truncated toward zero",
+            Quotient::Floor => "floored",
+        }
+    }
 }
 
 /// What an out-of-range integer result must be.

@@ -1,6 +1,6 @@
-//! numr's `div` on integer tensors, which no suite check calls (the tables' `divide` is the
-//! array API's, on floats; the numr suite's integer contract is checked on add, subtract,
-//! multiply, maximum, minimum and pow).
+//! numr's `div` on integer tensors, called on the crate directly. The numr suite checks the
+//! same calls through the harness (`numr:numr:divide:<integer dtype>:*`), under the stricter
+//! reading `integers.divide: truncate` (docs/AUTHORITY.md); this test keeps the seed's words.
 //!
 //! Seed 003 says of `div` only "Division by zero is undefined behavior
 //! (implementation-dependent)" and names no rounding direction for integers. So: a nonzero

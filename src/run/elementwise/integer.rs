@@ -4,20 +4,22 @@
 
 use std::sync::Arc;
 
-use opspec_adapter::Adapter;
+use opspec_adapter::{Adapter, BinaryOp, OpKind};
 
 use crate::bits::value::{Domain, IntFormat};
 use crate::generate::{Cases, Generator, int_edge_values, int_values};
+use crate::judge::authority::Grade;
 use crate::judge::expect::Expect;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
-use crate::results::CheckResult;
-use crate::run::batch::{Batch, CallError, Reading};
+use crate::results::{CheckResult, Citation};
+use crate::run::batch::{Batch, CallError, Grader, Judge, Reading};
 use crate::run::check::{Check, IntegerCases, IntegerTarget, RunOptions};
 use crate::run::record::Recorder;
+use crate::spec::authority::Tier;
 use crate::spec::schema::Output;
-use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Unspecified};
-use crate::spec::{Catalog, LoadedTable};
+use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Quotient, Unspecified};
+use crate::spec::{Catalog, LoadedSuite, LoadedTable};
 
 /// Random operands drawn per case kept (the contract may exclude most inputs of an
 /// operation, e.g. `pow` without overflow).
@@ -33,6 +35,11 @@ pub fn run(
     result: &mut CheckResult,
 ) -> Result<(), String> {
     let ints = IntegerBatch::prepare(catalog, check, target)?;
+    if let (OpKind::Binary(BinaryOp::Divide), Some(rule), false) =
+        (ints.table.op, ints.contract.divide, target.cases == IntegerCases::ByZero)
+    {
+        result.citation = Some(quotient_citation(ints.suite, rule));
+    }
     let actual = match ints.batch.call(adapter, options) {
         // A `by-zero` batch holds divisions by zero and nothing else, so the error is theirs.
         Err(CallError::Refused(reason))
@@ -45,14 +52,33 @@ pub fn run(
         }
         outcome => outcome?,
     };
-    ints.batch.compare(&actual, &mut Recorder::new(result, options), None);
+    let grade = |case: &[u64], actual: u64| ints.grade(case, actual);
+    let judge = Judge { grader: Grader::Case(&grade), alone: None };
+    ints.batch.compare(&actual, &mut Recorder::new(result, options), Some(&judge));
     Ok(())
+}
+
+/// What an integer `divide` check holds quotients to: the suite's `integers.divide`, a reading
+/// of its own (`docs/AUTHORITY.md`), since the table's rows are the array API's, on floats.
+fn quotient_citation(suite: &LoadedSuite, rule: Quotient) -> Citation {
+    let (name, words) = (rule.name(), rule.words());
+    Citation {
+        row: "divide/integers".into(),
+        source: format!(
+            "{}: `integers.divide: {name}`, opspec's reading (the document names no rounding of integer quotients)",
+            suite.suite.title
+        ),
+        text: format!("the exact quotient {words}, then `integers.overflow` (`MIN / -1`)"),
+        location: suite.path.display().to_string(),
+    }
 }
 
 /// An integer check's inputs and what each must give.
 pub struct IntegerBatch<'a> {
     pub batch: Batch,
     table: &'a LoadedTable,
+    /// The adapter's suite, whose `integers` block is `contract`.
+    suite: &'a LoadedSuite,
     contract: IntegerContract,
     int: IntFormat,
     cases: IntegerCases,
@@ -67,7 +93,8 @@ impl<'a> IntegerBatch<'a> {
         target: &IntegerTarget,
     ) -> Result<IntegerBatch<'a>, String> {
         let table = &catalog.elementwise[target.table];
-        let suite = &check.adapter_suite(catalog)?.suite;
+        let loaded = check.adapter_suite(catalog)?;
+        let suite = &loaded.suite;
         let contract = suite.integers.ok_or("the suite sets no integer contract")?;
         let int = IntFormat::holding(target.dtype).ok_or("not an integer or bool dtype")?;
         let input = Domain::of(target.dtype);
@@ -84,6 +111,7 @@ impl<'a> IntegerBatch<'a> {
                 reading: Reading { input, output, nan: NanPolicy::Any },
             },
             table,
+            suite: loaded,
             contract,
             int,
             cases: target.cases,
@@ -117,14 +145,52 @@ impl<'a> IntegerBatch<'a> {
     /// What the contract requires for `case`; `None` where it leaves the case out, and for a
     /// division by zero outside a `by-zero` check (which holds nothing else).
     pub fn expectation(&self, case: &[u64]) -> Result<Option<Expect>, String> {
-        let int = self.int;
-        let operands: Vec<i128> = case.iter().map(|&x| int.value(x)).collect();
-        let exact =
-            exact_integer(self.table.op, int, &operands).ok_or("the operation is not defined on integers")?;
+        let exact = self.exact(case)?;
         if (exact == Exact::DivisionByZero) != (self.cases == IntegerCases::ByZero) {
             return Ok(None);
         }
-        expectation(self.contract, int, exact)
+        expectation(self.contract, self.int, exact)
+    }
+
+    /// The grade of `actual`, a result for `case` that its expectation rejects. The words
+    /// `a / b` name no rounding, so a quotient rounded the other way than the suite's
+    /// `integers.divide` misses only opspec's reading (quality); any other result, and every
+    /// result of another operation, misses a must.
+    pub fn grade(&self, case: &[u64], actual: u64) -> Grade {
+        let (Ok(exact @ Exact::Quotient { .. }), Some(rule)) = (self.exact(case), self.contract.divide)
+        else {
+            return Grade::cited();
+        };
+        let under = |rule: Quotient| {
+            let contract = IntegerContract { divide: Some(rule), ..self.contract };
+            expectation(contract, self.int, exact.clone()).ok().flatten()
+        };
+        let (ours, other) = (under(rule), under(rule.other()));
+        let output = self.batch.reading.output;
+        let location = self.suite.path.display();
+        if ours != other && other.is_some_and(|e| e.accepts(output, actual, NanPolicy::Any)) {
+            return Grade::opspec(format!(
+                "opspec's reading of `a / b`: the quotient {} ({location} integers.divide); this result is the quotient {}, which the words also allow",
+                rule.words(),
+                rule.other().words()
+            ));
+        }
+        Grade {
+            tier: Tier::Must,
+            basis: format!(
+                "must: `a / b` ({}), read either way: this result is neither the quotient {} nor the quotient {}",
+                self.suite.suite.title,
+                rule.words(),
+                rule.other().words()
+            ),
+        }
+    }
+
+    /// The exact outcome of the operation on `case`.
+    fn exact(&self, case: &[u64]) -> Result<Exact, String> {
+        let operands: Vec<i128> = case.iter().map(|&x| self.int.value(x)).collect();
+        Ok(exact_integer(self.table.op, self.int, &operands)
+            .ok_or("the operation is not defined on integers")?)
     }
 
     /// Keeps a case the contract judges; says how many are kept.
@@ -157,15 +223,25 @@ fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Resul
         DivisionByZero::Any | DivisionByZero::AnyOrError => Some(Expect::AnyValue),
         DivisionByZero::Avoid => None,
     };
+    let value = |v: rug::Integer| match v.to_i128().filter(|&v| int.contains(v)) {
+        Some(v) => Some(Expect::Bits(int.wrap(v))),
+        None => overflowed(contract.overflow, int, v.is_negative(), || {
+            let residue = v.to_u128_wrapping();
+            int.wrap(residue as i128)
+        }),
+    };
     Ok(match exact {
         Exact::Bool(b) => Some(Expect::Bits(u64::from(b))),
-        Exact::Value(v) => match v.to_i128().filter(|&v| int.contains(v)) {
-            Some(v) => Some(Expect::Bits(int.wrap(v))),
-            None => overflowed(contract.overflow, int, v.is_negative(), || {
-                let residue = v.to_u128_wrapping();
-                int.wrap(residue as i128)
-            }),
-        },
+        Exact::Value(v) => value(v),
+        Exact::Quotient { dividend, divisor } => value(match contract.divide {
+            Some(Quotient::Truncate) => dividend.div_rem(divisor).0,
+            Some(Quotient::Floor) => dividend.div_rem_floor(divisor).0,
+            None => {
+                return Err(
+                    "the suite's `integers` block does not say how a quotient is rounded (`divide`)".into()
+                );
+            }
+        }),
         Exact::Huge { negative, residue } => {
             overflowed(contract.overflow, int, negative, || int.wrap(residue.to_u128_wrapping() as i128))
         }
@@ -199,6 +275,7 @@ mod tests {
         overflow: Overflow::Wrap,
         division_by_zero: DivisionByZero::Zero,
         negative_exponent: Unspecified::Avoid,
+        divide: Some(Quotient::Truncate),
     };
 
     #[test]
@@ -216,6 +293,13 @@ mod tests {
         let huge = Exact::Huge { negative: false, residue: Integer::from(0x1_0000_0181u64) };
         assert_eq!(expectation(CONTRACT, I8, huge).unwrap(), Some(Expect::Bits(0x81)));
         assert_eq!(expectation(CONTRACT, I8, Exact::OutsideDomain).unwrap(), None);
+        let quotient = |a: i64, b: i64| Exact::Quotient { dividend: a.into(), divisor: b.into() };
+        assert_eq!(expectation(CONTRACT, I8, quotient(-7, 2)).unwrap(), Some(Expect::Bits(0xfd)), "-3");
+        assert_eq!(expectation(CONTRACT, I8, quotient(-128, -1)).unwrap(), Some(Expect::Bits(0x80)), "wraps");
+        let flooring = IntegerContract { divide: Some(Quotient::Floor), ..CONTRACT };
+        assert_eq!(expectation(flooring, I8, quotient(-7, 2)).unwrap(), Some(Expect::Bits(0xfc)), "-4");
+        let silent = IntegerContract { divide: None, ..CONTRACT };
+        assert!(expectation(silent, I8, quotient(-7, 2)).is_err());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::judge::authority::Grade;
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::results::CheckResult;
-use crate::run::batch::{Batch, Judge, Reading, steps_from};
+use crate::run::batch::{Batch, Grader, Judge, Reading, steps_from};
 use crate::run::call::{apply_guarded, guarded};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
@@ -109,7 +109,7 @@ pub fn run(
     let call = call_of(op).ok_or_else(|| format!("{op} is not called on tensors alone"))?;
     let (Batch { cases, expected, reading, .. }, ctx) = pair_inputs(catalog, check, target, options)?;
     let table = PairTable::new(cases);
-    let judge = ctx.as_ref().map(|ctx| Judge { ctx, alone: None });
+    let judge = ctx.as_ref().map(|ctx| Judge { grader: Grader::Table(ctx), alone: None });
     let run = LayoutRun {
         op,
         dtype: target.dtype,

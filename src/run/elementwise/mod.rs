@@ -13,7 +13,7 @@ pub mod sweep;
 
 use std::sync::Arc;
 
-use opspec_adapter::{Adapter, DType, OpKind};
+use opspec_adapter::{Adapter, BinaryOp, DType, OpKind};
 use rayon::prelude::*;
 
 use crate::bits::format::Format;
@@ -29,7 +29,7 @@ use crate::oracle::ReferenceKind;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::results::{CheckResult, Citation};
-use crate::run::batch::{Batch, Judge, Reading};
+use crate::run::batch::{Batch, Grader, Judge, Reading};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
     CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,
@@ -56,7 +56,7 @@ pub fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<
     let mut checks = Vec::new();
     for &t in &suite.tables {
         let table = &catalog.elementwise[t];
-        for &dtype in suite.dtypes.iter().filter(|&&d| applies(table, d)) {
+        for &dtype in suite.dtypes.iter().filter(|&&d| applies(table, &suite.suite, d)) {
             let id = |case: &str| {
                 CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case)
             };
@@ -206,9 +206,13 @@ fn judges_division_by_zero(suite: &Suite) -> bool {
     suite.integers.is_some_and(|c| c.division_by_zero != DivisionByZero::Avoid)
 }
 
-/// Whether `table` is checked in `dtype`: the table lists it.
-fn applies(table: &LoadedTable, dtype: DType) -> bool {
+/// Whether `table` is checked in `dtype` under `suite`: the table lists it, or it is `divide`
+/// in an integer dtype and the suite says how integer quotients round (`integers.divide`).
+fn applies(table: &LoadedTable, suite: &Suite, dtype: DType) -> bool {
     table.table.dtypes.iter().any(|d| d == dtype.name())
+        || (dtype.is_integer()
+            && table.op == OpKind::Binary(BinaryOp::Divide)
+            && suite.integers.is_some_and(|c| c.divide.is_some()))
 }
 
 /// Runs an element-wise check of kind `kind` against `adapter` (none: a table self-check,
@@ -255,7 +259,7 @@ pub fn run(
         Some(adapter) => {
             let actual = floats.batch.call(adapter, options)?;
             let alone = |case: &[u64]| floats.batch.call_alone(adapter, options, case);
-            let judge = Judge { ctx: &floats.ctx, alone: Some(&alone) };
+            let judge = Judge { grader: Grader::Table(&floats.ctx), alone: Some(&alone) };
             floats.batch.compare(&actual, &mut rec, Some(&judge));
             if table.table.accuracy == Accuracy::Approximate {
                 let tally = ulp_tally(table.op, floats.format, &floats.batch.cases, &actual);
