@@ -23,6 +23,9 @@ impl ElementExpect {
         match self {
             ElementExpect::Bits(b) => plain(*b == actual),
             ElementExpect::AnyNan => plain(Format::of(dtype).is_some_and(|f| f.is_nan(actual))),
+            ElementExpect::InfinityOrNan(b) => {
+                plain(*b == actual || Format::of(dtype).is_some_and(|f| f.is_nan(actual)))
+            }
             ElementExpect::Bound(bound) => bound.judge(actual),
         }
     }
