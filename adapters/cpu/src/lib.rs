@@ -34,6 +34,7 @@ use opspec_adapter::{
     Adapter, AdapterError, BinaryOp, Checked, DType, Element, ErrorKind, NamedOp, OpKind, Operand, Reach,
     Scalar, ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, UnaryOp,
 };
+use rayon::prelude::*;
 
 pub use broadcast::broadcast_shapes;
 pub use named::{aligned_strides, named_shape};
@@ -348,18 +349,49 @@ fn unsupported(op: BinaryOp, dtype: DType) -> AdapterError {
 }
 
 /// Lines both operands up (NumPy broadcasting, or the named-axis rules when either has axis
-/// names) and applies `f` element by element.
+/// names) and applies `f` element by element; two dense operands of one shape are read in
+/// place instead, on rayon's threads ([`dense_pairs`]).
 fn map_pairs<T: Element, U: Element>(
     op: BinaryOp,
     a: &Tensor,
     b: &Tensor,
-    f: impl Fn(T, T) -> Option<U>,
+    f: impl Fn(T, T) -> Option<U> + Sync,
 ) -> Result<Tensor, AdapterError> {
+    if let Some(out) = dense_pairs(a, b, &f) {
+        return Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, a.shape());
+    }
     let lined = named::line_up_operands(a, b)?;
     let (xs, ys) = lined.values::<T>()?;
     let out: Option<Vec<U>> = xs.into_iter().zip(ys).map(|(x, y)| f(x, y)).collect();
     let out = Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, &lined.shape)?;
     lined.finish(out)
+}
+
+/// Pairs per piece of work of [`dense_pairs`]: below twice as many a call stays on one thread.
+const PAIRS_PIECE: usize = 1 << 15;
+
+/// `f` on every pair of two dense operands of dtype `T`, one shape and no axis names, split
+/// across rayon's threads in pieces of at least [`PAIRS_PIECE`] pairs (the exhaustive sweeps
+/// call the scalar operations, the comparisons and copysign among them, with 2^20 pairs at a
+/// time); `None` for other operands.
+fn dense_pairs<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    f: &(impl Fn(T, T) -> Option<U> + Sync),
+) -> Option<Option<Vec<U>>> {
+    let plain = |t: &Tensor| t.names().is_none() && t.dtype() == T::DTYPE;
+    if !plain(a) || !plain(b) || a.shape() != b.shape() {
+        return None;
+    }
+    let (xs, ys) = (a.contiguous_bytes()?, b.contiguous_bytes()?);
+    let size = T::DTYPE.size();
+    Some(
+        xs.par_chunks(size)
+            .zip(ys.par_chunks(size))
+            .with_min_len(PAIRS_PIECE)
+            .map(|(x, y)| f(T::read_le(x), T::read_le(y)))
+            .collect(),
+    )
 }
 
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

@@ -238,3 +238,30 @@ fn broadcasts_f16_bf16() {
 fn broadcasts_integers() {
     SIGNED.into_iter().chain(UNSIGNED).for_each(broadcasts);
 }
+
+/// The element-by-element path reads two dense operands in place, split across threads
+/// (`dense_pairs`): the same bits as when it gathers strided views, for operations without a
+/// fast kernel, at a size that splits (2^17 pairs in pieces of 2^15).
+#[test]
+fn dense_pairs_of_the_scalar_path() {
+    let ops = [
+        BinaryOp::Equal,
+        BinaryOp::Less,
+        BinaryOp::Copysign,
+        BinaryOp::Nextafter,
+        BinaryOp::FloorDivide,
+        BinaryOp::Remainder,
+        BinaryOp::Hypot,
+    ];
+    let n = 1 << 17;
+    for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        let (xs, ys) = (values(dtype, n, 5), values(dtype, n, 6));
+        for op in ops {
+            let (x, y) =
+                (Tensor::from_bits(dtype, &[n], &xs).unwrap(), Tensor::from_bits(dtype, &[n], &ys).unwrap());
+            let actual = CpuAdapter.binary(op, &x, &y).unwrap().to_bits();
+            let output = if op.is_comparison() { DType::Bool } else { dtype };
+            assert_same(&format!("{op} {dtype}"), output, &xs, &ys, &reference(op, dtype, &xs, &ys), &actual);
+        }
+    }
+}
