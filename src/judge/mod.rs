@@ -1,8 +1,9 @@
 //! Judging: every way a result is accepted. An [`expect::Expect`] is the set of results an
 //! input allows; [`context`] computes it for an element-wise input from the table and the
 //! oracle; [`classes`] judges a sweep's cases once per combination of value classes, and
-//! [`values`] a one-operand sweep's values; [`accuracy`] counts approximate results' errors;
-//! [`profile`] judges again under a relaxation profile an adapter declares.
+//! [`values`] a one-operand sweep's values (their classes found once per [`spans`] run of
+//! patterns); [`accuracy`] counts approximate results' errors; [`profile`] judges again under a
+//! relaxation profile an adapter declares.
 
 pub mod accuracy;
 pub mod authority;
@@ -12,4 +13,5 @@ pub mod context;
 pub mod expect;
 pub mod profile;
 pub mod scatter;
+pub mod spans;
 pub mod values;

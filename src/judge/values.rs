@@ -13,6 +13,7 @@ use crate::judge::accuracy::{UlpTally, ulp_error_of};
 use crate::judge::classes::{ChunkTally, NO_ROW, constant, in_slices};
 use crate::judge::context::Context;
 use crate::judge::expect::{Expect, within_steps};
+use crate::judge::spans::Spans;
 use crate::oracle::fast::UnaryReference;
 use crate::oracle::{native, reference};
 use crate::spec::LoadedTable;
@@ -29,6 +30,8 @@ pub struct ValueJudge<'a> {
     format: Format,
     /// The distinct classes the rows name (at most 32: a membership is a `u32` mask).
     classes: Vec<Class>,
+    /// The runs of patterns over which the classes' memberships, and so the key, are constant.
+    spans: Spans,
     /// Whether the table's results are approximations, whose accuracy is measured.
     approximate: bool,
     /// The fast reference of the operation in this format, where it has one.
@@ -80,6 +83,7 @@ impl<'a> ValueJudge<'a> {
                 OpKind::Unary(op) => UnaryReference::new(op, ctx.format),
                 _ => None,
             },
+            spans: Spans::new(ctx.format, &classes),
             ctx,
             nan,
             classes,
@@ -108,23 +112,27 @@ impl<'a> ValueJudge<'a> {
         let f = self.format;
         let mut tally = ChunkTally { cases: at.len() as u64, ..ChunkTally::default() };
         let mut failed_per_row = vec![0u64; self.table.rows.len() + 1];
-        // The keys met in this slice and what governs each; neighbouring values mostly share
-        // one, so the last is tried first.
+        // The keys met in this slice and what governs each. A key is found once per run of
+        // patterns that share it (the last run's is tried first).
         let mut known: Vec<(u64, Governed)> = Vec::new();
         let mut last = usize::MAX;
+        let mut run_end = first;
         let mut correctly_rounded = 0u64;
         let mut ulp = UlpTally::default();
         for (j, x) in at.zip(first..) {
             let actual = element(bytes, j, size);
-            let key = self.key(x);
-            if known.get(last).is_none_or(|(k, _)| *k != key) {
-                last = match known.iter().position(|(k, _)| *k == key) {
-                    Some(i) => i,
-                    None => {
-                        known.push((key, self.governed_for(x)?));
-                        known.len() - 1
-                    }
-                };
+            if x >= run_end {
+                run_end = self.spans.run(x).end;
+                let key = self.key(x);
+                if known.get(last).is_none_or(|(k, _)| *k != key) {
+                    last = match known.iter().position(|(k, _)| *k == key) {
+                        Some(i) => i,
+                        None => {
+                            known.push((key, self.governed_for(x)?));
+                            known.len() - 1
+                        }
+                    };
+                }
             }
             let governed = &known[last].1;
             let case = [x];

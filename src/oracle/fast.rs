@@ -125,7 +125,7 @@ impl UnaryReference {
 /// module documentation), or `None` where `wide` is a rounding boundary of a 16-bit `f`.
 #[inline]
 fn from_f32(f: Format, wide: f32) -> Option<u64> {
-    if f == Format::F32 {
+    if f.bits == 32 {
         return Some(if wide.is_nan() { f.quiet_nan() } else { u64::from(wide.to_bits()) });
     }
     let wide = f64::from(wide);

@@ -162,9 +162,11 @@ macro_rules! numeric_element {
     ($($ty:ty => $dtype:ident),* $(,)?) => {$(
         impl Element for $ty {
             const DTYPE: DType = DType::$dtype;
+            #[inline]
             fn write_le(self, out: &mut Vec<u8>) {
                 out.extend_from_slice(&self.to_le_bytes());
             }
+            #[inline]
             fn read_le(bytes: &[u8]) -> Self {
                 let mut raw = [0u8; std::mem::size_of::<$ty>()];
                 raw.copy_from_slice(bytes);
@@ -182,9 +184,11 @@ numeric_element!(
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
+    #[inline]
     fn write_le(self, out: &mut Vec<u8>) {
         out.push(u8::from(self));
     }
+    #[inline]
     fn read_le(bytes: &[u8]) -> Self {
         bytes[0] != 0
     }

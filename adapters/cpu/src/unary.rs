@@ -11,7 +11,8 @@
 //! (within one step). Sign manipulation and the predicates work on the bits.
 
 use half::{bf16, f16};
-use opspec_adapter::{AdapterError, DType, Element, Tensor, UnaryOp};
+use opspec_adapter::{AdapterError, DType, Element, ErrorKind, Tensor, UnaryOp};
+use rayon::prelude::*;
 
 // The C math library's inverse hyperbolic functions (C99 7.12.5), which std links on every
 // platform it supports; pure functions of their argument.
@@ -129,16 +130,44 @@ fn map<T: UnaryFloat>(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() { apply(op, x, T::predicate) } else { apply(op, x, T::unary) }
 }
 
-/// `f(op, v)` for every element `v` of `x`; an error when `f` has no result for `op`.
+/// `f(op, v)` for every element `v` of `x`; an error when `f` has no result for `op`. The
+/// operand's bytes are read in place (a strided view is copied dense first), in pieces of
+/// [`VALUES_PIECE`] elements split across rayon's threads (the exhaustive sweeps call with
+/// 2^20 values at a time).
 pub(crate) fn apply<T: Element, U: Element>(
     op: UnaryOp,
     x: &Tensor,
-    f: impl Fn(UnaryOp, T) -> Option<U>,
+    f: impl Fn(UnaryOp, T) -> Option<U> + Sync,
 ) -> Result<Tensor, AdapterError> {
-    let out: Option<Vec<U>> = x.to_vec::<T>()?.into_iter().map(|v| f(op, v)).collect();
+    if x.dtype() != T::DTYPE {
+        let message = format!("{op} on {}: the tensor holds {}", T::DTYPE, x.dtype());
+        return Err(AdapterError::new(ErrorKind::DTypeMismatch, message));
+    }
+    let copy;
+    let bytes = match x.contiguous_bytes() {
+        Some(bytes) => bytes,
+        None => {
+            copy = x.to_contiguous();
+            copy.contiguous_bytes().unwrap_or_default()
+        }
+    };
+    let (size, out_size) = (T::DTYPE.size(), U::DTYPE.size());
+    let pieces: Option<Vec<Vec<u8>>> = bytes
+        .par_chunks(size * VALUES_PIECE)
+        .map(|piece| {
+            let mut out = Vec::with_capacity(piece.len() / size * out_size);
+            for v in piece.chunks_exact(size) {
+                f(op, T::read_le(v))?.write_le(&mut out);
+            }
+            Some(out)
+        })
+        .collect();
     let missing = || AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE));
-    Tensor::from_slice(&out.ok_or_else(missing)?, x.shape())
+    Tensor::from_bytes(U::DTYPE, x.shape(), pieces.ok_or_else(missing)?.concat())
 }
+
+/// Elements per piece of work of [`apply`].
+const VALUES_PIECE: usize = 1 << 14;
 
 /// `op(x)` element by element, in `x`'s float dtype.
 pub fn unary(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
