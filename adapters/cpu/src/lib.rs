@@ -358,7 +358,7 @@ fn map_pairs<T: Element, U: Element>(
     f: impl Fn(T, T) -> Option<U> + Sync,
 ) -> Result<Tensor, AdapterError> {
     if let Some(out) = dense_pairs(a, b, &f) {
-        return Tensor::from_slice(&out.ok_or_else(|| unsupported(op, T::DTYPE))?, a.shape());
+        return Tensor::from_bytes(U::DTYPE, a.shape(), out.ok_or_else(|| unsupported(op, T::DTYPE))?);
     }
     let lined = named::line_up_operands(a, b)?;
     let (xs, ys) = lined.values::<T>()?;
@@ -367,31 +367,36 @@ fn map_pairs<T: Element, U: Element>(
     lined.finish(out)
 }
 
-/// Pairs per piece of work of [`dense_pairs`]: below twice as many a call stays on one thread.
+/// Pairs per piece of work of [`dense_pairs`]: a call of more pairs is split.
 const PAIRS_PIECE: usize = 1 << 15;
 
-/// `f` on every pair of two dense operands of dtype `T`, one shape and no axis names, split
-/// across rayon's threads in pieces of at least [`PAIRS_PIECE`] pairs (the exhaustive sweeps
-/// call the scalar operations, the comparisons and copysign among them, with 2^20 pairs at a
-/// time); `None` for other operands.
+/// The bytes of `f` on every pair of two dense operands of dtype `T`, one shape and no axis
+/// names, in pieces of [`PAIRS_PIECE`] pairs split across rayon's threads (the exhaustive
+/// sweeps call the scalar operations, the comparisons and copysign among them, with 2^20
+/// pairs at a time); `None` for other operands.
 fn dense_pairs<T: Element, U: Element>(
     a: &Tensor,
     b: &Tensor,
     f: &(impl Fn(T, T) -> Option<U> + Sync),
-) -> Option<Option<Vec<U>>> {
+) -> Option<Option<Vec<u8>>> {
     let plain = |t: &Tensor| t.names().is_none() && t.dtype() == T::DTYPE;
     if !plain(a) || !plain(b) || a.shape() != b.shape() {
         return None;
     }
     let (xs, ys) = (a.contiguous_bytes()?, b.contiguous_bytes()?);
     let size = T::DTYPE.size();
-    Some(
-        xs.par_chunks(size)
-            .zip(ys.par_chunks(size))
-            .with_min_len(PAIRS_PIECE)
-            .map(|(x, y)| f(T::read_le(x), T::read_le(y)))
-            .collect(),
-    )
+    let pieces: Option<Vec<Vec<u8>>> = xs
+        .par_chunks(size * PAIRS_PIECE)
+        .zip(ys.par_chunks(size * PAIRS_PIECE))
+        .map(|(xs, ys)| {
+            let mut out = Vec::with_capacity(xs.len() / size * U::DTYPE.size());
+            for (x, y) in xs.chunks_exact(size).zip(ys.chunks_exact(size)) {
+                f(T::read_le(x), T::read_le(y))?.write_le(&mut out);
+            }
+            Some(out)
+        })
+        .collect();
+    Some(pieces.map(|pieces| pieces.concat()))
 }
 
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

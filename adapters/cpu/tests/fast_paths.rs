@@ -14,7 +14,7 @@
 //! again with `OPSPEC_CPU_SIMD=avx2` (or `portable`) to check the narrower kernels on a CPU
 //! with AVX-512.
 
-use opspec_adapter::{Adapter, BinaryOp, DType, Tensor};
+use opspec_adapter::{Adapter, BinaryOp, DType, Tensor, UnaryOp};
 use opspec_cpu::CpuAdapter;
 use opspec_cpu::fast::{Operand, PARALLEL_THRESHOLD, STREAM_THRESHOLD, binary_into};
 
@@ -241,7 +241,7 @@ fn broadcasts_integers() {
 
 /// The element-by-element path reads two dense operands in place, split across threads
 /// (`dense_pairs`): the same bits as when it gathers strided views, for operations without a
-/// fast kernel, at a size that splits (2^17 pairs in pieces of 2^15).
+/// fast kernel, at a size that splits (2^17 + 3 pairs in pieces of 2^15, the last short).
 #[test]
 fn dense_pairs_of_the_scalar_path() {
     let ops = [
@@ -253,7 +253,7 @@ fn dense_pairs_of_the_scalar_path() {
         BinaryOp::Remainder,
         BinaryOp::Hypot,
     ];
-    let n = 1 << 17;
+    let n = (1 << 17) + 3;
     for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
         let (xs, ys) = (values(dtype, n, 5), values(dtype, n, 6));
         for op in ops {
@@ -262,6 +262,33 @@ fn dense_pairs_of_the_scalar_path() {
             let actual = CpuAdapter.binary(op, &x, &y).unwrap().to_bits();
             let output = if op.is_comparison() { DType::Bool } else { dtype };
             assert_same(&format!("{op} {dtype}"), output, &xs, &ys, &reference(op, dtype, &xs, &ys), &actual);
+        }
+    }
+}
+
+/// The unary kernels read a dense operand in place, split across threads: the same bits as
+/// calls of at most 1,000 values each (one piece, one thread), at a size that splits (2^16 + 5
+/// values in pieces of 2^14, the last short); and a strided view of the values (copied dense
+/// first) gives them too.
+#[test]
+fn dense_values_of_the_unary_path() {
+    let ops = [UnaryOp::Exp, UnaryOp::Sin, UnaryOp::Sqrt, UnaryOp::Round, UnaryOp::Isnan, UnaryOp::Sign];
+    let n = (1 << 16) + 5;
+    for dtype in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        let xs = values(dtype, n, 7);
+        let x = Tensor::from_bits(dtype, &[n], &xs).unwrap();
+        let spread: Vec<u64> = xs.iter().flat_map(|&b| [b, 0]).collect();
+        let strided = Tensor::from_bits(dtype, &[2 * n], &spread).unwrap().view(&[n], &[2], 0).unwrap();
+        for op in ops {
+            let small = |part: &[u64]| {
+                let t = Tensor::from_bits(dtype, &[part.len()], part).unwrap();
+                CpuAdapter.unary(op, &t).unwrap().to_bits()
+            };
+            let expected: Vec<u64> = xs.chunks(1000).flat_map(small).collect();
+            let dense = CpuAdapter.unary(op, &x).unwrap();
+            assert_eq!(dense.shape(), [n]);
+            assert_eq!(dense.to_bits(), expected, "{op} {dtype}");
+            assert_eq!(CpuAdapter.unary(op, &strided).unwrap().to_bits(), expected, "{op} {dtype} strided");
         }
     }
 }
