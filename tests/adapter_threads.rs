@@ -3,13 +3,16 @@
 //! workers, every call that hands work to that pool would wait for them forever and fail as
 //! a time-out. This runs many checks against such an adapter and demands that all pass.
 
+#[macro_use]
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use opspec::results::Status;
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, Tensor};
 use opspec_cpu::CpuAdapter;
 use rayon::prelude::*;
 
@@ -21,13 +24,7 @@ impl Adapter for UsesGlobalPool {
         "uses-global-pool"
     }
 
-    fn version(&self) -> String {
-        "test".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("test");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         // Called from the harness's adapter thread (not a rayon worker): rayon queues the job

@@ -1,6 +1,9 @@
 //! On whose authority a check fails: one deliberately wrong library per tier gets exactly the
 //! verdicts and gates that tier means (`docs/AUTHORITY.md`, `docs/RESULTS.md`).
 
+#[macro_use]
+mod common;
+
 use std::sync::Arc;
 
 use opspec::bits::format::Format;
@@ -9,7 +12,7 @@ use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::spec::authority::Tier;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor, UnaryOp};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Tensor, UnaryOp};
 use opspec_cpu::CpuAdapter;
 
 /// The CPU adapter with one deliberate fault.
@@ -47,13 +50,7 @@ impl Adapter for Faulty {
         "faulty"
     }
 
-    fn version(&self) -> String {
-        "deliberately faulty".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately faulty");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         if self.0 == Fault::Flushing {

@@ -2,6 +2,9 @@
 //! that exercise the rule they break, and the correct CPU adapter passes them all. Malformed
 //! broadcasting tables are clear errors located in their file.
 
+#[macro_use]
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -10,8 +13,8 @@ use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, Checked, DType, NAMED_AXIS_CODES, NamedOp, OpKind, Operand,
-    ShapeChecker, Support, Tensor, named_axis_error,
+    Adapter, AdapterError, BinaryOp, Checked, NAMED_AXIS_CODES, NamedOp, Operand, ShapeChecker, Tensor,
+    named_axis_error,
 };
 use opspec_cpu::CpuAdapter;
 
@@ -67,13 +70,7 @@ impl Adapter for Wrong {
         self.name
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         (self.binary)(op, a, b)

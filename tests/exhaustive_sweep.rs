@@ -2,12 +2,15 @@
 //! input passes every sampled check of `exp` in f32, and the sweep of every f32 value finds
 //! that input, with its error measured.
 
+#[macro_use]
+mod common;
+
 use std::sync::Arc;
 
 use opspec::results::{CheckResult, Status};
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all, sweep_checks};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Support, Tensor, UnaryOp};
+use opspec_adapter::{Adapter, AdapterError, DType, Tensor, UnaryOp};
 use opspec_cpu::CpuAdapter;
 
 /// The one input the adapter gets wrong: 1.23 in f32, an ordinary value no edge list holds.
@@ -21,13 +24,7 @@ impl Adapter for OneWrongInput {
         "one-wrong"
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong on one input".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately wrong on one input");
 
     fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
         let right = CpuAdapter.unary(op, x)?;

@@ -2,13 +2,16 @@
 //! expected failure, a listed check that passes fails the run, and an entry that names no
 //! check is a load error, so the file cannot rot.
 
+#[macro_use]
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use opspec::results::Status;
 use opspec::run::{RunOptions, adapter_checks, run_all, validate_expectations};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, Tensor};
 use opspec_cpu::CpuAdapter;
 
 /// The CPU adapter, except that `-0 + -0` gives `+0` in every float dtype.
@@ -19,13 +22,7 @@ impl Adapter for ZeroSign {
         "zero-sign"
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let right = CpuAdapter.binary(op, a, b)?;
@@ -135,13 +132,7 @@ impl Adapter for Flush {
         "flush"
     }
 
-    fn version(&self) -> String {
-        "flushes subnormal results".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("flushes subnormal results");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let right = CpuAdapter.binary(op, a, b)?;

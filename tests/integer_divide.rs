@@ -4,6 +4,9 @@
 //! (the suite reads numr's `a / b` as truncation toward zero, `integers.divide: truncate`, and
 //! the words allow flooring too), and one that rounds to nearest fails them at the must tier.
 
+#[macro_use]
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -11,7 +14,7 @@ use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::spec::authority::Tier;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Tensor};
 use opspec_cpu::CpuAdapter;
 
 const INTEGERS: [DType; 8] =
@@ -42,13 +45,7 @@ impl Adapter for IntegerDivide {
         self.name
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let d = a.dtype();

@@ -4,6 +4,9 @@
 //! profile too. (Under the array-api suite, which grants the latitude, flushing conforms with
 //! no profile: `tests/authority.rs`.)
 
+#[macro_use]
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -13,7 +16,7 @@ use opspec::results::{CheckResult, Status};
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::spec::authority::Tier;
-use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, Tensor};
 use opspec_cpu::CpuAdapter;
 
 /// The CPU adapter as a library running with denormals-are-zero and flush-to-zero: subnormal
@@ -34,13 +37,7 @@ impl Adapter for Flushing {
         "flushing"
     }
 
-    fn version(&self) -> String {
-        "deliberately flushing".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately flushing");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let result = flushed(&CpuAdapter.binary(op, &flushed(a)?, &flushed(b)?)?)?;

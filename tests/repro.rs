@@ -3,6 +3,9 @@
 //! exactly as the CLI would run it (`eval <id> <bits>…` or `run --exact <id>`), and it fails
 //! again. `--exact` selects exactly one check.
 
+#[macro_use]
+mod common;
+
 use std::sync::Arc;
 
 use opspec::host::NamedAdapter;
@@ -12,8 +15,8 @@ use opspec::run::select::Selection;
 use opspec::run::{RunOptions, run_check};
 use opspec::spec::Catalog;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, Checked, DType, NamedOp, OpKind, Operand, ScatterMode, ShapeChecker,
-    Support, Tensor, TernaryOp,
+    Adapter, AdapterError, BinaryOp, Checked, DType, NamedOp, Operand, ScatterMode, ShapeChecker, Tensor,
+    TernaryOp,
 };
 use opspec_cpu::CpuAdapter;
 
@@ -40,13 +43,7 @@ impl Adapter for Wrong {
         NAME
     }
 
-    fn version(&self) -> String {
-        "deliberately wrong".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         self.binary.map_or_else(|| CpuAdapter.binary(op, a, b), |f| f(op, a, b))

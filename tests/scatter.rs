@@ -3,6 +3,9 @@
 //! another order (reversed, pairwise) pass everything. Also: malformed scatter tables are
 //! located errors.
 
+#[macro_use]
+mod common;
+
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +14,7 @@ use half::{bf16, f16};
 use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, AdapterError, DType, OpKind, ScatterMode, Support, Tensor};
+use opspec_adapter::{Adapter, AdapterError, DType, ScatterMode, Tensor};
 use opspec_cpu::CpuAdapter;
 
 const FLOATS: [&str; 4] = ["f16", "bf16", "f32", "f64"];
@@ -74,13 +77,7 @@ impl Adapter for Variant {
         self.name
     }
 
-    fn version(&self) -> String {
-        "deliberate variant".into()
-    }
-
-    fn supports(&self, op: OpKind, dtype: DType) -> Support {
-        CpuAdapter.supports(op, dtype)
-    }
+    wraps_cpu!("deliberate variant");
 
     fn scatter_add(
         &self,

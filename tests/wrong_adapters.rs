@@ -1,6 +1,9 @@
 //! The harness catches bugs: deliberately wrong adapters fail on the rows they break, and
 //! nowhere else (that the correct CPU adapter passes everything, tests/conformance.rs shows).
 
+#[macro_use]
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -15,20 +18,6 @@ use opspec_adapter::{
 };
 use opspec_cpu::{CpuAdapter, broadcast_shapes};
 
-/// The parts every deliberately wrong adapter here shares: its version text, and the CPU
-/// adapter's support table (each wraps the CPU adapter).
-macro_rules! deliberately_wrong {
-    () => {
-        fn version(&self) -> String {
-            "deliberately wrong".into()
-        }
-
-        fn supports(&self, op: OpKind, dtype: DType) -> Support {
-            CpuAdapter.supports(op, dtype)
-        }
-    };
-}
-
 /// The CPU adapter with a bug injected into the results of chosen operations.
 struct Buggy {
     name: &'static str,
@@ -42,7 +31,7 @@ impl Adapter for Buggy {
         self.name
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let right = CpuAdapter.binary(op, a, b)?;
@@ -328,7 +317,7 @@ impl Adapter for SaturatingAdd {
         "saturating-add"
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         if op != BinaryOp::Add || a.dtype().is_float() {
@@ -375,7 +364,7 @@ impl Adapter for WidensPythonInts {
         "widens-python-ints"
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         CpuAdapter.binary(op, a, b)
@@ -495,7 +484,7 @@ impl Adapter for WrongFused {
         self.name
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn ternary(&self, op: TernaryOp, a: &Tensor, b: &Tensor, c: &Tensor) -> Result<Tensor, AdapterError> {
         if self.broadcasts {
@@ -581,7 +570,7 @@ impl Adapter for LaxAddInto {
         "lax-add-into"
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn binary_into(
         &self,
@@ -644,7 +633,7 @@ impl Adapter for TiesAway {
         "ties-away"
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn unary(&self, op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
         let right = CpuAdapter.unary(op, x)?;
@@ -703,7 +692,7 @@ impl Adapter for DividesByZero {
         }
     }
 
-    deliberately_wrong!();
+    wraps_cpu!("deliberately wrong");
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let divides = matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder) && !a.dtype().is_float();

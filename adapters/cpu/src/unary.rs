@@ -1,4 +1,5 @@
-//! Element-wise unary operations on floats, one scalar at a time.
+//! Element-wise unary operations on floats, one scalar at a time (large operands split across
+//! threads: [`apply`]).
 //!
 //! f32 and f64 compute natively: the rounding functions, `abs`, `sqrt`, `x * x` and `1 / x`
 //! are exact or correctly rounded by IEEE 754; the transcendental functions are the C math
@@ -147,6 +148,7 @@ pub(crate) fn apply<T: Element, U: Element>(
     let bytes = match x.contiguous_bytes() {
         Some(bytes) => bytes,
         None => {
+            // Always dense: an empty slice would fail `from_bytes`'s size check below.
             copy = x.to_contiguous();
             copy.contiguous_bytes().unwrap_or_default()
         }
