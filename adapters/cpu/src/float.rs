@@ -227,18 +227,19 @@ macro_rules! native_float {
 native_float!(f32, 32, crate::fast::transcendental::pow_f32, crate::fast::transcendental::atan2_f32);
 native_float!(f64, 64, crate::fast::transcendental64::pow_f64, crate::fast::transcendental64::atan2_f64);
 
-/// f16 and bf16: bit operations on their own bits, everything else in f32 and rounded once
-/// (downward for floor division, to nearest otherwise).
+/// f16 and bf16: bit operations and comparisons on their own bits, everything else in f32 and
+/// rounded once (downward for floor division, to nearest otherwise).
 macro_rules! half_float {
     ($t:ty) => {
         impl CpuFloat for $t {
             fn binary(op: BinaryOp, x: $t, y: $t) -> Option<$t> {
-                let (a, b) = (x.to_f32(), y.to_f32());
+                // `half`'s NaN test and `==` work on the bits (IEEE: NaN unequal, -0 == +0).
                 if let Some(bits) =
-                    bit_op(op, x.to_bits() as u64, y.to_bits() as u64, 16, a.is_nan(), b.is_nan(), a == b)
+                    bit_op(op, x.to_bits() as u64, y.to_bits() as u64, 16, x.is_nan(), y.is_nan(), x == y)
                 {
                     return Some(<$t>::from_bits(bits as u16));
                 }
+                let (a, b) = (x.to_f32(), y.to_f32());
                 if op == BinaryOp::Logaddexp {
                     return Some(<$t>::from_f64(double_double::logaddexp(a as f64, b as f64)));
                 }
@@ -252,7 +253,8 @@ macro_rules! half_float {
                 })
             }
             fn compare(op: BinaryOp, x: $t, y: $t) -> Option<bool> {
-                ieee_compare(op, x.to_f32(), y.to_f32())
+                // `half`'s comparisons are IEEE's, on the bits (no conversion to f32).
+                ieee_compare(op, x, y)
             }
         }
     };

@@ -20,7 +20,7 @@
 //! Every way gives the same bits. [`Ways`] forces one way for every call instead
 //! (`OPSPEC_CPU_SCATTER`), so that a check reaches each way whatever the timings say.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, DType, Element, ErrorKind, ScatterMode, Tensor};
@@ -48,20 +48,20 @@ const PARALLEL_MIN: usize = 1 << 16;
 
 /// How the adaptive kernel chooses between the two ways of running a kind of block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Ways {
     /// Per call, by timing its first blocks of each kind both ways (the default).
-    Timed = 1,
+    Timed,
     /// Every update one at a time through memory: no prefetches, no register kernel.
     Plain,
     /// Prefetches in scattered blocks, the register kernel in blocks of runs.
     Tuned,
 }
 
-/// The [`Ways`] of every call; 0 until set or read from `OPSPEC_CPU_SCATTER`, [`INVALID`]
-/// when that variable holds no way.
-static WAYS: AtomicU8 = AtomicU8::new(0);
-const INVALID: u8 = 0xff;
+/// The [`Ways`] [`force_ways`] set, if it was called.
+static FORCED: Mutex<Option<Ways>> = Mutex::new(None);
+
+/// The [`Ways`] [`WAYS_VARIABLE`] gives, read once; an error names a value that is no way.
+static FROM_VARIABLE: OnceLock<Result<Ways, String>> = OnceLock::new();
 
 /// The environment variable that sets [`Ways`]: `timed`, `plain` or `tuned`.
 pub const WAYS_VARIABLE: &str = "OPSPEC_CPU_SCATTER";
@@ -69,33 +69,21 @@ pub const WAYS_VARIABLE: &str = "OPSPEC_CPU_SCATTER";
 /// Makes every later call in this process run its blocks `ways`, whatever
 /// [`WAYS_VARIABLE`] says.
 pub fn force_ways(ways: Ways) {
-    WAYS.store(ways as u8, Ordering::SeqCst);
+    *FORCED.lock().unwrap_or_else(PoisonError::into_inner) = Some(ways);
 }
 
-/// The ways of this call: as forced, else as [`WAYS_VARIABLE`] says (timed when unset); an
-/// error names a value of the variable that is no way.
+/// The ways of this call: as forced, else as [`WAYS_VARIABLE`] says (timed when unset).
 fn ways() -> Result<Ways, AdapterError> {
-    if WAYS.load(Ordering::Relaxed) == 0 {
-        let read = match std::env::var(WAYS_VARIABLE).as_deref() {
-            Err(_) | Ok("timed") => Ways::Timed as u8,
-            Ok("plain") => Ways::Plain as u8,
-            Ok("tuned") => Ways::Tuned as u8,
-            Ok(_) => INVALID,
-        };
-        let _ = WAYS.compare_exchange(0, read, Ordering::SeqCst, Ordering::SeqCst);
+    if let Some(ways) = *FORCED.lock().unwrap_or_else(PoisonError::into_inner) {
+        return Ok(ways);
     }
-    match WAYS.load(Ordering::Relaxed) {
-        1 => Ok(Ways::Timed),
-        2 => Ok(Ways::Plain),
-        3 => Ok(Ways::Tuned),
-        _ => Err(AdapterError::new(
-            ErrorKind::Adapter,
-            format!(
-                "{WAYS_VARIABLE} is {:?}: give timed, plain or tuned",
-                std::env::var(WAYS_VARIABLE).unwrap_or_default()
-            ),
-        )),
-    }
+    let from_variable = FROM_VARIABLE.get_or_init(|| match std::env::var(WAYS_VARIABLE).as_deref() {
+        Err(_) | Ok("timed") => Ok(Ways::Timed),
+        Ok("plain") => Ok(Ways::Plain),
+        Ok("tuned") => Ok(Ways::Tuned),
+        Ok(other) => Err(format!("{WAYS_VARIABLE} is {other:?}: give timed, plain or tuned")),
+    });
+    from_variable.clone().map_err(|message| AdapterError::new(ErrorKind::Adapter, message))
 }
 
 /// An element type scatter-add accumulates.
