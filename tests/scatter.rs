@@ -494,3 +494,25 @@ fn malformed_scatter_tables_are_located_errors() {
     std::fs::remove_dir_all(&root).unwrap();
     assert!(err.contains("needs a `scatter:` block"), "{err}");
 }
+
+/// A value of `OPSPEC_CPU_SCATTER` that is no way fails each scatter check against cpu with an
+/// error that names the variable and the value; the run goes on and writes every result.
+#[test]
+fn an_unknown_scatter_way_fails_the_checks_naming_the_variable() {
+    let out = std::env::temp_dir().join(format!("opspec-scatter-ways-{}", std::process::id()));
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_opspec"))
+        .env("OPSPEC_CPU_SCATTER", "fastest")
+        .args(["run", "--adapter", "cpu", "--no-tables", "--out"])
+        .arg(&out)
+        .args(["--filter", "mindspore:cpu:tensor_scatter_add:{f32,i32}:deterministic"])
+        .output()
+        .unwrap();
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let failed: Vec<&str> = results.lines().filter(|l| l.contains(r#""status":"fail""#)).collect();
+    assert_eq!(failed.len(), 2, "{results}");
+    for line in failed {
+        assert!(line.contains(r#"OPSPEC_CPU_SCATTER is \"fastest\": give timed, plain or tuned"#), "{line}");
+    }
+}
