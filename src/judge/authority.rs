@@ -37,38 +37,61 @@ impl Grade {
 impl Context<'_> {
     /// Grades `actual`, the result for `inputs` that [`Context::expectation`] rejected.
     pub fn grade(&self, inputs: &[u64], actual: u64, nan: NanPolicy) -> Result<Grade, String> {
-        let granted = self.authority.and_then(|a| a.subnormals.as_ref()).is_some();
         let rows = governing_rows(self.table, self.format, inputs);
+        Ok(match self.tier_under(&rows, inputs, actual, nan)? {
+            Tier::Must => Grade { tier: Tier::Must, basis: self.must_basis(&rows, inputs, actual, nan)? },
+            Tier::Should => {
+                let authority = self.authority;
+                let quote = if self.table.accuracy == Accuracy::Approximate {
+                    authority.and_then(|a| a.approximations.as_ref()).and_then(|a| a.should.as_ref())
+                } else {
+                    authority.and_then(|a| a.rounding.as_ref()).and_then(|r| r.should.as_ref())
+                };
+                let basis = quote.map_or_else(String::new, |q| self.quoted("should", &q.0));
+                Grade { tier: Tier::Should, basis }
+            }
+            Tier::Quality => {
+                let granted = self.authority.and_then(|a| a.subnormals.as_ref()).is_some();
+                let strict = self.expectation_at_under(Tier::Quality, &rows, inputs)?;
+                Grade::opspec(
+                    if granted && self.within_latitude(Tier::Quality, inputs, &strict, actual, nan) {
+                        let quote = self.authority.and_then(|a| a.subnormals.as_ref()).map_or("", |q| &q.0);
+                        format!(
+                            "opspec's bar: IEEE 754-2019's subnormal numbers, which the document lets vary: \"{quote}\"{}",
+                            self.cited()
+                        )
+                    } else {
+                        self.quality_basis(&rows)
+                    },
+                )
+            }
+        })
+    }
+
+    /// The tier of [`Context::grade`] alone (without the sentence, which a sweep does not
+    /// keep), for inputs whose governing rows are `rows`.
+    pub fn tier_under(
+        &self,
+        rows: &[usize],
+        inputs: &[u64],
+        actual: u64,
+        nan: NanPolicy,
+    ) -> Result<Tier, String> {
+        let granted = self.authority.and_then(|a| a.subnormals.as_ref()).is_some();
         let meets = |tier: Tier| -> Result<bool, String> {
-            let expect = self.expectation_at_under(tier, &rows, inputs)?;
+            let expect = self.expectation_at_under(tier, rows, inputs)?;
             Ok(expect.accepts(self.output, actual, nan)
                 || (granted
                     && tier != Tier::Quality
                     && self.within_latitude(tier, inputs, &expect, actual, nan)))
         };
-        if !meets(Tier::Must)? {
-            return Ok(Grade { tier: Tier::Must, basis: self.must_basis(&rows, inputs, actual, nan)? });
-        }
-        if !meets(Tier::Should)? {
-            let authority = self.authority;
-            let quote = if self.table.accuracy == Accuracy::Approximate {
-                authority.and_then(|a| a.approximations.as_ref()).and_then(|a| a.should.as_ref())
-            } else {
-                authority.and_then(|a| a.rounding.as_ref()).and_then(|r| r.should.as_ref())
-            };
-            let basis = quote.map_or_else(String::new, |q| self.quoted("should", &q.0));
-            return Ok(Grade { tier: Tier::Should, basis });
-        }
-        let strict = self.expectation_at_under(Tier::Quality, &rows, inputs)?;
-        Ok(Grade::opspec(if granted && self.within_latitude(Tier::Quality, inputs, &strict, actual, nan) {
-            let quote = self.authority.and_then(|a| a.subnormals.as_ref()).map_or("", |q| &q.0);
-            format!(
-                "opspec's bar: IEEE 754-2019's subnormal numbers, which the document lets vary: \"{quote}\"{}",
-                self.cited()
-            )
+        Ok(if !meets(Tier::Must)? {
+            Tier::Must
+        } else if !meets(Tier::Should)? {
+            Tier::Should
         } else {
-            self.quality_basis(&rows)
-        }))
+            Tier::Quality
+        })
     }
 
     /// Whether `actual` is what `expect` allows with subnormal inputs read as zeros or a

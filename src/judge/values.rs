@@ -166,7 +166,7 @@ impl<'a> ValueJudge<'a> {
                 continue;
             }
             tally.failed += 1;
-            let tier = self.ctx.grade(&case, actual, self.nan).map_or(Tier::Must, |g| g.tier);
+            let tier = self.ctx.tier_under(&governed.rows, &case, actual, self.nan).unwrap_or(Tier::Must);
             *tally.by_tier.entry(tier).or_default() += 1;
             if governed.rows.is_empty() {
                 failed_per_row[self.table.rows.len()] += 1;
