@@ -57,6 +57,38 @@ impl ChunkTally {
         self.listed.extend(other.listed.into_iter().take(room));
         self.ulp.merge(other.ulp);
     }
+
+    /// Counts a failing case governed by `rows`, which misses `tier`: under each row in
+    /// `per_row` (its last slot where no row governs), and listed while fewer than
+    /// `max_listed` are.
+    pub(crate) fn fail(
+        &mut self,
+        per_row: &mut [u64],
+        (rows, tier): (&[usize], Tier),
+        case: &[u64],
+        actual: u64,
+        max_listed: usize,
+    ) {
+        self.failed += 1;
+        *self.by_tier.entry(tier).or_default() += 1;
+        if rows.is_empty() {
+            per_row[per_row.len() - 1] += 1;
+        }
+        for &r in rows {
+            per_row[r] += 1;
+        }
+        if self.listed.len() < max_listed {
+            self.listed.push((case.to_vec(), actual));
+        }
+    }
+
+    /// Sets `by_row` from the counts [`ChunkTally::fail`] kept in `per_row` for `table`'s rows.
+    pub(crate) fn count_rows(&mut self, table: &SpecTable, per_row: &[u64]) {
+        for (r, &n) in per_row.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let row = table.rows.get(r).map_or(NO_ROW, |row| row.id.value.as_str());
+            self.by_row.insert(row.to_string(), n);
+        }
+    }
 }
 
 /// The row id failures outside every row are counted under.
@@ -250,20 +282,10 @@ impl<'a> ClassJudge<'a> {
                     };
                 }
                 let mut fail = |q: usize, actual: u64| {
-                    tally.failed += 1;
                     let case = [self.domain[q], self.domain[p2]];
                     let tier =
                         self.ctx.tier_under(&governed.rows, &case, actual, self.nan).unwrap_or(Tier::Must);
-                    *tally.by_tier.entry(tier).or_default() += 1;
-                    if governed.rows.is_empty() {
-                        failed_per_row[self.table.rows.len()] += 1;
-                    }
-                    for &r in &governed.rows {
-                        failed_per_row[r] += 1;
-                    }
-                    if tally.listed.len() < max_listed {
-                        tally.listed.push((case.to_vec(), actual));
-                    }
+                    tally.fail(&mut failed_per_row, (&governed.rows, tier), &case, actual, max_listed);
                 };
                 let cases = (p1..run_end).zip(j + (p1 - low)..);
                 if let KeyVerdict::Reference = governed.verdict {
@@ -286,10 +308,7 @@ impl<'a> ClassJudge<'a> {
             j += end - low;
             position = Digits { low: 0, high: p2 + 1 };
         }
-        for (r, &n) in failed_per_row.iter().enumerate().filter(|(_, n)| **n > 0) {
-            let row = self.table.rows.get(r).map_or(NO_ROW, |row| row.id.value.as_str());
-            tally.by_row.insert(row.to_string(), n);
-        }
+        tally.count_rows(self.table, &failed_per_row);
         Ok(tally)
     }
 

@@ -10,7 +10,7 @@ use opspec_adapter::{OpKind, Tensor};
 use crate::bits::format::Format;
 use crate::generate::sweep::element;
 use crate::judge::accuracy::{UlpTally, ulp_error_of};
-use crate::judge::classes::{ChunkTally, NO_ROW, constant, in_slices};
+use crate::judge::classes::{ChunkTally, constant, in_slices};
 use crate::judge::context::Context;
 use crate::judge::expect::{Expect, within_steps};
 use crate::judge::spans::Spans;
@@ -165,25 +165,12 @@ impl<'a> ValueJudge<'a> {
             if accepted {
                 continue;
             }
-            tally.failed += 1;
             let tier = self.ctx.tier_under(&governed.rows, &case, actual, self.nan).unwrap_or(Tier::Must);
-            *tally.by_tier.entry(tier).or_default() += 1;
-            if governed.rows.is_empty() {
-                failed_per_row[self.table.rows.len()] += 1;
-            }
-            for &r in &governed.rows {
-                failed_per_row[r] += 1;
-            }
-            if tally.listed.len() < max_listed {
-                tally.listed.push((case.to_vec(), actual));
-            }
+            tally.fail(&mut failed_per_row, (&governed.rows, tier), &case, actual, max_listed);
         }
         ulp.add_correctly_rounded(correctly_rounded);
         tally.ulp = ulp;
-        for (r, &n) in failed_per_row.iter().enumerate().filter(|(_, n)| **n > 0) {
-            let row = self.table.rows.get(r).map_or(NO_ROW, |row| row.id.value.as_str());
-            tally.by_row.insert(row.to_string(), n);
-        }
+        tally.count_rows(self.table, &failed_per_row);
         Ok(tally)
     }
 

@@ -385,18 +385,29 @@ fn dense_pairs<T: Element, U: Element>(
     }
     let (xs, ys) = (a.contiguous_bytes()?, b.contiguous_bytes()?);
     let size = T::DTYPE.size();
-    let pieces: Option<Vec<Vec<u8>>> = xs
-        .par_chunks(size * PAIRS_PIECE)
-        .zip(ys.par_chunks(size * PAIRS_PIECE))
-        .map(|(xs, ys)| {
-            let mut out = Vec::with_capacity(xs.len() / size * U::DTYPE.size());
-            for (x, y) in xs.chunks_exact(size).zip(ys.chunks_exact(size)) {
-                f(T::read_le(x), T::read_le(y))?.write_le(&mut out);
+    let at = |bytes: &[u8], i: usize| T::read_le(&bytes[i * size..(i + 1) * size]);
+    Some(in_pieces(xs.len() / size, PAIRS_PIECE, |i| f(at(xs, i), at(ys, i))))
+}
+
+/// The bytes of `f(i)` for every element `i` below `n`, in pieces of `piece` elements split
+/// across rayon's threads; `None` where `f` gives none.
+pub(crate) fn in_pieces<U: Element>(
+    n: usize,
+    piece: usize,
+    f: impl Fn(usize) -> Option<U> + Sync,
+) -> Option<Vec<u8>> {
+    let pieces: Option<Vec<Vec<u8>>> = (0..n.div_ceil(piece))
+        .into_par_iter()
+        .map(|k| {
+            let elements = k * piece..((k + 1) * piece).min(n);
+            let mut out = Vec::with_capacity(elements.len() * U::DTYPE.size());
+            for i in elements {
+                f(i)?.write_le(&mut out);
             }
             Some(out)
         })
         .collect();
-    Some(pieces.map(|pieces| pieces.concat()))
+    pieces.map(|pieces| pieces.concat())
 }
 
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {

@@ -13,7 +13,6 @@
 
 use half::{bf16, f16};
 use opspec_adapter::{AdapterError, DType, Element, ErrorKind, Tensor, UnaryOp};
-use rayon::prelude::*;
 
 // The C math library's inverse hyperbolic functions (C99 7.12.5), which std links on every
 // platform it supports; pure functions of their argument.
@@ -153,19 +152,12 @@ pub(crate) fn apply<T: Element, U: Element>(
             copy.contiguous_bytes().unwrap_or_default()
         }
     };
-    let (size, out_size) = (T::DTYPE.size(), U::DTYPE.size());
-    let pieces: Option<Vec<Vec<u8>>> = bytes
-        .par_chunks(size * VALUES_PIECE)
-        .map(|piece| {
-            let mut out = Vec::with_capacity(piece.len() / size * out_size);
-            for v in piece.chunks_exact(size) {
-                f(op, T::read_le(v))?.write_le(&mut out);
-            }
-            Some(out)
-        })
-        .collect();
+    let size = T::DTYPE.size();
+    let out = crate::in_pieces(bytes.len() / size, VALUES_PIECE, |i| {
+        f(op, T::read_le(&bytes[i * size..(i + 1) * size]))
+    });
     let missing = || AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE));
-    Tensor::from_bytes(U::DTYPE, x.shape(), pieces.ok_or_else(missing)?.concat())
+    Tensor::from_bytes(U::DTYPE, x.shape(), out.ok_or_else(missing)?)
 }
 
 /// Elements per piece of work of [`apply`].
