@@ -295,6 +295,24 @@ impl<'a> ClassJudge<'a> {
                             fail(q, actual);
                         }
                     }
+                } else if let KeyVerdict::Constant(expect) = &governed.verdict {
+                    for (q, k) in cases {
+                        let actual = element(bytes, k, size);
+                        if !expect.accepts(self.ctx.output, actual, self.nan) {
+                            fail(q, actual);
+                        }
+                    }
+                } else if let Some((slot, clear, flip)) = governed.verdict.lone_operand() {
+                    // The operand's bits pass at once; anything else (a NaN) is judged whole.
+                    for (q, k) in cases {
+                        let actual = element(bytes, k, size);
+                        let due = [self.domain[q], self.domain[p2]][slot] & !clear ^ flip;
+                        if (actual != due || self.format.is_nan(due))
+                            && !self.accepts(governed, q, p2, actual)?
+                        {
+                            fail(q, actual);
+                        }
+                    }
                 } else {
                     for (q, k) in cases {
                         let actual = element(bytes, k, size);
@@ -346,11 +364,18 @@ impl<'a> ClassJudge<'a> {
             }
         } else if self.fast.is_some() && !with_nan && others.is_empty() {
             KeyVerdict::Reference
-        } else if self.fast.is_some() && !with_nan {
+        } else if !rounded || self.fast.is_some() && !with_nan {
             let (fixed, per_case): (Vec<usize>, Vec<usize>) =
                 others.iter().partition(|&&r| constant(&self.table.rows[r].result));
+            let per_case =
+                per_case.into_iter().map(|r| PerCase::of(self.format, &self.table.rows[r].result, r));
             match fixed.iter().map(|&r| self.ctx.row_expectation(r, &case)).collect() {
-                Ok(fixed) => KeyVerdict::Mixed { rounded, fixed, per_case },
+                Ok(fixed) => KeyVerdict::Mixed {
+                    rounded,
+                    fixed,
+                    per_case: per_case.collect(),
+                    any_nan: self.ctx.signaling_allows_nan(&case),
+                },
                 Err(_) => KeyVerdict::General,
             }
         } else {
@@ -365,13 +390,22 @@ impl<'a> ClassJudge<'a> {
         Ok(match &governed.verdict {
             KeyVerdict::Reference => self.is_reference(p1, p2, actual),
             KeyVerdict::Constant(expect) => expect.accepts(self.ctx.output, actual, self.nan),
-            KeyVerdict::Mixed { rounded, fixed, per_case } => {
+            KeyVerdict::Mixed { rounded, fixed, per_case, any_nan } => {
                 let output = self.ctx.output;
                 let case = [self.domain[p1], self.domain[p2]];
                 let mut accepted = (!rounded || self.is_reference(p1, p2, actual))
                     && fixed.iter().all(|expect| expect.accepts(output, actual, self.nan));
-                for &r in per_case {
-                    accepted &= self.ctx.row_expectation(r, &case)?.accepts(output, actual, self.nan);
+                let nan_allowed = *any_nan && Expect::AnyNan.accepts(output, actual, self.nan);
+                for row in per_case {
+                    accepted &= match *row {
+                        PerCase::Operand { slot, clear, flip } => {
+                            nan_allowed
+                                || Expect::Bits(case[slot] & !clear ^ flip).accepts(output, actual, self.nan)
+                        }
+                        PerCase::Row(r) => {
+                            self.ctx.row_expectation(r, &case)?.accepts(output, actual, self.nan)
+                        }
+                    };
                 }
                 accepted
             }
@@ -480,10 +514,53 @@ enum KeyVerdict {
     /// This expectation: every governing row asks the same of every input.
     Constant(Expect),
     /// The native reference's result where `rounded`, the expectations `fixed` of the rows
-    /// that ask the same of every input (built once), and every row of `per_case`, case by case.
-    Mixed { rounded: bool, fixed: Vec<Expect>, per_case: Vec<usize> },
+    /// that ask the same of every input (built once), and every row of `per_case`, case by
+    /// case, each of which also allows any NaN where `any_nan` (a signaling NaN operand).
+    Mixed { rounded: bool, fixed: Vec<Expect>, per_case: Vec<PerCase>, any_nan: bool },
     /// The expectation under the governing rows, case by case.
     General,
+}
+
+impl KeyVerdict {
+    /// Where a key's one governing row's result is an operand transformed
+    /// ([`PerCase::Operand`]): its slot and bits cleared and flipped.
+    fn lone_operand(&self) -> Option<(usize, u64, u64)> {
+        match self {
+            KeyVerdict::Mixed { rounded: false, fixed, per_case, .. } if fixed.is_empty() => {
+                match per_case[..] {
+                    [PerCase::Operand { slot, clear, flip }] => Some((slot, clear, flip)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A row whose result depends on the case, as [`KeyVerdict::Mixed`] judges it.
+#[derive(Clone, Debug)]
+enum PerCase {
+    /// Operand `slot` with the bits `clear` cleared, then the bits `flip` flipped: a row whose
+    /// result is an operand, its negation, its magnitude or its negated magnitude (any NaN
+    /// where that is a NaN, as [`Expect::Bits`] of a NaN accepts).
+    Operand { slot: usize, clear: u64, flip: u64 },
+    /// Row `.0`, through its expectation for the case.
+    Row(usize),
+}
+
+impl PerCase {
+    /// How row `row`, whose result is `outcome`, is judged case by case in `f`.
+    fn of(f: Format, outcome: &Outcome, row: usize) -> PerCase {
+        let sign = f.sign_mask();
+        let (o, clear, flip) = match outcome {
+            Outcome::Operand(o) => (o, 0, 0),
+            Outcome::NegOperand(o) => (o, 0, sign),
+            Outcome::AbsOperand(o) => (o, sign, 0),
+            Outcome::NegAbsOperand(o) => (o, sign, sign),
+            _ => return PerCase::Row(row),
+        };
+        PerCase::Operand { slot: o.index(), clear, flip }
+    }
 }
 
 #[cfg(test)]
@@ -499,7 +576,9 @@ mod tests {
     fn the_keyed_judge_accepts_what_the_expectations_accept() {
         let catalog = Catalog::builtin().unwrap();
         let suite = catalog.suite("array-api").unwrap();
-        let ops = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal"];
+        let ops = [
+            "add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal", "copysign", "pow",
+        ];
         for (op, f) in ops.iter().flat_map(|&op| [Format::F16, Format::BF16, Format::F32].map(|f| (op, f))) {
             let table = catalog.elementwise.iter().find(|t| t.table.op == op).unwrap();
             let sweep = Sweep::binary(f);
@@ -518,7 +597,10 @@ mod tests {
                 let case = [judge.domain[p1], judge.domain[p2]];
                 let expected = judge.ctx.expectation(&case).unwrap();
                 let oracle = crate::oracle::ops::reference(table.op, f, &case).unwrap();
-                for actual in [oracle, oracle ^ 1, f.quiet_nan(), f.quiet_nan() ^ 1, case[0], f.neg_zero()] {
+                let nans = [f.quiet_nan(), f.quiet_nan() ^ 1, f.neg(f.quiet_nan()), f.pos_inf() | 1];
+                for actual in
+                    [oracle, oracle ^ 1, case[0], f.neg(case[0]), f.neg_zero()].into_iter().chain(nans)
+                {
                     let governed =
                         judge.governed[judge.key(p1, p2)].get_or_init(|| judge.governed_for(p1, p2));
                     let judged = judge.accepts(governed, p1, p2, actual).unwrap();
@@ -532,7 +614,7 @@ mod tests {
     /// A batch judged the way a sweep judges it (in runs of first operands that share a key,
     /// the last key kept at hand) fails exactly the cases whose result the expectations
     /// reject: every f16 first operand against second operands at the zeros, ±1, the largest
-    /// finite value, +infinity and a NaN, for operations whose rows name relations (add's
+    /// finite value, +infinity and NaNs (quiet of either sign, signaling), for operations whose rows name relations (add's
     /// `x1 = -x2`, equal's) and not, every 97th and 89th result corrupted and so the results
     /// where the first operand is the second's negation or equal to it.
     #[test]
@@ -545,7 +627,7 @@ mod tests {
             let ctx = Context::new(table, Some(&suite.suite), f);
             let judge = ClassJudge::new(table, ctx, suite.suite.nan, &Sweep::binary(f)).unwrap();
             let bool_output = judge.ctx.output == crate::bits::value::Domain::Bool;
-            for x2 in [0x0000u64, 0x8000, 0x3c00, 0xbc00, 0x7bff, 0x7c00, 0x7e01] {
+            for x2 in [0x0000u64, 0x8000, 0x3c00, 0xbc00, 0x7bff, 0x7c00, 0x7e01, 0xfe00, 0x7c01] {
                 let cases = x2 << 16..(x2 + 1) << 16;
                 let (mut bytes, mut rejected) = (Vec::new(), 0);
                 for i in cases.clone() {

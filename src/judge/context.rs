@@ -88,18 +88,21 @@ impl<'a> Context<'a> {
 
     /// Under [`SignalingPolicy::MayPropagate`], a signaling NaN operand also allows a NaN.
     fn allow_signaling(&self, inputs: &[u64], expect: Expect) -> Result<Expect, String> {
+        Ok(if self.signaling_allows_nan(inputs) {
+            Expect::AnyOf(vec![expect, Expect::AnyNan])
+        } else {
+            expect
+        })
+    }
+
+    /// Whether every row's outcome for `inputs` also allows any NaN: a signaling NaN operand
+    /// under [`SignalingPolicy::MayPropagate`], for a float result.
+    pub fn signaling_allows_nan(&self, inputs: &[u64]) -> bool {
         let f = self.format;
         let signaling = inputs.iter().any(|&x| f.is_nan(x) && x & (1 << (f.frac_bits - 1)) == 0);
-        Ok(
-            if signaling
-                && self.signaling == SignalingPolicy::MayPropagate
-                && matches!(self.output, Domain::Float(_))
-            {
-                Expect::AnyOf(vec![expect, Expect::AnyNan])
-            } else {
-                expect
-            },
-        )
+        signaling
+            && self.signaling == SignalingPolicy::MayPropagate
+            && matches!(self.output, Domain::Float(_))
     }
 
     /// [`Context::expectation`] where the governing rows of `inputs` are known to be `rows`

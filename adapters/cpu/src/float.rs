@@ -15,8 +15,6 @@ use crate::double_double;
 pub trait CpuFloat: Element + PartialOrd {
     /// Applies `op`; comparisons return `None` (they have their own path).
     fn binary(op: BinaryOp, x: Self, y: Self) -> Option<Self>;
-    /// The comparisons, IEEE style (NaN compares false, `-0 == +0`).
-    fn compare(op: BinaryOp, x: Self, y: Self) -> Option<bool>;
 }
 
 /// The bit-level and arithmetic operations the generic algorithms need.
@@ -162,25 +160,16 @@ fn native_binary<T: Native>(
     })
 }
 
-/// The comparisons, IEEE style for floats (NaN compares false) and plainly for integers.
-pub(crate) fn ieee_compare<T: PartialOrd>(op: BinaryOp, x: T, y: T) -> Option<bool> {
-    Some(match op {
-        BinaryOp::Equal => x == y,
-        BinaryOp::NotEqual => x != y,
-        BinaryOp::Greater => x > y,
-        BinaryOp::GreaterEqual => x >= y,
-        BinaryOp::Less => x < y,
-        BinaryOp::LessEqual => x <= y,
-        _ => return None,
-    })
-}
-
-/// `nextafter` and `copysign` on raw bits of a `bits`-wide format.
-fn bit_op(op: BinaryOp, x: u64, y: u64, bits: u32, x_nan: bool, y_nan: bool, equal: bool) -> Option<u64> {
+/// `nextafter` and `copysign` on raw bits of a `bits`-wide format whose NaNs `is_nan` tells.
+#[inline(always)]
+fn bit_op(op: BinaryOp, x: u64, y: u64, bits: u32, is_nan: impl Fn(u64) -> bool) -> Option<u64> {
     let sign = 1u64 << (bits - 1);
     Some(match op {
         BinaryOp::Copysign => (x & !sign) | (y & sign),
         BinaryOp::Nextafter => {
+            let (x_nan, y_nan) = (is_nan(x), is_nan(y));
+            // Numerically equal: the same bits, or both zeros.
+            let equal = x == y || (x | y) & !sign == 0;
             if x_nan || y_nan {
                 if x_nan { x } else { y }
             } else if equal {
@@ -207,19 +196,16 @@ fn signed_less(a: u64, b: u64, sign: u64) -> bool {
 macro_rules! native_float {
     ($t:ty, $bits:expr, $pow:expr, $atan2:expr) => {
         impl CpuFloat for $t {
+            #[inline]
             fn binary(op: BinaryOp, x: $t, y: $t) -> Option<$t> {
-                if let Some(b) =
-                    bit_op(op, x.to_bits() as u64, y.to_bits() as u64, $bits, x.is_nan(), y.is_nan(), x == y)
-                {
+                let is_nan = |b: u64| <$t>::from_bits(b as _).is_nan();
+                if let Some(b) = bit_op(op, x.to_bits() as u64, y.to_bits() as u64, $bits, is_nan) {
                     return Some(<$t>::from_bits(b as _));
                 }
                 if op == BinaryOp::Logaddexp {
                     return Some(double_double::logaddexp(x as f64, y as f64) as $t);
                 }
                 native_binary(op, x, y, $pow, $atan2, <$t>::hypot)
-            }
-            fn compare(op: BinaryOp, x: $t, y: $t) -> Option<bool> {
-                ieee_compare(op, x, y)
             }
         }
     };
@@ -232,11 +218,10 @@ native_float!(f64, 64, crate::fast::transcendental64::pow_f64, crate::fast::tran
 macro_rules! half_float {
     ($t:ty) => {
         impl CpuFloat for $t {
+            #[inline]
             fn binary(op: BinaryOp, x: $t, y: $t) -> Option<$t> {
-                // `half`'s NaN test and `==` work on the bits (IEEE: NaN unequal, -0 == +0).
-                if let Some(bits) =
-                    bit_op(op, x.to_bits() as u64, y.to_bits() as u64, 16, x.is_nan(), y.is_nan(), x == y)
-                {
+                let is_nan = |b: u64| <$t>::from_bits(b as u16).is_nan();
+                if let Some(bits) = bit_op(op, x.to_bits() as u64, y.to_bits() as u64, 16, is_nan) {
                     return Some(<$t>::from_bits(bits as u16));
                 }
                 let (a, b) = (x.to_f32(), y.to_f32());
@@ -251,10 +236,6 @@ macro_rules! half_float {
                 } else {
                     near
                 })
-            }
-            fn compare(op: BinaryOp, x: $t, y: $t) -> Option<bool> {
-                // `half`'s comparisons are IEEE's, on the bits (no conversion to f32).
-                ieee_compare(op, x, y)
             }
         }
     };

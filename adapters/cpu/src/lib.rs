@@ -35,6 +35,7 @@ use opspec_adapter::{
     Scalar, ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, UnaryOp,
 };
 use rayon::prelude::*;
+use std::ops::Range;
 
 pub use broadcast::broadcast_shapes;
 pub use named::{aligned_strides, named_shape};
@@ -385,25 +386,30 @@ fn dense_pairs<T: Element, U: Element>(
     }
     let (xs, ys) = (a.contiguous_bytes()?, b.contiguous_bytes()?);
     let size = T::DTYPE.size();
-    let at = |bytes: &[u8], i: usize| T::read_le(&bytes[i * size..(i + 1) * size]);
-    Some(in_pieces(xs.len() / size, PAIRS_PIECE, |i| f(at(xs, i), at(ys, i))))
+    Some(in_pieces::<U>(xs.len() / size, PAIRS_PIECE, size, |bytes, out| {
+        let (xs, ys) = (&xs[bytes.clone()], &ys[bytes]);
+        for (x, y) in xs.chunks_exact(size).zip(ys.chunks_exact(size)) {
+            f(T::read_le(x), T::read_le(y))?.write_le(out);
+        }
+        Some(())
+    }))
 }
 
-/// The bytes of `f(i)` for every element `i` below `n`, in pieces of `piece` elements split
-/// across rayon's threads; `None` where `f` gives none.
+/// The bytes that `f` writes for every element below `n`, in pieces of `piece` elements split
+/// across rayon's threads: `f` gets the byte range of a piece's elements in operands of
+/// `size`-byte elements, and appends its results' bytes (`U`s); `None` where `f` gives none.
 pub(crate) fn in_pieces<U: Element>(
     n: usize,
     piece: usize,
-    f: impl Fn(usize) -> Option<U> + Sync,
+    size: usize,
+    f: impl Fn(Range<usize>, &mut Vec<u8>) -> Option<()> + Sync,
 ) -> Option<Vec<u8>> {
     let pieces: Option<Vec<Vec<u8>>> = (0..n.div_ceil(piece))
         .into_par_iter()
         .map(|k| {
             let elements = k * piece..((k + 1) * piece).min(n);
             let mut out = Vec::with_capacity(elements.len() * U::DTYPE.size());
-            for i in elements {
-                f(i)?.write_le(&mut out);
-            }
+            f(elements.start * size..elements.end * size, &mut out)?;
             Some(out)
         })
         .collect();
@@ -412,9 +418,28 @@ pub(crate) fn in_pieces<U: Element>(
 
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() {
-        map_pairs(op, a, b, |x: T, y| T::compare(op, x, y))
+        compare_pairs::<T>(op, a, b)
     } else {
         map_pairs(op, a, b, |x: T, y| T::binary(op, x, y))
+    }
+}
+
+/// The comparison `op` element by element, with one loop per comparison: IEEE's for floats
+/// (NaN compares false, `-0 == +0`; `half`'s compare the bits so, without widening) and plain
+/// for integers.
+fn compare_pairs<T: Element + PartialOrd>(
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+) -> Result<Tensor, AdapterError> {
+    match op {
+        BinaryOp::Equal => map_pairs(op, a, b, |x: T, y| Some(x == y)),
+        BinaryOp::NotEqual => map_pairs(op, a, b, |x: T, y| Some(x != y)),
+        BinaryOp::Greater => map_pairs(op, a, b, |x: T, y| Some(x > y)),
+        BinaryOp::GreaterEqual => map_pairs(op, a, b, |x: T, y| Some(x >= y)),
+        BinaryOp::Less => map_pairs(op, a, b, |x: T, y| Some(x < y)),
+        BinaryOp::LessEqual => map_pairs(op, a, b, |x: T, y| Some(x <= y)),
+        _ => Err(unsupported(op, T::DTYPE)),
     }
 }
 
@@ -431,7 +456,7 @@ fn ternary_float<T: CpuFused + Element>(
 
 fn binary_int<T: CpuInt>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
     if op.is_comparison() {
-        map_pairs(op, a, b, |x: T, y| float::ieee_compare(op, x, y))
+        compare_pairs::<T>(op, a, b)
     } else {
         map_pairs(op, a, b, |x: T, y| T::binary(op, x, y))
     }

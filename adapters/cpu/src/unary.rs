@@ -153,8 +153,11 @@ pub(crate) fn apply<T: Element, U: Element>(
         }
     };
     let size = T::DTYPE.size();
-    let out = crate::in_pieces(bytes.len() / size, VALUES_PIECE, |i| {
-        f(op, T::read_le(&bytes[i * size..(i + 1) * size]))
+    let out = crate::in_pieces::<U>(bytes.len() / size, VALUES_PIECE, size, |piece, out| {
+        for x in bytes[piece].chunks_exact(size) {
+            f(op, T::read_le(x))?.write_le(out);
+        }
+        Some(())
     });
     let missing = || AdapterError::unsupported(format!("{op} is not implemented for {}", T::DTYPE));
     Tensor::from_bytes(U::DTYPE, x.shape(), out.ok_or_else(missing)?)
