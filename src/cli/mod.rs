@@ -112,12 +112,13 @@ struct Select {
     layouts_large: bool,
     /// Sweeps instead of the sampled checks: every pair of f16 and bf16 values (2^32 per
     /// binary operation) and the dense f32/f64 grid; every f16, bf16 and f32 value of a
-    /// one-operand function (2^32 in f32); in resumable chunks (docs/SCALE.md).
+    /// one-operand function (2^32 in f32); in resumable chunks; and 2^20 hard inputs of pow,
+    /// atan2 and hypot in f32 (docs/SCALE.md).
     #[arg(long)]
     exhaustive: bool,
     /// With --exhaustive: only chunks A to B − 1 of each sweep (a 16-bit pair sweep and an
-    /// f32 value sweep have 128 chunks of 2^25 cases; a grid, one): a part of a sweep, e.g. to
-    /// repeat a failing chunk.
+    /// f32 value sweep have 128 chunks of 2^25 cases; a grid and a `hard` check, one): a part
+    /// of a sweep, e.g. to repeat a failing chunk.
     #[arg(long, value_name = "A..B", requires = "exhaustive", value_parser = chunk_range)]
     chunks: Option<std::ops::Range<u64>>,
 }

@@ -5,6 +5,7 @@
 
 mod classes;
 pub mod complex;
+pub mod hard;
 mod integer;
 pub mod layouts;
 mod sampler;

@@ -6,15 +6,14 @@
 //! binades of the first (cancellation, ties); for fused multiply-add, an addend far below the
 //! product (the midpoint cases that break a single f64 fma); and for the fast reference's
 //! functions, hard cases: of 32 uniform candidates, the one whose exact value (CORE-MATH's
-//! f64 result) lies nearest a rounding boundary of the format, and operands of small
-//! magnitude (below 2^-20, where many functions are nearly the identity or 1) and of large
-//! magnitude (above 2^20: argument reduction, overflow and underflow).
+//! f64 result) lies nearest a rounding boundary of the format, operands of small or large
+//! magnitude, and the function's own hard region ([`hard`]).
 
 use opspec_adapter::{BinaryOp, OpKind, TernaryOp, UnaryOp};
 use rayon::prelude::*;
 
 use crate::bits::format::Format;
-use crate::generate::Generator;
+use crate::generate::{Generator, hard};
 use crate::oracle::{fast, fpenv, native, ops};
 
 /// The operations and formats the native reference computes (every one [`native::covers`]),
@@ -62,7 +61,7 @@ pub fn compare(op: OpKind, f: Format, n: u64, seed: u64) -> Result<Agreement, St
             let mut part = Agreement { cases: 0, mismatches: Vec::new(), mismatched: 0, deferred: 0 };
             for _ in b * BLOCK..((b + 1) * BLOCK).min(n) {
                 let case =
-                    if native::covers(op, f) { draw(&mut g, f, arity) } else { draw_hard(&mut g, op, f) };
+                    if native::covers(op, f) { draw(&mut g, f, arity) } else { hard::case(&mut g, op, f) };
                 part.cases += 1;
                 let Some(native) = under_test(op, f, &case) else {
                     part.deferred += 1;
@@ -107,46 +106,6 @@ fn draw(g: &mut Generator, f: Format, arity: usize) -> Vec<u64> {
         _ => {}
     }
     case
-}
-
-/// One case of a function the fast reference computes: uniform bits (a quarter), the one of 32
-/// uniform candidates nearest a rounding boundary (half), or operands of small or large
-/// magnitude (a quarter).
-fn draw_hard(g: &mut Generator, op: OpKind, f: Format) -> Vec<u64> {
-    let arity = op.arity();
-    let uniform = |g: &mut Generator| (0..arity).map(|_| g.bits() & f.all_mask()).collect::<Vec<u64>>();
-    match g.bits() % 4 {
-        0 => uniform(g),
-        1 => {
-            // |x| below 2^-20 or above 2^20: a biased exponent that far from the bias.
-            let far = (f.bias() - 20) as u64;
-            (0..arity)
-                .map(|_| {
-                    let bits = g.bits();
-                    let offset = 1 + bits % far;
-                    let e = if bits >> 40 & 1 == 0 {
-                        f.bias() as u64 - offset
-                    } else {
-                        f.bias() as u64 + 20 + offset % 8
-                    };
-                    f.compose(bits >> 63 == 1, e.min((1 << f.exp_bits) - 2), g.bits())
-                })
-                .collect()
-        }
-        _ => (0..32)
-            .map(|_| uniform(g))
-            .min_by_key(|case| fast::value(op, f, case).map_or(u64::MAX, |v| boundary_distance(f, v)))
-            .expect("32 candidates"),
-    }
-}
-
-/// How far `v` lies from the nearest rounding boundary of `f` (a midpoint between two of its
-/// values), in units of f64's last place at `v`'s exponent: the bits of `v` below `f`'s
-/// precision, against the half.
-fn boundary_distance(f: Format, v: f64) -> u64 {
-    let below = 52 - f.frac_bits;
-    let rest = v.to_bits() & ((1 << below) - 1);
-    rest.abs_diff(1 << (below - 1))
 }
 
 /// The native reference against MPFR on every edge pair, edge against grid, and random inputs.

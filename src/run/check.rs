@@ -116,6 +116,9 @@ pub enum CaseSet {
     Edges,
     /// Seeded random inputs.
     Random,
+    /// Seeded hard inputs ([`crate::generate::hard`]): a `--exhaustive` check of the
+    /// approximate two-operand functions in f32.
+    Hard,
 }
 
 /// An element-wise check: one case set of one table in one float dtype.

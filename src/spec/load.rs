@@ -129,8 +129,8 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
 
 /// The case names of the checks an element-wise table's generators and shape rules make: a
 /// row, property or rule of that name would give two checks one id.
-const RESERVED_CASES: [&str; 6] =
-    ["edges", "random", "no-broadcast", "into-rules", "layouts", "layouts-large"];
+const RESERVED_CASES: [&str; 7] =
+    ["edges", "random", "hard", "no-broadcast", "into-rules", "layouts", "layouts-large"];
 
 fn reserved(id: &str) -> String {
     format!(

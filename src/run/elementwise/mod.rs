@@ -18,6 +18,7 @@ use rayon::prelude::*;
 
 use crate::bits::format::Format;
 use crate::bits::value::{Domain, IntFormat};
+use crate::generate::hard::{HARD_CASES, hard_cases};
 use crate::generate::unary_sweep;
 use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
@@ -46,6 +47,7 @@ fn case_name(table: &LoadedTable, cases: CaseSet) -> String {
         CaseSet::Row(r) => table.table.rows[r].id.value.clone(),
         CaseSet::Edges => "edges".to_string(),
         CaseSet::Random => "random".to_string(),
+        CaseSet::Hard => "hard".to_string(),
     }
 }
 
@@ -163,6 +165,7 @@ fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Optio
             CaseSet::Row(_) => per_row,
             CaseSet::Edges => edge_input_count(Format::of(t.dtype)?, table.table.operands.len()),
             CaseSet::Random => suite?.random_cases,
+            CaseSet::Hard => HARD_CASES,
         },
         Target::Elementwise(ElementwiseKind::Property(t)) => {
             match &table.table.properties[t.property].property {
@@ -325,6 +328,7 @@ impl<'a> FloatBatch<'a> {
             CaseSet::Row(r) => row_cases(&table.table, r, f, n_row, &mut generator)?,
             CaseSet::Edges => edge_inputs(f, arity),
             CaseSet::Random => random_cases(f, arity, n_random, &mut generator)?,
+            CaseSet::Hard => hard_cases(table.op, f, HARD_CASES, &mut generator),
         };
         let row = match target.cases {
             CaseSet::Row(r) => Some(r),

@@ -18,10 +18,13 @@
 mod progress;
 mod state;
 
+use crate::generate::hard::HARD_CASES;
 use crate::generate::sweep::{chunk_count, operand_tensor};
 use crate::judge::classes::{ChunkTally, ClassJudge};
 use crate::judge::values::ValueJudge;
+use crate::oracle::fast;
 use crate::run::check::ElementwiseKind;
+use crate::spec::schema::Accuracy;
 use crate::spec::suite::NanPolicy;
 use progress::group;
 use std::collections::BTreeMap;
@@ -39,7 +42,7 @@ use crate::judge::context::Context;
 use crate::oracle::ReferenceKind;
 use crate::results::{CheckResult, ChunkResult};
 use crate::run::call::apply_guarded;
-use crate::run::check::{Check, CheckId, RunOptions, SweepTarget, Target};
+use crate::run::check::{CaseSet, Check, CheckId, FloatTarget, RunOptions, SweepTarget, Target};
 use crate::run::record::{Failure, Recorder, Repro, write_accuracy};
 use crate::spec::{Catalog, LoadedSuite};
 
@@ -53,8 +56,9 @@ pub fn sweep_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 }
 
 /// The sweep checks of `suite`'s element-wise tables against `adapter`: for a binary table,
-/// `exhaustive` in each 16-bit dtype and `grid` in f32 and f64; for a unary one, `exhaustive`
-/// in f16, bf16 and f32.
+/// `exhaustive` in each 16-bit dtype and `grid` in f32 and f64, and for an approximate one the
+/// fast reference computes, `hard` in f32 ([`crate::generate::hard`]); for a unary one, `exhaustive` in
+/// f16, bf16 and f32.
 fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.tables {
@@ -76,7 +80,24 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
                 _ => Sweep::binary_len(f),
             };
             let case = if f.bits == 16 || arity == 1 { "exhaustive" } else { "grid" };
-            let id = CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case);
+            let id = |case| CheckId::adapter(&suite.suite.name, adapter, &table.table.op, dtype.name(), case);
+            if arity == 2
+                && f == Format::F32
+                && table.table.accuracy == Accuracy::Approximate
+                && fast::covers(table.op, f)
+            {
+                checks.push(Check {
+                    id: id("hard"),
+                    needs: Some((table.op, dtype)),
+                    target: Target::Elementwise(ElementwiseKind::Float(FloatTarget {
+                        table: t,
+                        dtype,
+                        cases: CaseSet::Hard,
+                    })),
+                    planned: Some(HARD_CASES),
+                });
+            }
+            let id = id(case);
             checks.push(Check {
                 id,
                 needs: Some((table.op, dtype)),
@@ -94,9 +115,11 @@ fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Chec
 }
 
 /// `check` with only the sweep chunks `keep` selects (its planned inputs counted again), or
-/// `None` when it keeps none; any other check is returned as it is.
+/// `None` when it keeps none; any other check (a `hard` one) is one chunk, 0.
 pub fn keep_chunks(mut check: Check, keep: impl Fn(u64) -> bool) -> Option<Check> {
-    let Target::Elementwise(ElementwiseKind::Sweep(target)) = &mut check.target else { return Some(check) };
+    let Target::Elementwise(ElementwiseKind::Sweep(target)) = &mut check.target else {
+        return keep(0).then_some(check);
+    };
     target.chunks.retain(|&k| keep(k));
     if target.chunks.is_empty() {
         return None;
