@@ -57,8 +57,8 @@ pub fn sweep_checks(catalog: &Catalog, adapters: &[String]) -> Vec<Check> {
 
 /// The sweep checks of `suite`'s element-wise tables against `adapter`: for a binary table,
 /// `exhaustive` in each 16-bit dtype and `grid` in f32 and f64, and for an approximate one the
-/// fast reference computes, `hard` in f32 ([`crate::generate::hard`]); for a unary one, `exhaustive` in
-/// f16, bf16 and f32.
+/// fast reference computes, `hard` in f32 ([`crate::generate::hard`]: a sampled check, planned
+/// here); for a unary one, `exhaustive` in f16, bf16 and f32.
 fn plan_suite(catalog: &Catalog, suite: &LoadedSuite, adapter: &str) -> Vec<Check> {
     let mut checks = Vec::new();
     for &t in &suite.tables {
