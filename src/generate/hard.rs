@@ -6,13 +6,13 @@
 //! A case is one of four kinds, a quarter each:
 //! - the function's own hard region ([`region`]): for pow, a base within 2^12 steps of 1 (in
 //!   f32; 2^(m/2 + 1) steps for m fraction bits) and an exponent of magnitude 1 to 2^(p+1),
-//!   half of them integers (results across the whole range, overflow and underflow
-//!   included, and the exact powers); for atan2, operands whose
-//!   exponents differ by at most 2p + 8 (the quotient near 1, tiny or huge); for hypot, by at
-//!   most p + 3 (where the smaller operand still counts), at any magnitude, subnormals and the
-//!   top binades included; other functions draw uniform bit patterns;
-//! - operands of small or large magnitude (below 2^-20 or above 2^20: argument reduction,
-//!   overflow, underflow, and functions nearly the identity or 1);
+//!   half of them integers (results across the whole range, overflow and underflow included,
+//!   and the exact powers); for atan2, operands whose exponents differ by at most 2p + 8 (the
+//!   quotient near 1, tiny or huge); for hypot, by at most p + 3 (where the smaller operand
+//!   still counts), at any magnitude, subnormals and the top binades included; other
+//!   functions draw uniform bit patterns;
+//! - operands of small or large magnitude ([`far_from_one`]: argument reduction, overflow,
+//!   underflow, and functions nearly the identity or 1);
 //! - of 32 uniform candidates, the one whose exact value lies nearest a rounding boundary of
 //!   the format (a midpoint between two of its values);
 //! - of 32 candidates from the function's region, the one nearest a boundary.
@@ -45,12 +45,13 @@ fn uniform(g: &mut Generator, op: OpKind, f: Format) -> Vec<u64> {
     (0..op.arity()).map(|_| g.bits() & f.all_mask()).collect()
 }
 
-/// A value of magnitude below 2^-20 or above 2^20 (at most 2^28), with a random sign and
-/// significand.
+/// A value of magnitude 2^-(b-20) to 1 (f32: 2^-107 to 1; f16, whose bias b is 15: down to
+/// its subnormals) or 2^20 to 2^28 (at most the format's largest binade), each binade as
+/// likely, with a random sign and significand.
 fn far_from_one(g: &mut Generator, f: Format) -> u64 {
     let bias = f.bias() as u64;
     let bits = g.bits();
-    let offset = 1 + bits % (bias - 20);
+    let offset = 1 + bits % if bias > 20 { bias - 20 } else { bias };
     let e = if bits >> 40 & 1 == 0 { bias - offset } else { bias + 20 + offset % 8 };
     f.compose(bits >> 63 == 1, e.min(top_exponent(f)), g.bits())
 }
@@ -109,6 +110,21 @@ pub fn boundary_distance(f: Format, v: f64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::oracle::native::to_f64;
+
+    /// Small and large magnitudes lie in their ranges in each float format, f16's (whose bias
+    /// is below 20) included.
+    #[test]
+    fn values_far_from_one_lie_in_their_ranges() {
+        let mut g = Generator::new(7, "far");
+        for f in [Format::F16, Format::BF16, Format::F32] {
+            let large = 2f64.powi(20.min(f.bias()));
+            for _ in 0..2_000 {
+                let x = to_f64(f, far_from_one(&mut g, f)).abs();
+                assert!(x < 1.0 || (large..2f64.powi(28)).contains(&x), "{}: {x}", f.name);
+            }
+        }
+    }
 
     /// The hard cases of pow, atan2 and hypot in f32 lie nearer the rounding boundaries than
     /// uniform ones, and each region holds what it says.
@@ -135,8 +151,7 @@ mod tests {
             );
             for _ in 0..1_000 {
                 let c = region(&mut g, op, f);
-                let to_f64 = |x| crate::oracle::native::to_f64(f, x);
-                let (x, y) = (to_f64(c[0]), to_f64(c[1]));
+                let (x, y) = (to_f64(f, c[0]), to_f64(f, c[1]));
                 if op == OpKind::Binary(BinaryOp::Pow) {
                     assert!((x - 1.0).abs() <= 4096.0 * f32::EPSILON as f64, "{x}");
                     assert!((1.0..=2f64.powi(25)).contains(&y.abs()), "{y}");
