@@ -229,6 +229,21 @@ pub fn element(bytes: &[u8], j: usize, size: usize) -> u64 {
     }
 }
 
+/// Elements `from ..` of a contiguous little-endian buffer of `size`-byte elements, as bits,
+/// into `out` (as many as it holds).
+#[inline(always)]
+pub fn elements(bytes: &[u8], from: usize, size: usize, out: &mut [u64]) {
+    let bytes = &bytes[from * size..(from + out.len()) * size];
+    match size {
+        1 => out.iter_mut().zip(bytes).for_each(|(o, &b)| *o = u64::from(b)),
+        2 => out
+            .iter_mut()
+            .zip(bytes.chunks_exact(2))
+            .for_each(|(o, b)| *o = u64::from(u16::from_le_bytes([b[0], b[1]]))),
+        _ => out.iter_mut().enumerate().for_each(|(j, o)| *o = element(bytes, j, size)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,7 +2,7 @@
 //! combination of the value classes and relations the table's rows name rather than once per
 //! case, and the counts of what one chunk found.
 
-use crate::generate::sweep::{Digits, element};
+use crate::generate::sweep::{Digits, elements};
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -96,6 +96,9 @@ pub(crate) const NO_ROW: &str = "(no row)";
 
 /// Cases judged between two checks of the FP control state.
 const SLICE: u64 = 1 << 16;
+
+/// Cases given the quick test at once ([`ClassJudge::quick`]).
+const BLOCK: usize = 64;
 
 /// Judges sweep cases: finds each case's governing rows, and what they accept, once per
 /// combination of the value classes and relations the table's rows name (and whether an
@@ -254,6 +257,7 @@ impl<'a> ClassJudge<'a> {
         let mut j = at.start;
         // Neighbouring runs mostly share a key: the last one's is kept at hand.
         let mut last: Option<(usize, &Governed)> = None;
+        let (mut actual, mut reference) = ([0u64; BLOCK], [0u64; BLOCK]);
         while j < at.end {
             let (low, p2) = (position.low, position.high);
             let end = low + (n - low).min(at.end - j);
@@ -287,37 +291,17 @@ impl<'a> ClassJudge<'a> {
                         self.ctx.tier_under(&governed.rows, &case, actual, self.nan).unwrap_or(Tier::Must);
                     tally.fail(&mut failed_per_row, (&governed.rows, tier), &case, actual, max_listed);
                 };
-                let cases = (p1..run_end).zip(j + (p1 - low)..);
-                if let KeyVerdict::Reference = governed.verdict {
-                    for (q, k) in cases {
-                        let actual = element(bytes, k, size);
-                        if !self.is_reference(q, p2, actual) {
-                            fail(q, actual);
-                        }
-                    }
-                } else if let KeyVerdict::Constant(expect) = &governed.verdict {
-                    for (q, k) in cases {
-                        let actual = element(bytes, k, size);
-                        if !expect.accepts(self.ctx.output, actual, self.nan) {
-                            fail(q, actual);
-                        }
-                    }
-                } else if let Some((slot, clear, flip)) = governed.verdict.lone_operand() {
-                    // The operand's bits pass at once; anything else (a NaN) is judged whole.
-                    for (q, k) in cases {
-                        let actual = element(bytes, k, size);
-                        let due = [self.domain[q], self.domain[p2]][slot] & !clear ^ flip;
-                        if (actual != due || self.format.is_nan(due))
-                            && !self.accepts(governed, q, p2, actual)?
-                        {
-                            fail(q, actual);
-                        }
-                    }
-                } else {
-                    for (q, k) in cases {
-                        let actual = element(bytes, k, size);
-                        if !self.accepts(governed, q, p2, actual)? {
-                            fail(q, actual);
+                // A block whose every case passes the quick test passes; any other is judged
+                // case by case.
+                for from in (p1..run_end).step_by(BLOCK) {
+                    let to = (from + BLOCK).min(run_end);
+                    let actual = &mut actual[..to - from];
+                    let results = (bytes, j + (from - low), size);
+                    if !self.quick(governed, from..to, p2, results, actual, &mut reference) {
+                        for (q, &actual) in (from..to).zip(actual.iter()) {
+                            if !self.accepts(governed, q, p2, actual)? {
+                                fail(q, actual);
+                            }
                         }
                     }
                 }
@@ -381,7 +365,7 @@ impl<'a> ClassJudge<'a> {
         } else {
             KeyVerdict::General
         };
-        Governed { rows, verdict }
+        Governed { rows, quick: Quick::of(&verdict, self.format), verdict }
     }
 
     /// Whether `actual` is accepted for the case at `p1`, `p2`, which `governed` governs.
@@ -414,6 +398,85 @@ impl<'a> ClassJudge<'a> {
                 self.ctx.expectation_under(&governed.rows, &case)?.accepts(self.ctx.output, actual, self.nan)
             }
         })
+    }
+
+    /// Whether every case at the first-operand positions `run` against `p2` passes
+    /// `governed`'s quick test; their results are elements `from ..` of `bytes` (of `size`
+    /// bytes each), read into `actual` (as many as it holds), and `reference` is room for the
+    /// native reference's results. Compiled for AVX2 where the CPU has it: the native
+    /// reference's narrowing is vectorised only with its variable shifts of 64-bit lanes.
+    #[inline(always)]
+    fn quick(
+        &self,
+        governed: &Governed,
+        run: Range<usize>,
+        p2: usize,
+        results: (&[u8], usize, usize),
+        actual: &mut [u64],
+        reference: &mut [u64; BLOCK],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, as just checked.
+            return unsafe { self.quick_avx2(governed, run, p2, results, actual, reference) };
+        }
+        self.quick_in(governed, run, p2, results, actual, reference)
+    }
+
+    /// [`ClassJudge::quick_in`] compiled for AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn quick_avx2(
+        &self,
+        governed: &Governed,
+        run: Range<usize>,
+        p2: usize,
+        results: (&[u8], usize, usize),
+        actual: &mut [u64],
+        reference: &mut [u64; BLOCK],
+    ) -> bool {
+        self.quick_in(governed, run, p2, results, actual, reference)
+    }
+
+    /// [`ClassJudge::quick`] for any CPU.
+    #[inline(always)]
+    fn quick_in(
+        &self,
+        governed: &Governed,
+        run: Range<usize>,
+        p2: usize,
+        (bytes, from, size): (&[u8], usize, usize),
+        actual: &mut [u64],
+        reference: &mut [u64; BLOCK],
+    ) -> bool {
+        elements(bytes, from, size, actual);
+        let actual = &*actual;
+        // A NaN's magnitude bits lie above infinity's; a boolean result is never a NaN.
+        let (magnitude, infinity) = match self.ctx.output {
+            Domain::Float(f) => (!f.sign_mask(), f.pos_inf()),
+            _ => (0, 0),
+        };
+        let not_nan = |x: u64| x & magnitude <= infinity;
+        let x2 = self.domain[p2];
+        match &governed.quick {
+            Quick::Reference { mask, value } => {
+                let Some(op) = self.fast else { return false };
+                let reference = &mut reference[..actual.len()];
+                let first = (&self.domain[run.clone()], &self.value_of[run]);
+                native::binary_run(op, self.format, first, (x2, self.value_of[p2]), reference);
+                let pass = |(&r, &a): (&u64, &u64)| (a == r) & (a & mask == *value) & not_nan(a);
+                reference.iter().zip(actual).fold(true, |all, case| all & pass(case))
+            }
+            Quick::Constant(expect) => {
+                actual.iter().fold(true, |all, &a| all & expect.accepts(self.ctx.output, a, self.nan))
+            }
+            Quick::Operand { slot, clear, flip } => {
+                let due = |x1: u64| if *slot == 0 { x1 } else { x2 } & !clear ^ flip;
+                let pass = |(&x1, &a): (&u64, &u64)| (a == due(x1)) & not_nan(a);
+                self.domain[run].iter().zip(actual).fold(true, |all, case| all & pass(case))
+            }
+            Quick::None => false,
+        }
     }
 
     /// Whether `actual` is the native reference's result for the case at `p1`, `p2` (any NaN,
@@ -503,6 +566,61 @@ pub(crate) fn constant(outcome: &Outcome) -> bool {
 struct Governed {
     rows: Vec<usize>,
     verdict: KeyVerdict,
+    quick: Quick,
+}
+
+/// A test of a key's results cheap enough to run on a block of cases at once, which never
+/// passes a result the key's verdict rejects: a block whose every case passes it passes, and
+/// any other block is judged case by case ([`ClassJudge::accepts`]).
+#[derive(Clone, Debug)]
+enum Quick {
+    /// The native reference's bits, not a NaN, whose bits `mask` are `value`: a verdict of
+    /// the reference alone, or with rows that ask for a sign or a (non-NaN) value beside it.
+    Reference { mask: u64, value: u64 },
+    /// The key's constant expectation, judged exactly.
+    Constant(Expect),
+    /// Operand `slot` with the bits `clear` cleared and `flip` flipped, not a NaN: the one
+    /// governing row's result is an operand transformed ([`PerCase::Operand`]).
+    Operand { slot: usize, clear: u64, flip: u64 },
+    /// None: every case is judged whole.
+    None,
+}
+
+impl Quick {
+    /// The quick test of `verdict` in format `f`.
+    fn of(verdict: &KeyVerdict, f: Format) -> Quick {
+        match verdict {
+            KeyVerdict::Reference => Quick::Reference { mask: 0, value: 0 },
+            KeyVerdict::Constant(expect) => Quick::Constant(expect.clone()),
+            KeyVerdict::Mixed { rounded: true, fixed, per_case, .. } if per_case.is_empty() => {
+                let tests: Option<Vec<(u64, u64)>> = fixed.iter().map(|e| bit_test(e, f)).collect();
+                let Some(tests) = tests else { return Quick::None };
+                let (mask, value) = tests.iter().fold((0, 0), |(m, v), &(tm, tv)| (m | tm, v | tv));
+                // Rows that ask for different bits: nothing passes quickly.
+                if tests.iter().any(|&(tm, tv)| value & tm != tv) {
+                    return Quick::None;
+                }
+                Quick::Reference { mask, value }
+            }
+            KeyVerdict::Mixed { rounded: false, fixed, per_case, .. } if fixed.is_empty() => {
+                match per_case[..] {
+                    [PerCase::Operand { slot, clear, flip }] => Quick::Operand { slot, clear, flip },
+                    _ => Quick::None,
+                }
+            }
+            _ => Quick::None,
+        }
+    }
+}
+
+/// `(mask, value)` such that a non-NaN result whose bits `mask` are `value` meets `expect`,
+/// where `expect` asks for a sign or for the bits of a number.
+fn bit_test(expect: &Expect, f: Format) -> Option<(u64, u64)> {
+    match *expect {
+        Expect::Sign { negative } => Some((f.sign_mask(), if negative { f.sign_mask() } else { 0 })),
+        Expect::Bits(b) if !f.is_nan(b) => Some((u64::MAX, b)),
+        _ => None,
+    }
 }
 
 /// How the results of one key's cases are judged.
@@ -519,22 +637,6 @@ enum KeyVerdict {
     Mixed { rounded: bool, fixed: Vec<Expect>, per_case: Vec<PerCase>, any_nan: bool },
     /// The expectation under the governing rows, case by case.
     General,
-}
-
-impl KeyVerdict {
-    /// Where a key's one governing row's result is an operand transformed
-    /// ([`PerCase::Operand`]): its slot and bits cleared and flipped.
-    fn lone_operand(&self) -> Option<(usize, u64, u64)> {
-        match self {
-            KeyVerdict::Mixed { rounded: false, fixed, per_case, .. } if fixed.is_empty() => {
-                match per_case[..] {
-                    [PerCase::Operand { slot, clear, flip }] => Some((slot, clear, flip)),
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
 }
 
 /// A row whose result depends on the case, as [`KeyVerdict::Mixed`] judges it.

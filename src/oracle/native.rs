@@ -113,6 +113,54 @@ pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -
     }
 }
 
+/// [`binary_decoded`] of each first operand `a[i]` (its value `x[i]`) with one second operand
+/// `b` (its value `y`), into `out[i]`: the operation and the format chosen once, outside the
+/// loop, so that the arithmetic and the comparisons are vectorised.
+/// Inlined, so that a caller compiled for wider vectors ([`crate::platform::vectorised`])
+/// vectorises it with them.
+#[inline(always)]
+pub fn binary_run(op: BinaryOp, f: Format, (a, x): (&[u64], &[f64]), (b, y): (u64, f64), out: &mut [u64]) {
+    match (f.exp_bits, f.frac_bits) {
+        (5, 10) => run_to::<5, 10>(op, f, (a, x), (b, y), out),
+        (8, 7) => run_to::<8, 7>(op, f, (a, x), (b, y), out),
+        (8, 23) => run_to::<8, 23>(op, f, (a, x), (b, y), out),
+        _ => each(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
+    }
+}
+
+/// [`binary_run`] in the format with `EXP` exponent and `FRAC` fraction bits.
+#[inline(always)]
+fn run_to<const EXP: u32, const FRAC: u32>(
+    op: BinaryOp,
+    f: Format,
+    (a, x): (&[u64], &[f64]),
+    (b, y): (u64, f64),
+    out: &mut [u64],
+) {
+    let round = |v: f64| narrow_to::<EXP, FRAC>(v, Ordering::Equal);
+    match op {
+        BinaryOp::Add => each(out, a, x, |_, x| round(x + y)),
+        BinaryOp::Subtract => each(out, a, x, |_, x| round(x - y)),
+        BinaryOp::Multiply => each(out, a, x, |_, x| round(x * y)),
+        BinaryOp::Divide => each(out, a, x, |_, x| round(x / y)),
+        BinaryOp::Equal => each(out, a, x, |_, x| u64::from(x == y)),
+        BinaryOp::NotEqual => each(out, a, x, |_, x| u64::from(x != y)),
+        BinaryOp::Greater => each(out, a, x, |_, x| u64::from(x > y)),
+        BinaryOp::GreaterEqual => each(out, a, x, |_, x| u64::from(x >= y)),
+        BinaryOp::Less => each(out, a, x, |_, x| u64::from(x < y)),
+        BinaryOp::LessEqual => each(out, a, x, |_, x| u64::from(x <= y)),
+        _ => each(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
+    }
+}
+
+/// `out[i] = g(a[i], x[i])`.
+#[inline(always)]
+fn each(out: &mut [u64], a: &[u64], x: &[f64], g: impl Fn(u64, f64) -> u64) {
+    for ((o, &a), &x) in out.iter_mut().zip(a).zip(x) {
+        *o = g(a, x);
+    }
+}
+
 /// MPFR's `max` (`larger`) or `min`: a NaN operand gives the other operand, two NaNs the quiet
 /// NaN; of two zeros of different signs the maximum is +0 and the minimum −0.
 fn max_num(f: Format, a: u64, b: u64, x: f64, y: f64, larger: bool) -> u64 {
@@ -204,53 +252,38 @@ pub(super) fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
     }
 }
 
-/// [`narrow_toward`] for the format with `EXP` exponent and `FRAC` fraction bits.
+/// [`narrow_toward`] for the format with `EXP` exponent and `FRAC` fraction bits, without a
+/// branch (selects only), so that a loop of them is vectorised ([`binary_run`]).
 #[inline(always)]
 fn narrow_to<const EXP: u32, const FRAC: u32>(x: f64, beyond: Ordering) -> u64 {
     let f = Format { name: "", bits: 1 + EXP + FRAC, exp_bits: EXP, frac_bits: FRAC };
     let bits = x.to_bits();
-    let sign = if bits >> 63 == 1 { f.sign_mask() } else { 0 };
-    let exp_field = ((bits >> 52) & 0x7ff) as i32;
+    let sign = (bits >> 63) << (EXP + FRAC);
+    let field = ((bits >> 52) & 0x7ff) as i64;
     let frac = bits & ((1 << 52) - 1);
-    if exp_field == 0x7ff {
-        return if frac != 0 { f.quiet_nan() } else { sign | f.pos_inf() };
-    }
-    if exp_field == 0 && frac == 0 {
-        return sign;
-    }
-    // |x| = m × 2^(e - 52) with 2^52 ≤ m < 2^53 (an f64 subnormal normalised).
-    let (m, e) = if exp_field == 0 {
-        let shift = frac.leading_zeros() - 11;
-        (frac << shift, -1022 - shift as i32)
-    } else {
-        (frac | 1 << 52, exp_field - 1023)
+    // |x| = m × 2^(e - 52), with the hidden bit where x is normal. An f64 subnormal (m < 2^52,
+    // e = -1022) lies far below the target's smallest subnormal and rounds to zero below.
+    let m = frac | u64::from(field != 0) << 52;
+    let e = field.max(1) - 1023;
+    // The target's exponent field at e, and the bits below its quantum: 52 - FRAC in the
+    // normal range, more below it (the subnormal quantum), at most 54, as m < 2^53 lies below
+    // a quarter of the quantum from there on, whatever the direction.
+    let biased = e + i64::from(f.bias());
+    let drop = (52 - i64::from(FRAC) + (1 - biased).max(0)).min(54) as u32;
+    let units = m >> drop;
+    let rest = m & ((1 << drop) - 1);
+    let half = 1 << (drop - 1);
+    let tie_up = match beyond {
+        Ordering::Equal => units & 1 == 1,
+        o => o == Ordering::Greater,
     };
-    if e > f.emax() {
-        return sign | f.pos_inf();
-    }
-    // The target's quantum at e is 2^(max(e, emin) - frac_bits); drop the bits below it.
-    // drop ≥ 52 - 23 = 29, as the target is narrower than f64.
-    let drop = (e.max(f.emin()) - f.frac_bits as i32 - e + 52) as u32;
-    let units = if drop >= 54 {
-        0 // |x| < 2^53 × 2^(q - 54): below a quarter of the quantum, whatever the direction
-    } else {
-        let units = m >> drop;
-        let rest = m & ((1 << drop) - 1);
-        let half = 1 << (drop - 1);
-        let up = match rest.cmp(&half) {
-            Ordering::Greater => true,
-            Ordering::Less => false,
-            Ordering::Equal => match beyond {
-                Ordering::Equal => units & 1 == 1,
-                o => o == Ordering::Greater,
-            },
-        };
-        units + u64::from(up)
-    };
+    let up = rest > half || rest == half && tie_up;
     // A normal value's units include the hidden bit, which adds one to the exponent field;
-    // a carry out of the significand moves to the next binade (or to infinity) by itself.
-    let encoded = if e >= f.emin() { (((e + f.bias() - 1) as u64) << f.frac_bits) + units } else { units };
-    sign | encoded.min(f.pos_inf())
+    // a carry out of the significand moves to the next binade (or to infinity) by itself, and
+    // so does a magnitude at or above 2^(emax+1) (an infinite x included).
+    let encoded = ((biased.max(1) - 1) as u64) << FRAC;
+    let magnitude = (encoded + units + u64::from(up)).min(f.pos_inf());
+    if field == 0x7ff && frac != 0 { f.quiet_nan() } else { sign | magnitude }
 }
 
 #[cfg(test)]
@@ -298,6 +331,27 @@ mod tests {
                 let expected = f.to_f64(x);
                 let got = to_f64(f, x);
                 assert!(got.to_bits() == expected.to_bits() || got.is_nan() && expected.is_nan(), "{x:#x}");
+            }
+        }
+    }
+
+    /// The vectorised run gives [`binary`]'s bits for every operation it computes, in every
+    /// format, on the grid's values (signed zeros, subnormals, infinities, NaNs) against each
+    /// grid value as the second operand.
+    #[test]
+    fn a_run_gives_what_each_case_gives() {
+        for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
+            let a = crate::generate::grid_values(f);
+            let x: Vec<f64> = a.iter().map(|&a| to_f64(f, a)).collect();
+            let ops = BinaryOp::ALL.into_iter().filter(|&op| covers(OpKind::Binary(op), f));
+            for op in ops {
+                let mut out = vec![0; a.len()];
+                for &b in &a {
+                    binary_run(op, f, (&a, &x), (b, to_f64(f, b)), &mut out);
+                    for (&a, &got) in a.iter().zip(&out) {
+                        assert_eq!(got, binary(op, f, a, b), "{op} {} {a:#x} {b:#x}", f.name);
+                    }
+                }
             }
         }
     }
