@@ -403,7 +403,7 @@ impl<'a> ClassJudge<'a> {
     /// Whether every case at the first-operand positions `run` against `p2` passes
     /// `governed`'s quick test; their results are elements `from ..` of `bytes` (of `size`
     /// bytes each), read into `actual` (as many as it holds), and `reference` is room for the
-    /// native reference's results. Compiled for AVX2 where the CPU has it: the native
+    /// native reference's results. Compiled for AVX2 and FMA where the CPU has them: the native
     /// reference's narrowing is vectorised only with its variable shifts of 64-bit lanes.
     #[inline(always)]
     fn quick(
@@ -416,16 +416,17 @@ impl<'a> ClassJudge<'a> {
         reference: &mut [u64; BLOCK],
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, as just checked.
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has AVX2 and FMA, as just checked.
             return unsafe { self.quick_avx2(governed, run, p2, results, actual, reference) };
         }
         self.quick_in(governed, run, p2, results, actual, reference)
     }
 
-    /// [`ClassJudge::quick_in`] compiled for AVX2.
+    /// [`ClassJudge::quick_in`] compiled for AVX2 and FMA (which `floor_divide` and
+    /// `remainder`'s reference use).
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     fn quick_avx2(
         &self,
         governed: &Governed,
@@ -679,7 +680,19 @@ mod tests {
         let catalog = Catalog::builtin().unwrap();
         let suite = catalog.suite("array-api").unwrap();
         let ops = [
-            "add", "subtract", "multiply", "divide", "maximum", "minimum", "less", "equal", "copysign", "pow",
+            "add",
+            "subtract",
+            "multiply",
+            "divide",
+            "maximum",
+            "minimum",
+            "less",
+            "equal",
+            "copysign",
+            "pow",
+            "nextafter",
+            "floor_divide",
+            "remainder",
         ];
         for (op, f) in ops.iter().flat_map(|&op| [Format::F16, Format::BF16, Format::F32].map(|f| (op, f))) {
             let table = catalog.elementwise.iter().find(|t| t.table.op == op).unwrap();

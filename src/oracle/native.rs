@@ -1,6 +1,7 @@
 //! The native reference: the correctly rounded basic operations (add, subtract, multiply,
-//! divide, fused multiply-add, fused add-multiply) in f16, bf16 and f32, and the exact
-//! operations (maximum, minimum, copysign, the comparisons) in every float format, computed
+//! divide, fused multiply-add, fused add-multiply, floor_divide, remainder) in f16, bf16 and
+//! f32, and the exact operations (maximum, minimum, copysign, nextafter, the comparisons) in
+//! every float format, computed
 //! with the host's f64 arithmetic and one correctly rounding narrowing of our own. It gives
 //! the MPFR oracle's bits (tests below and `opspec oracle-agreement`) at a few nanoseconds per
 //! result instead of about a microsecond; MPFR stays the reference for everything else and for
@@ -33,6 +34,31 @@
 //! sign of `e` decides (towards `s + e`), and only `e = 0` is a true tie, broken to even.
 //! [`narrow`] takes that direction. Fused add-multiply is two correctly rounded operations.
 //!
+//! Floor division (the oracle's: the quotient rounded to nearest where that is infinite, NaN,
+//! or the zero of a zero dividend or an infinite divisor; else the exact quotient's floor
+//! rounded down). With `q` the f64 quotient: where |q| < 2^53, `n = floor(q)` is the exact
+//! quotient's floor or one above it (rounding is monotonic and the integers there are f64
+//! values, so the quotient lies in [n − 1, n + 1)), and the sign of `x − n·y` rounded once
+//! (one fma: rounding keeps a sign, and a nonzero difference of these operands is far above
+//! f64's underflow) says which; the floor, an integer f64, is then rounded down by rounding
+//! to nearest and stepping down where that went up. Where |q| ≥ 2^53 every value of the
+//! format near it is an integer, so rounding the floor down is rounding the quotient down:
+//! `q` rounded down, one value lower where `q` is itself a value of the format and the same
+//! fma sign puts the exact quotient below it. A floor at or above the largest finite value
+//! cannot reach 2^(emax+1) (the quotient rounded to a finite value), so the step down from
+//! an infinity is the largest finite value, as the oracle's overflow gives.
+//!
+//! Remainder (Python's `%`: `fmod(x, y)`, moved into `y`'s sign by one correctly rounded
+//! addition of `y` where the signs differ). `fmod` is exact: `x − n·y` for `n = trunc(x/y)`.
+//! Where the f64 quotient is below 2^52, `n` from it is the exact quotient's truncation or
+//! one too large in magnitude (rounded up onto an integer; never too small, by monotonicity),
+//! and `x − n·y` is exactly representable (a multiple of the smaller operand's quantum below
+//! 2|y|, under 53 bits), so one fma gives it exactly; one too large leaves it on the other
+//! side of zero, and adding `y` back is exact (the result is the true remainder, a value of
+//! the format). A larger quotient is first reduced by `y·2^k` (an exact scaling), as
+//! `fmod(fmod(x, y·2^k), y) = fmod(x, y)`, each step taking 50 bits off the quotient. The
+//! final addition of `y` rounds once in f64, then to the format: innocuous double rounding.
+//!
 //! Narrowing. [`narrow`] rounds an f64 to the target with integer arithmetic only (no FP
 //! instruction, so it does not depend on the FP environment): the significand is shifted to
 //! the target's quantum at the value's exponent (the subnormal quantum below the normal
@@ -43,7 +69,8 @@
 //!
 //! Exact operations. Maximum and minimum follow MPFR's `max`/`min` (the oracle's, IEEE
 //! 754-2008 maxNum: a NaN operand gives the other operand; +0 is the maximum of ±0); copysign
-//! is a bit operation; a comparison is the IEEE comparison of the exact f64 values.
+//! is a bit operation, and so is nextafter (one step of the bit pattern); a comparison is the
+//! IEEE comparison of the exact f64 values.
 //!
 //! NaN results are the format's default quiet NaN, as the oracle's are.
 
@@ -61,7 +88,8 @@ pub fn covers(op: OpKind, f: Format) -> bool {
         && match op {
             OpKind::Binary(b) | OpKind::BinaryInto(b) => match b {
                 BinaryOp::Add | BinaryOp::Subtract | BinaryOp::Multiply | BinaryOp::Divide => arithmetic,
-                BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Copysign => true,
+                BinaryOp::Maximum | BinaryOp::Minimum | BinaryOp::Copysign | BinaryOp::Nextafter => true,
+                BinaryOp::FloorDivide | BinaryOp::Remainder => arithmetic,
                 b => b.is_comparison(),
             },
             OpKind::Ternary(TernaryOp::FusedMulAdd | TernaryOp::FusedAddMul) => arithmetic,
@@ -86,6 +114,17 @@ pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Option<u64> {
     })
 }
 
+/// `out[i] = body` for each first operand `a` (`first[i]`) and its value `x` (`values[i]`)
+/// of `binary_run`: a macro, so that the body is written into the loop (a closure as large as
+/// `floor_divide`'s need not be inlined into it, and is then not vectorised).
+macro_rules! each {
+    ($out:expr, $first:expr, $values:expr, |$a:pat_param, $x:pat_param| $body:expr) => {
+        for ((o, &$a), &$x) in $out.iter_mut().zip($first).zip($values) {
+            *o = $body;
+        }
+    };
+}
+
 /// A binary operation [`covers`] accepts.
 #[inline]
 pub fn binary(op: BinaryOp, f: Format, a: u64, b: u64) -> u64 {
@@ -103,6 +142,9 @@ pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -
         BinaryOp::Maximum => max_num(f, a, b, x, y, true),
         BinaryOp::Minimum => max_num(f, a, b, x, y, false),
         BinaryOp::Copysign => f.abs(a) | (b & f.sign_mask()),
+        BinaryOp::Nextafter => next_after(f, a, b, x, y),
+        BinaryOp::FloorDivide => floor_divide(f, x, y),
+        BinaryOp::Remainder => remainder(f, b, x, y),
         BinaryOp::Equal => u64::from(x == y),
         BinaryOp::NotEqual => u64::from(x != y),
         BinaryOp::Greater => u64::from(x > y),
@@ -124,7 +166,7 @@ pub fn binary_run(op: BinaryOp, f: Format, (a, x): (&[u64], &[f64]), (b, y): (u6
         (5, 10) => run_to::<5, 10>(op, f, (a, x), (b, y), out),
         (8, 7) => run_to::<8, 7>(op, f, (a, x), (b, y), out),
         (8, 23) => run_to::<8, 23>(op, f, (a, x), (b, y), out),
-        _ => each(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
+        _ => each!(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
     }
 }
 
@@ -139,25 +181,20 @@ fn run_to<const EXP: u32, const FRAC: u32>(
 ) {
     let round = |v: f64| narrow_to::<EXP, FRAC>(v, Ordering::Equal);
     match op {
-        BinaryOp::Add => each(out, a, x, |_, x| round(x + y)),
-        BinaryOp::Subtract => each(out, a, x, |_, x| round(x - y)),
-        BinaryOp::Multiply => each(out, a, x, |_, x| round(x * y)),
-        BinaryOp::Divide => each(out, a, x, |_, x| round(x / y)),
-        BinaryOp::Equal => each(out, a, x, |_, x| u64::from(x == y)),
-        BinaryOp::NotEqual => each(out, a, x, |_, x| u64::from(x != y)),
-        BinaryOp::Greater => each(out, a, x, |_, x| u64::from(x > y)),
-        BinaryOp::GreaterEqual => each(out, a, x, |_, x| u64::from(x >= y)),
-        BinaryOp::Less => each(out, a, x, |_, x| u64::from(x < y)),
-        BinaryOp::LessEqual => each(out, a, x, |_, x| u64::from(x <= y)),
-        _ => each(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
-    }
-}
-
-/// `out[i] = g(a[i], x[i])`.
-#[inline(always)]
-fn each(out: &mut [u64], a: &[u64], x: &[f64], g: impl Fn(u64, f64) -> u64) {
-    for ((o, &a), &x) in out.iter_mut().zip(a).zip(x) {
-        *o = g(a, x);
+        BinaryOp::Add => each!(out, a, x, |_, x| round(x + y)),
+        BinaryOp::Subtract => each!(out, a, x, |_, x| round(x - y)),
+        BinaryOp::Multiply => each!(out, a, x, |_, x| round(x * y)),
+        BinaryOp::Divide => each!(out, a, x, |_, x| round(x / y)),
+        BinaryOp::Equal => each!(out, a, x, |_, x| u64::from(x == y)),
+        BinaryOp::NotEqual => each!(out, a, x, |_, x| u64::from(x != y)),
+        BinaryOp::Greater => each!(out, a, x, |_, x| u64::from(x > y)),
+        BinaryOp::GreaterEqual => each!(out, a, x, |_, x| u64::from(x >= y)),
+        BinaryOp::Less => each!(out, a, x, |_, x| u64::from(x < y)),
+        BinaryOp::LessEqual => each!(out, a, x, |_, x| u64::from(x <= y)),
+        BinaryOp::FloorDivide => each!(out, a, x, |_, x| floor_divide(f, x, y)),
+        BinaryOp::Remainder => each!(out, a, x, |_, x| remainder(f, b, x, y)),
+        BinaryOp::Nextafter => each!(out, a, x, |a, x| next_after(f, a, b, x, y)),
+        _ => each!(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
     }
 }
 
@@ -179,6 +216,121 @@ fn max_num(f: Format, a: u64, b: u64, x: f64, y: f64, larger: bool) -> u64 {
                 b
             }
         }
+    }
+}
+
+/// The value next to `a` in the direction of `b` (`b` where they are equal, a NaN where
+/// either is), as the oracle's `nextafter`.
+#[inline(always)]
+fn next_after(f: Format, a: u64, b: u64, x: f64, y: f64) -> u64 {
+    if x.is_nan() || y.is_nan() {
+        f.quiet_nan()
+    } else if x == y {
+        b
+    } else if x == 0.0 {
+        f.min_subnormal() | (b & f.sign_mask())
+    } else if (x < y) != f.is_sign_negative(a) {
+        // Away from zero: one step up in magnitude.
+        a + 1
+    } else {
+        a - 1
+    }
+}
+
+/// The oracle's `floor_divide`: the quotient rounded to nearest where that is not finite, or
+/// is a zero of a zero dividend or an infinite divisor; otherwise the exact quotient's floor
+/// rounded down (see the module documentation).
+#[inline(always)]
+fn floor_divide(f: Format, x: f64, y: f64) -> u64 {
+    let q = x / y;
+    let quotient = narrow(f, q);
+    if !f.is_finite(quotient) || f.is_zero(quotient) && (x == 0.0 || y.is_infinite()) {
+        return quotient;
+    }
+    // Whether the exact quotient x/y lies below n: x - n·y, rounded once, keeps its sign.
+    let below = |n: f64| {
+        let r = (-n).mul_add(y, x);
+        if y > 0.0 { r < 0.0 } else { r > 0.0 }
+    };
+    if q.abs() < 2.0 * TWO_52 {
+        let n = q.floor();
+        round_down(f, if below(n) { n - 1.0 } else { n }, false)
+    } else {
+        round_down(f, q, below(q))
+    }
+}
+
+/// `n` rounded down (toward −∞) to `f`; where `n` is a value of `f` and `strictly`, the value
+/// below it (the exact value lies just below `n`).
+#[inline(always)]
+fn round_down(f: Format, n: f64, strictly: bool) -> u64 {
+    let nearest = narrow(f, n);
+    let v = to_f64(f, nearest);
+    if v > n || v == n && strictly {
+        // One step toward −∞: down in magnitude if positive, up if negative.
+        if f.is_sign_negative(nearest) { nearest + 1 } else { nearest - 1 }
+    } else {
+        nearest
+    }
+}
+
+/// The oracle's `remainder` (Python's `%`): `fmod(x, y)`, exact, moved into `y`'s sign by one
+/// rounded addition of `y` where the signs differ; a zero takes `y`'s sign.
+#[inline(always)]
+fn remainder(f: Format, b: u64, x: f64, y: f64) -> u64 {
+    let r = fmod(x, y);
+    if r.is_nan() {
+        f.quiet_nan()
+    } else if r == 0.0 {
+        b & f.sign_mask()
+    } else if r.is_sign_negative() != y.is_sign_negative() {
+        narrow(f, r + y)
+    } else {
+        narrow(f, r)
+    }
+}
+
+/// 2^52: from here on every f64 is an integer.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
+
+/// `fmod(x, y)`, exact, for operands of the formats here: `x − n·y` for the integer
+/// `n = trunc(x/y)`, in steps whose quotient is below 2^52 (see the module documentation).
+#[inline(always)]
+fn fmod(x: f64, y: f64) -> f64 {
+    if !x.is_finite() || y.is_nan() || y == 0.0 {
+        return f64::NAN;
+    }
+    if y.is_infinite() {
+        return x;
+    }
+    let mut r = x;
+    loop {
+        let q = (r / y).abs();
+        if q < TWO_52 {
+            return fmod_step(r, y, q);
+        }
+        // A multiple y·2^k of y whose quotient is below 2^51 leaves the remainder mod y as it
+        // is: fmod(fmod(r, y·2^k), y) = fmod(r, y).
+        let k = ((q.to_bits() >> 52) & 0x7ff) as i32 - 1023 - 50;
+        let s = y * f64::from_bits(((k + 1023) as u64) << 52);
+        r = fmod_step(r, s, (r / s).abs());
+    }
+}
+
+/// `fmod(r, s)` where `|r/s|` rounds to `q < 2^52`: `r − n·s` for `n = trunc(q)`, rounded once
+/// (exact: see the module documentation); `n` is one too large in magnitude where the
+/// quotient rounded up onto an integer, which leaves the remainder on the other side of zero,
+/// and one `s` back is then the remainder.
+#[inline(always)]
+fn fmod_step(r: f64, s: f64, q: f64) -> f64 {
+    let n = q.trunc().copysign(r) * s.signum();
+    let rest = (-n).mul_add(s, r);
+    if rest == 0.0 {
+        0.0f64.copysign(r)
+    } else if rest.is_sign_negative() != r.is_sign_negative() {
+        rest + s.abs().copysign(r)
+    } else {
+        rest
     }
 }
 
@@ -362,7 +514,7 @@ mod tests {
         assert!(covers(add, Format::BF16) && !covers(add, Format::F64));
         assert!(covers(OpKind::Binary(BinaryOp::Less), Format::F64));
         assert!(!covers(OpKind::Binary(BinaryOp::Pow), Format::F32));
-        assert!(!covers(OpKind::Binary(BinaryOp::Nextafter), Format::F16));
+        assert!(!covers(OpKind::Binary(BinaryOp::FloorDivide), Format::F64));
         assert_eq!(reference(OpKind::Binary(BinaryOp::Atan2), Format::F32, &[0, 0]), None);
     }
 }
