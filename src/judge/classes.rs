@@ -337,7 +337,9 @@ impl<'a> ClassJudge<'a> {
     fn governed_for(&self, p1: usize, p2: usize) -> Governed {
         let case = [self.domain[p1], self.domain[p2]];
         let rows = governing_rows(self.table, self.format, &case);
-        let with_nan = self.nan_of[p1] | self.nan_of[p2] != 0;
+        // A NaN operand changes what a float result may be (any NaN, the signaling NaN's
+        // latitude), not a boolean one.
+        let with_nan = self.nan_of[p1] | self.nan_of[p2] != 0 && matches!(self.ctx.output, Domain::Float(_));
         let is_rounded = |&r: &usize| matches!(self.table.rows[r].result, Outcome::CorrectlyRounded);
         let others: Vec<usize> = rows.iter().copied().filter(|r| !is_rounded(r)).collect();
         let rounded = rows.is_empty() || rows.iter().any(is_rounded);
@@ -382,9 +384,8 @@ impl<'a> ClassJudge<'a> {
                 let nan_allowed = *any_nan && Expect::AnyNan.accepts(output, actual, self.nan);
                 for row in per_case {
                     accepted &= match *row {
-                        PerCase::Operand { slot, clear, flip } => {
-                            nan_allowed
-                                || Expect::Bits(case[slot] & !clear ^ flip).accepts(output, actual, self.nan)
+                        PerCase::Operand(operand) => {
+                            nan_allowed || Expect::Bits(operand.of(case)).accepts(output, actual, self.nan)
                         }
                         PerCase::Row(r) => {
                             self.ctx.row_expectation(r, &case)?.accepts(output, actual, self.nan)
@@ -471,9 +472,8 @@ impl<'a> ClassJudge<'a> {
             Quick::Constant(expect) => {
                 actual.iter().fold(true, |all, &a| all & expect.accepts(self.ctx.output, a, self.nan))
             }
-            Quick::Operand { slot, clear, flip } => {
-                let due = |x1: u64| if *slot == 0 { x1 } else { x2 } & !clear ^ flip;
-                let pass = |(&x1, &a): (&u64, &u64)| (a == due(x1)) & not_nan(a);
+            Quick::Operand(operand) => {
+                let pass = |(&x1, &a): (&u64, &u64)| (a == operand.of([x1, x2])) & not_nan(a);
                 self.domain[run].iter().zip(actual).fold(true, |all, case| all & pass(case))
             }
             Quick::None => false,
@@ -580,9 +580,9 @@ enum Quick {
     Reference { mask: u64, value: u64 },
     /// The key's constant expectation, judged exactly.
     Constant(Expect),
-    /// Operand `slot` with the bits `clear` cleared and `flip` flipped, not a NaN: the one
-    /// governing row's result is an operand transformed ([`PerCase::Operand`]).
-    Operand { slot: usize, clear: u64, flip: u64 },
+    /// The operand's bits, not a NaN: the one governing row's result is an operand
+    /// transformed ([`PerCase::Operand`]).
+    Operand(OperandBits),
     /// None: every case is judged whole.
     None,
 }
@@ -605,7 +605,7 @@ impl Quick {
             }
             KeyVerdict::Mixed { rounded: false, fixed, per_case, .. } if fixed.is_empty() => {
                 match per_case[..] {
-                    [PerCase::Operand { slot, clear, flip }] => Quick::Operand { slot, clear, flip },
+                    [PerCase::Operand(operand)] => Quick::Operand(operand),
                     _ => Quick::None,
                 }
             }
@@ -628,7 +628,7 @@ fn bit_test(expect: &Expect, f: Format) -> Option<(u64, u64)> {
 #[derive(Clone, Debug)]
 enum KeyVerdict {
     /// The native reference's result: no row governs, or only rows whose result is
-    /// `correctly_rounded`, and neither operand is a NaN.
+    /// `correctly_rounded`, and neither operand is a NaN (or the result is a boolean).
     Reference,
     /// This expectation: every governing row asks the same of every input.
     Constant(Expect),
@@ -643,10 +643,9 @@ enum KeyVerdict {
 /// A row whose result depends on the case, as [`KeyVerdict::Mixed`] judges it.
 #[derive(Clone, Debug)]
 enum PerCase {
-    /// Operand `slot` with the bits `clear` cleared, then the bits `flip` flipped: a row whose
-    /// result is an operand, its negation, its magnitude or its negated magnitude (any NaN
-    /// where that is a NaN, as [`Expect::Bits`] of a NaN accepts).
-    Operand { slot: usize, clear: u64, flip: u64 },
+    /// A row whose result is an operand, its negation, its magnitude or its negated magnitude
+    /// (any NaN where that is a NaN, as [`Expect::Bits`] of a NaN accepts).
+    Operand(OperandBits),
     /// Row `.0`, through its expectation for the case.
     Row(usize),
 }
@@ -662,7 +661,23 @@ impl PerCase {
             Outcome::NegAbsOperand(o) => (o, sign, sign),
             _ => return PerCase::Row(row),
         };
-        PerCase::Operand { slot: o.index(), clear, flip }
+        PerCase::Operand(OperandBits { slot: o.index(), clear, flip })
+    }
+}
+
+/// Operand `slot` of a case with the bits `clear` cleared, then the bits `flip` flipped.
+#[derive(Clone, Copy, Debug)]
+struct OperandBits {
+    slot: usize,
+    clear: u64,
+    flip: u64,
+}
+
+impl OperandBits {
+    /// The bits for `case`.
+    #[inline(always)]
+    fn of(self, case: [u64; 2]) -> u64 {
+        case[self.slot] & !self.clear ^ self.flip
     }
 }
 

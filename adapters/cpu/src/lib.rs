@@ -19,6 +19,7 @@ pub mod fast;
 pub mod fault;
 mod float;
 mod fused;
+mod half_bits;
 mod integer;
 mod named;
 pub mod output;
@@ -104,6 +105,9 @@ impl Adapter for CpuAdapter {
         }
         // Operands of one dtype need no promotion (and no copy).
         if let Some(out) = fast::binary_tensors(op, a, b) {
+            return out;
+        }
+        if let Some(out) = half_bits::binary(op, a, b) {
             return out;
         }
         let common = promote::promote(a.dtype(), b.dtype())?;
@@ -369,7 +373,7 @@ fn map_pairs<T: Element, U: Element>(
 }
 
 /// Pairs per piece of work of [`dense_pairs`]: a call of more pairs is split.
-const PAIRS_PIECE: usize = 1 << 15;
+pub(crate) const PAIRS_PIECE: usize = 1 << 15;
 
 /// The bytes of `f` on every pair of two dense operands of dtype `T`, one shape and no axis
 /// names, in pieces of [`PAIRS_PIECE`] pairs split across rayon's threads (the exhaustive
