@@ -469,6 +469,7 @@ impl<'a> ClassJudge<'a> {
                 let pass = |(&r, &a): (&u64, &u64)| (a == r) & (a & mask == *value) & not_nan(a);
                 reference.iter().zip(actual).fold(true, |all, case| all & pass(case))
             }
+            Quick::Bits(b) => actual.iter().fold(true, |all, &a| all & (a == *b)),
             Quick::Constant(expect) => {
                 actual.iter().fold(true, |all, &a| all & expect.accepts(self.ctx.output, a, self.nan))
             }
@@ -578,6 +579,8 @@ enum Quick {
     /// The native reference's bits, not a NaN, whose bits `mask` are `value`: a verdict of
     /// the reference alone, or with rows that ask for a sign or a (non-NaN) value beside it.
     Reference { mask: u64, value: u64 },
+    /// These bits (not a NaN): the key's constant expectation, exactly.
+    Bits(u64),
     /// The key's constant expectation, judged exactly.
     Constant(Expect),
     /// The operand's bits, not a NaN: the one governing row's result is an operand
@@ -592,6 +595,7 @@ impl Quick {
     fn of(verdict: &KeyVerdict, f: Format) -> Quick {
         match verdict {
             KeyVerdict::Reference => Quick::Reference { mask: 0, value: 0 },
+            KeyVerdict::Constant(Expect::Bits(b)) if !f.is_nan(*b) => Quick::Bits(*b),
             KeyVerdict::Constant(expect) => Quick::Constant(expect.clone()),
             KeyVerdict::Mixed { rounded: true, fixed, per_case, .. } if per_case.is_empty() => {
                 let tests: Option<Vec<(u64, u64)>> = fixed.iter().map(|e| bit_test(e, f)).collect();
