@@ -157,9 +157,8 @@ pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -
 
 /// [`binary_decoded`] of each first operand `a[i]` (its value `x[i]`) with one second operand
 /// `b` (its value `y`), into `out[i]`: the operation and the format chosen once, outside the
-/// loop, so that the arithmetic and the comparisons are vectorised.
-/// Inlined, so that a caller compiled for wider vectors ([`crate::platform::vectorised`])
-/// vectorises it with them.
+/// loop, so that the arithmetic and the comparisons are vectorised. Inlined, so that a caller
+/// compiled for wider vectors (the pair judge's AVX2 copy) vectorises it with them.
 #[inline(always)]
 pub fn binary_run(op: BinaryOp, f: Format, (a, x): (&[u64], &[f64]), (b, y): (u64, f64), out: &mut [u64]) {
     match (f.exp_bits, f.frac_bits) {

@@ -3,7 +3,8 @@
 //! Straightforward scalar kernels that follow the contract: every element-wise unary and
 //! binary operation of the array API in f16, bf16, f32 and f64 (see the `unary` and `float`
 //! modules for how each is computed), `clip` (module `clip`), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
-//! take the SIMD and multi-threaded kernels of [`fast`], bit-identical to the scalar ones.
+//! take the SIMD and multi-threaded kernels of [`fast`], and the f16/bf16 comparisons, copysign
+//! and nextafter the bit kernels of `half_bits`, bit-identical to the scalar ones.
 //! Complex operands (`c64`, `c128`) take the `complex` module's kernels: the arithmetic, the
 //! comparisons and the unary operations it lists; the rest are reported unsupported.
 //!
