@@ -49,15 +49,18 @@
 //! an infinity is the largest finite value, as the oracle's overflow gives.
 //!
 //! Remainder (Python's `%`: `fmod(x, y)`, moved into `y`'s sign by one correctly rounded
-//! addition of `y` where the signs differ). `fmod` is exact: `x − n·y` for `n = trunc(x/y)`.
-//! Where the f64 quotient is below 2^52, `n` from it is the exact quotient's truncation or
-//! one too large in magnitude (rounded up onto an integer; never too small, by monotonicity),
-//! and `x − n·y` is exactly representable (a multiple of the smaller operand's quantum below
-//! 2|y|, under 53 bits), so one fma gives it exactly; one too large leaves it on the other
-//! side of zero, and adding `y` back is exact (the result is the true remainder, a value of
-//! the format). A larger quotient is first reduced by `y·2^k` (an exact scaling), as
-//! `fmod(fmod(x, y·2^k), y) = fmod(x, y)`, each step taking 50 bits off the quotient. The
-//! final addition of `y` rounds once in f64, then to the format: innocuous double rounding.
+//! addition of `y` where the signs differ). Of the values congruent to `x` modulo `y` and
+//! below `|y|` in magnitude, the one in `y`'s sign is then the result (exact, a value of the
+//! format) and the other `m` gives it as `m + y` rounded once; so any such `m`, exact, will
+//! do: zero gives `y`'s zero, `m` in `y`'s sign itself, another `m` the rounded `m + y`. It is
+//! `x − n·y` for `n` the truncated f64 quotient where that is below 2^52: the exact
+//! quotient's truncation or one more in magnitude (rounded up onto an integer; never less, by
+//! monotonicity), and `x − n·y`, a multiple of the smaller operand's quantum below `|y|`,
+//! has under 53 bits, so one fma gives it exactly. A larger quotient is first reduced the
+//! same way by `y·2^k` (an exact scaling), which keeps the residue modulo `y` and takes 50
+//! bits off the quotient per step; a block of dividends takes the steps its largest quotient
+//! needs. The final addition of `y` rounds once in f64, then to the format: innocuous double
+//! rounding.
 //!
 //! Narrowing. [`narrow`] rounds an f64 to the target with integer arithmetic only (no FP
 //! instruction, so it does not depend on the FP environment): the significand is shifted to
@@ -143,8 +146,12 @@ pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -
         BinaryOp::Minimum => max_num(f, a, b, x, y, false),
         BinaryOp::Copysign => f.abs(a) | (b & f.sign_mask()),
         BinaryOp::Nextafter => next_after(f, a, b, x, y),
-        BinaryOp::FloorDivide => floor_divide(f, x, y),
-        BinaryOp::Remainder => remainder(f, b, x, y),
+        BinaryOp::FloorDivide | BinaryOp::Remainder if f.bits < 64 => {
+            // The run's implementation, on a run of one.
+            let mut out = [0];
+            binary_run(op, f, (&[a], &[x]), (b, y), &mut out);
+            out[0]
+        }
         BinaryOp::Equal => u64::from(x == y),
         BinaryOp::NotEqual => u64::from(x != y),
         BinaryOp::Greater => u64::from(x > y),
@@ -190,8 +197,8 @@ fn run_to<const EXP: u32, const FRAC: u32>(
         BinaryOp::GreaterEqual => each!(out, a, x, |_, x| u64::from(x >= y)),
         BinaryOp::Less => each!(out, a, x, |_, x| u64::from(x < y)),
         BinaryOp::LessEqual => each!(out, a, x, |_, x| u64::from(x <= y)),
-        BinaryOp::FloorDivide => each!(out, a, x, |_, x| floor_divide(f, x, y)),
-        BinaryOp::Remainder => each!(out, a, x, |_, x| remainder(f, b, x, y)),
+        BinaryOp::FloorDivide => each!(out, a, x, |_, x| floor_divide::<EXP, FRAC>(x, y)),
+        BinaryOp::Remainder => remainder::<EXP, FRAC>(b, x, y, out),
         BinaryOp::Nextafter => each!(out, a, x, |a, x| next_after(f, a, b, x, y)),
         _ => each!(out, a, x, |a, x| binary_decoded(op, f, a, b, x, y)),
     }
@@ -236,100 +243,81 @@ fn next_after(f: Format, a: u64, b: u64, x: f64, y: f64) -> u64 {
     }
 }
 
-/// The oracle's `floor_divide`: the quotient rounded to nearest where that is not finite, or
-/// is a zero of a zero dividend or an infinite divisor; otherwise the exact quotient's floor
-/// rounded down (see the module documentation).
+/// The oracle's `floor_divide` in the format with `EXP` exponent and `FRAC` fraction bits: the
+/// quotient rounded to nearest where that is not finite, or is a zero of a zero dividend or an
+/// infinite divisor; otherwise the exact quotient's floor rounded down (see the module
+/// documentation). Without a branch, so that a run of them is vectorised.
 #[inline(always)]
-fn floor_divide(f: Format, x: f64, y: f64) -> u64 {
+fn floor_divide<const EXP: u32, const FRAC: u32>(x: f64, y: f64) -> u64 {
+    let f = format::<EXP, FRAC>();
     let q = x / y;
-    let quotient = narrow(f, q);
-    if !f.is_finite(quotient) || f.is_zero(quotient) && (x == 0.0 || y.is_infinite()) {
-        return quotient;
-    }
+    let quotient = narrow_to::<EXP, FRAC>(q, Ordering::Equal);
+    let special = !f.is_finite(quotient) | f.is_zero(quotient) & ((x == 0.0) | y.is_infinite());
+    let small = q.abs() < 2.0 * TWO_52;
+    let n = if small { q.floor() } else { q };
     // Whether the exact quotient x/y lies below n: x - n·y, rounded once, keeps its sign.
-    let below = |n: f64| {
-        let r = (-n).mul_add(y, x);
-        if y > 0.0 { r < 0.0 } else { r > 0.0 }
-    };
-    if q.abs() < 2.0 * TWO_52 {
-        let n = q.floor();
-        round_down(f, if below(n) { n - 1.0 } else { n }, false)
-    } else {
-        round_down(f, q, below(q))
+    let r = (-n).mul_add(y, x);
+    let below = if y > 0.0 { r < 0.0 } else { r > 0.0 };
+    let floor = floor_to::<EXP, FRAC>(if small & below { n - 1.0 } else { n }, !small & below);
+    if special { quotient } else { floor }
+}
+
+/// The oracle's `remainder` (Python's `%`) of each `x[i]` by `y` (whose bits are `b`), into
+/// `out[i]`: the value congruent to `x` modulo `y` in `y`'s sign below `|y|`, from any one
+/// below `|y|` (see the module documentation); a zero takes `y`'s sign.
+#[inline(always)]
+fn remainder<const EXP: u32, const FRAC: u32>(b: u64, x: &[f64], y: f64, out: &mut [u64]) {
+    let f = format::<EXP, FRAC>();
+    let mut m = [0.0; REMAINDER_BLOCK];
+    for (x, out) in x.chunks(REMAINDER_BLOCK).zip(out.chunks_mut(REMAINDER_BLOCK)) {
+        let m = &mut m[..x.len()];
+        residues(x, y, m);
+        for (o, &m) in out.iter_mut().zip(&*m) {
+            let moved = if m.is_sign_negative() == y.is_sign_negative() { m } else { m + y };
+            let nonzero = narrow_to::<EXP, FRAC>(moved, Ordering::Equal);
+            let value = if m == 0.0 { b & f.sign_mask() } else { nonzero };
+            *o = if m.is_nan() { f.quiet_nan() } else { value };
+        }
     }
 }
 
-/// `n` rounded down (toward −∞) to `f`; where `n` is a value of `f` and `strictly`, the value
-/// below it (the exact value lies just below `n`).
-#[inline(always)]
-fn round_down(f: Format, n: f64, strictly: bool) -> u64 {
-    let nearest = narrow(f, n);
-    let v = to_f64(f, nearest);
-    if v > n || v == n && strictly {
-        // One step toward −∞: down in magnitude if positive, up if negative.
-        if f.is_sign_negative(nearest) { nearest + 1 } else { nearest - 1 }
-    } else {
-        nearest
-    }
-}
-
-/// The oracle's `remainder` (Python's `%`): `fmod(x, y)`, exact, moved into `y`'s sign by one
-/// rounded addition of `y` where the signs differ; a zero takes `y`'s sign.
-#[inline(always)]
-fn remainder(f: Format, b: u64, x: f64, y: f64) -> u64 {
-    let r = fmod(x, y);
-    if r.is_nan() {
-        f.quiet_nan()
-    } else if r == 0.0 {
-        b & f.sign_mask()
-    } else if r.is_sign_negative() != y.is_sign_negative() {
-        narrow(f, r + y)
-    } else {
-        narrow(f, r)
-    }
-}
+/// [`remainder`] reduces the dividends in blocks of this many: a block takes as many steps as
+/// its largest quotient needs.
+const REMAINDER_BLOCK: usize = 64;
 
 /// 2^52: from here on every f64 is an integer.
 const TWO_52: f64 = 4_503_599_627_370_496.0;
 
-/// `fmod(x, y)`, exact, for operands of the formats here: `x − n·y` for the integer
-/// `n = trunc(x/y)`, in steps whose quotient is below 2^52 (see the module documentation).
+/// Into `m[i]`, a value congruent to `x[i]` modulo `y`, below `|y|` in magnitude, exact, for
+/// operands of the formats here (see the module documentation); a NaN where `x` is not finite
+/// or `y` is a NaN or a zero, and `x` where `y` is infinite.
 #[inline(always)]
-fn fmod(x: f64, y: f64) -> f64 {
-    if !x.is_finite() || y.is_nan() || y == 0.0 {
-        return f64::NAN;
-    }
-    if y.is_infinite() {
-        return x;
-    }
-    let mut r = x;
-    loop {
-        let q = (r / y).abs();
-        if q < TWO_52 {
-            return fmod_step(r, y, q);
+fn residues(x: &[f64], y: f64, m: &mut [f64]) {
+    if !y.is_finite() || y == 0.0 {
+        for (m, &x) in m.iter_mut().zip(x) {
+            *m = if y.is_infinite() & x.is_finite() { x } else { f64::NAN };
         }
-        // A multiple y·2^k of y whose quotient is below 2^51 leaves the remainder mod y as it
-        // is: fmod(fmod(r, y·2^k), y) = fmod(r, y).
-        let k = ((q.to_bits() >> 52) & 0x7ff) as i32 - 1023 - 50;
-        let s = y * f64::from_bits(((k + 1023) as u64) << 52);
-        r = fmod_step(r, s, (r / s).abs());
+        return;
     }
-}
-
-/// `fmod(r, s)` where `|r/s|` rounds to `q < 2^52`: `r − n·s` for `n = trunc(q)`, rounded once
-/// (exact: see the module documentation); `n` is one too large in magnitude where the
-/// quotient rounded up onto an integer, which leaves the remainder on the other side of zero,
-/// and one `s` back is then the remainder.
-#[inline(always)]
-fn fmod_step(r: f64, s: f64, q: f64) -> f64 {
-    let n = q.trunc().copysign(r) * s.signum();
-    let rest = (-n).mul_add(s, r);
-    if rest == 0.0 {
-        0.0f64.copysign(r)
-    } else if rest.is_sign_negative() != r.is_sign_negative() {
-        rest + s.abs().copysign(r)
-    } else {
-        rest
+    // The binade distance d of |m| above |y| bounds the quotient: below 2^(d+1).
+    let field = |v: f64| (v.to_bits() >> 52 & 0x7ff) as i64;
+    let distance = |v: f64| field(v) - field(y);
+    // A non-finite dividend takes part as a zero, and comes out a NaN.
+    for (m, &x) in m.iter_mut().zip(x) {
+        *m = if x.is_finite() { x } else { 0.0 };
+    }
+    // A step reduces by y·2^k, k = max(d − 50, 0), whose quotient is below 2^51: that keeps
+    // the residue modulo y and leaves d at most k. The steps of the block's largest d take
+    // every d to 50 at most, and one more step with k = 0 leaves m below |y|.
+    let reach = m.iter().fold(0, |d, &v| d.max(distance(v)));
+    for _ in 0..=(reach - 1).max(0) / 50 {
+        for m in m.iter_mut() {
+            let s = y * f64::from_bits((((distance(*m) - 50).max(0) + 1023) as u64) << 52);
+            *m = (-(*m / s).trunc()).mul_add(s, *m);
+        }
+    }
+    for (m, &x) in m.iter_mut().zip(x) {
+        *m = if x.is_finite() { *m } else { f64::NAN };
     }
 }
 
@@ -403,38 +391,81 @@ pub(super) fn narrow_toward(f: Format, x: f64, beyond: Ordering) -> u64 {
     }
 }
 
+/// The format with `EXP` exponent and `FRAC` fraction bits.
+const fn format<const EXP: u32, const FRAC: u32>() -> Format {
+    Format { name: "", bits: 1 + EXP + FRAC, exp_bits: EXP, frac_bits: FRAC }
+}
+
 /// [`narrow_toward`] for the format with `EXP` exponent and `FRAC` fraction bits, without a
 /// branch (selects only), so that a loop of them is vectorised ([`binary_run`]).
 #[inline(always)]
 fn narrow_to<const EXP: u32, const FRAC: u32>(x: f64, beyond: Ordering) -> u64 {
-    let f = Format { name: "", bits: 1 + EXP + FRAC, exp_bits: EXP, frac_bits: FRAC };
-    let bits = x.to_bits();
-    let sign = (bits >> 63) << (EXP + FRAC);
-    let field = ((bits >> 52) & 0x7ff) as i64;
-    let frac = bits & ((1 << 52) - 1);
-    // |x| = m × 2^(e - 52), with the hidden bit where x is normal. An f64 subnormal (m < 2^52,
-    // e = -1022) lies far below the target's smallest subnormal and rounds to zero below.
-    let m = frac | u64::from(field != 0) << 52;
-    let e = field.max(1) - 1023;
-    // The target's exponent field at e, and the bits below its quantum: 52 - FRAC in the
-    // normal range, more below it (the subnormal quantum), at most 54, as m < 2^53 lies below
-    // a quarter of the quantum from there on, whatever the direction.
-    let biased = e + i64::from(f.bias());
-    let drop = (52 - i64::from(FRAC) + (1 - biased).max(0)).min(54) as u32;
-    let units = m >> drop;
-    let rest = m & ((1 << drop) - 1);
-    let half = 1 << (drop - 1);
+    let f = format::<EXP, FRAC>();
+    let Split { sign, encoded, units, rest, half } = split::<EXP, FRAC>(x);
     let tie_up = match beyond {
         Ordering::Equal => units & 1 == 1,
         o => o == Ordering::Greater,
     };
     let up = rest > half || rest == half && tie_up;
+    let magnitude = (encoded + units + u64::from(up)).min(f.pos_inf());
+    if x.is_nan() { f.quiet_nan() } else { sign | magnitude }
+}
+
+/// `x`, finite, rounded down (toward −∞) to the format with `EXP` exponent and `FRAC`
+/// fraction bits; where `x` is a nonzero value of the format and `strictly`, the value below
+/// it (the exact value lies just below `x`). Without a branch.
+#[inline(always)]
+fn floor_to<const EXP: u32, const FRAC: u32>(x: f64, strictly: bool) -> u64 {
+    let f = format::<EXP, FRAC>();
+    let Split { sign, encoded, units, rest, .. } = split::<EXP, FRAC>(x);
+    let exact = rest == 0;
+    // Down is toward a larger magnitude below zero, a smaller one above it; a positive value
+    // beyond the range rounds down to the largest finite one, a negative one to −∞.
+    let magnitude = if sign != 0 {
+        (encoded + units + u64::from(!exact | strictly)).min(f.pos_inf())
+    } else {
+        (encoded + units - u64::from(exact & strictly)).min(f.pos_inf() - 1)
+    };
+    sign | magnitude
+}
+
+/// An f64 cut at the quantum of a narrower format: its sign in the format, the format's
+/// exponent field at its magnitude (shifted into place), and the magnitude's units of the
+/// quantum and the `rest` below it, to compare with `half` a unit.
+struct Split {
+    sign: u64,
+    encoded: u64,
+    units: u64,
+    rest: u64,
+    half: u64,
+}
+
+/// `x` cut at the quantum of the format with `EXP` exponent and `FRAC` fraction bits.
+#[inline(always)]
+fn split<const EXP: u32, const FRAC: u32>(x: f64) -> Split {
+    let f = format::<EXP, FRAC>();
+    let bits = x.to_bits();
+    let field = ((bits >> 52) & 0x7ff) as i64;
+    let frac = bits & ((1 << 52) - 1);
+    // |x| = m × 2^(e - 52), with the hidden bit where x is normal. An f64 subnormal (m < 2^52,
+    // e = -1022) lies far below the target's smallest subnormal: no units, a nonzero rest.
+    let m = frac | u64::from(field != 0) << 52;
+    let e = field.max(1) - 1023;
+    // The target's exponent field at e, and the bits below its quantum: 52 - FRAC in the
+    // normal range, more below it (the subnormal quantum), at most 54, as m < 2^53 lies below
+    // a quarter of the quantum from there on.
+    let biased = e + i64::from(f.bias());
+    let drop = (52 - i64::from(FRAC) + (1 - biased).max(0)).min(54) as u32;
     // A normal value's units include the hidden bit, which adds one to the exponent field;
     // a carry out of the significand moves to the next binade (or to infinity) by itself, and
     // so does a magnitude at or above 2^(emax+1) (an infinite x included).
-    let encoded = ((biased.max(1) - 1) as u64) << FRAC;
-    let magnitude = (encoded + units + u64::from(up)).min(f.pos_inf());
-    if field == 0x7ff && frac != 0 { f.quiet_nan() } else { sign | magnitude }
+    Split {
+        sign: (bits >> 63) << (EXP + FRAC),
+        encoded: ((biased.max(1) - 1) as u64) << FRAC,
+        units: m >> drop,
+        rest: m & ((1 << drop) - 1),
+        half: 1 << (drop - 1),
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use half::f16;
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 
-use crate::{PAIRS_PIECE, in_pieces};
+use crate::{PAIRS_PIECE, dense_operands, in_pieces};
 
 /// `op` on `a` and `b`, or `None` where these kernels do not apply (another operation or
 /// dtype, operands of different dtypes or shapes, axis names, or a strided operand).
@@ -16,11 +16,7 @@ pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Result<Tensor, Ada
         DType::BF16 => 0x7f80,
         _ => return None,
     };
-    let plain = |t: &Tensor| t.names().is_none() && t.dtype() == a.dtype();
-    if !plain(a) || !plain(b) || a.shape() != b.shape() {
-        return None;
-    }
-    let operands = (a.contiguous_bytes()?, b.contiguous_bytes()?);
+    let operands = dense_operands(a, b, a.dtype())?;
     let bools = |out| Tensor::from_bytes(DType::Bool, a.shape(), out);
     // Of NaNs, every comparison but not_equal is false.
     Some(match op {

@@ -4,7 +4,8 @@
 //! binary operation of the array API in f16, bf16, f32 and f64 (see the `unary` and `float`
 //! modules for how each is computed), `clip` (module `clip`), NumPy broadcasting, and strided inputs. The common cases of the cheap operations
 //! take the SIMD and multi-threaded kernels of [`fast`], and the f16/bf16 comparisons, copysign
-//! and nextafter the bit kernels of `half_bits`, bit-identical to the scalar ones.
+//! and nextafter the bit kernels of `half_bits`, their floor_divide and remainder the block
+//! kernels of `half_division`, bit-identical to the scalar ones.
 //! Complex operands (`c64`, `c128`) take the `complex` module's kernels: the arithmetic, the
 //! comparisons and the unary operations it lists; the rest are reported unsupported.
 //!
@@ -21,6 +22,7 @@ pub mod fault;
 mod float;
 mod fused;
 mod half_bits;
+mod half_division;
 mod integer;
 mod named;
 pub mod output;
@@ -109,6 +111,9 @@ impl Adapter for CpuAdapter {
             return out;
         }
         if let Some(out) = half_bits::binary(op, a, b) {
+            return out;
+        }
+        if let Some(out) = half_division::binary(op, a, b) {
             return out;
         }
         let common = promote::promote(a.dtype(), b.dtype())?;
@@ -385,11 +390,7 @@ fn dense_pairs<T: Element, U: Element>(
     b: &Tensor,
     f: &(impl Fn(T, T) -> Option<U> + Sync),
 ) -> Option<Option<Vec<u8>>> {
-    let plain = |t: &Tensor| t.names().is_none() && t.dtype() == T::DTYPE;
-    if !plain(a) || !plain(b) || a.shape() != b.shape() {
-        return None;
-    }
-    let (xs, ys) = (a.contiguous_bytes()?, b.contiguous_bytes()?);
+    let (xs, ys) = dense_operands(a, b, T::DTYPE)?;
     let size = T::DTYPE.size();
     Some(in_pieces::<U>(xs.len() / size, PAIRS_PIECE, size, |bytes, out| {
         let (xs, ys) = (&xs[bytes.clone()], &ys[bytes]);
@@ -398,6 +399,16 @@ fn dense_pairs<T: Element, U: Element>(
         }
         Some(())
     }))
+}
+
+/// The bytes of two dense operands of `dtype`, one shape and no axis names; `None` for other
+/// operands.
+pub(crate) fn dense_operands<'a>(a: &'a Tensor, b: &'a Tensor, dtype: DType) -> Option<(&'a [u8], &'a [u8])> {
+    let plain = |t: &Tensor| t.names().is_none() && t.dtype() == dtype;
+    if !plain(a) || !plain(b) || a.shape() != b.shape() {
+        return None;
+    }
+    Some((a.contiguous_bytes()?, b.contiguous_bytes()?))
 }
 
 /// The bytes that `f` writes for every element below `n`, in pieces of `piece` elements split
