@@ -251,8 +251,15 @@ fn next_after(f: Format, a: u64, b: u64, x: f64, y: f64) -> u64 {
 fn floor_divide<const EXP: u32, const FRAC: u32>(x: f64, y: f64) -> u64 {
     let f = format::<EXP, FRAC>();
     let q = x / y;
-    let quotient = narrow_to::<EXP, FRAC>(q, Ordering::Equal);
-    let special = !f.is_finite(quotient) | f.is_zero(quotient) & ((x == 0.0) | y.is_infinite());
+    // The quotient rounded to nearest, where that is a NaN, an infinity (at the overflow
+    // threshold (2 − 2^-p)·2^emax on) or the zero of a zero dividend or an infinite
+    // divisor (then the quotient is a zero itself).
+    let emax = (1 << (EXP - 1)) - 1;
+    let overflow = power_of_two(emax + 1) - power_of_two(emax - FRAC as i64 - 1);
+    let infinite = q.abs() >= overflow;
+    let special = q.is_nan() | infinite | (x == 0.0) | y.is_infinite();
+    let sign = (q.to_bits() >> 63) << (EXP + FRAC);
+    let quotient = if q.is_nan() { f.quiet_nan() } else { sign | if infinite { f.pos_inf() } else { 0 } };
     let small = q.abs() < 2.0 * TWO_52;
     let n = if small { q.floor() } else { q };
     // Whether the exact quotient x/y lies below n: x - n·y, rounded once, keeps its sign.
@@ -260,6 +267,12 @@ fn floor_divide<const EXP: u32, const FRAC: u32>(x: f64, y: f64) -> u64 {
     let below = if y > 0.0 { r < 0.0 } else { r > 0.0 };
     let floor = floor_to::<EXP, FRAC>(if small & below { n - 1.0 } else { n }, !small & below);
     if special { quotient } else { floor }
+}
+
+/// 2^e, for `e` in f64's normal range.
+#[inline(always)]
+fn power_of_two(e: i64) -> f64 {
+    f64::from_bits(((e + 1023) as u64) << 52)
 }
 
 /// The oracle's `remainder` (Python's `%`) of each `x[i]` by `y` (whose bits are `b`), into
@@ -312,7 +325,7 @@ fn residues(x: &[f64], y: f64, m: &mut [f64]) {
     let reach = m.iter().fold(0, |d, &v| d.max(distance(v)));
     for _ in 0..=(reach - 1).max(0) / 50 {
         for m in m.iter_mut() {
-            let s = y * f64::from_bits((((distance(*m) - 50).max(0) + 1023) as u64) << 52);
+            let s = y * power_of_two((distance(*m) - 50).max(0));
             *m = (-(*m / s).trunc()).mul_add(s, *m);
         }
     }

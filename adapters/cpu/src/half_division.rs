@@ -43,13 +43,20 @@ pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Result<Tensor, Ada
     };
     let (xs, ys) = dense_operands(a, b, a.dtype())?;
     let out = in_pieces::<f16>(xs.len() / 2, PAIRS_PIECE, 2, |bytes, out| {
-        let bits = |b: &[u8]| b.as_chunks::<2>().0.iter().map(|&b| u16::from_le_bytes(b)).collect::<Vec<_>>();
-        let (x, y) = (bits(&xs[bytes.clone()]), bits(&ys[bytes]));
-        let mut results = vec![0; x.len()];
-        for ((x, y), results) in x.chunks(BLOCK).zip(y.chunks(BLOCK)).zip(results.chunks_mut(BLOCK)) {
-            block(op, &conversions, (x, y), results);
+        let bits = |b: &[u8], to: &mut [u16]| {
+            for (t, b) in to.iter_mut().zip(b.as_chunks::<2>().0) {
+                *t = u16::from_le_bytes(*b);
+            }
+        };
+        let (xs, ys) = (&xs[bytes.clone()], &ys[bytes]);
+        for (x, y) in xs.chunks(2 * BLOCK).zip(ys.chunks(2 * BLOCK)) {
+            let (mut bx, mut by, mut results) = ([0; BLOCK], [0; BLOCK], [0; BLOCK]);
+            let n = x.len() / 2;
+            bits(x, &mut bx[..n]);
+            bits(y, &mut by[..n]);
+            block(op, &conversions, (&bx[..n], &by[..n]), &mut results[..n]);
+            out.extend(results[..n].iter().flat_map(|r| r.to_le_bytes()));
         }
-        out.extend(results.iter().flat_map(|r| r.to_le_bytes()));
         Some(())
     })
     .unwrap_or_default();
