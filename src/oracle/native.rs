@@ -40,13 +40,15 @@
 //! quotient's floor or one above it (rounding is monotonic and the integers there are f64
 //! values, so the quotient lies in [n − 1, n + 1)), and the sign of `x − n·y` rounded once
 //! (one fma: rounding keeps a sign, and a nonzero difference of these operands is far above
-//! f64's underflow) says which; the floor, an integer f64, is then rounded down by rounding
-//! to nearest and stepping down where that went up. Where |q| ≥ 2^53 every value of the
+//! f64's underflow) says which; the floor, an integer f64, is then rounded down by cutting
+//! its significand at the format's quantum (toward −∞: the cut bits dropped above zero, one
+//! unit more in magnitude below it where any were cut). Where |q| ≥ 2^53 every value of the
 //! format near it is an integer, so rounding the floor down is rounding the quotient down:
 //! `q` rounded down, one value lower where `q` is itself a value of the format and the same
-//! fma sign puts the exact quotient below it. A floor at or above the largest finite value
-//! cannot reach 2^(emax+1) (the quotient rounded to a finite value), so the step down from
-//! an infinity is the largest finite value, as the oracle's overflow gives.
+//! fma sign puts the exact quotient below it. A positive floor past the largest finite value
+//! (below 2^(emax+1), as the quotient rounded to a finite value) rounds down to it, a
+//! negative one to −∞, as the oracle's overflow gives. Whether the quotient rounds to an
+//! infinity or a zero is a comparison of `q` with the overflow threshold.
 //!
 //! Remainder (Python's `%`: `fmod(x, y)`, moved into `y`'s sign by one correctly rounded
 //! addition of `y` where the signs differ). Of the values congruent to `x` modulo `y` and

@@ -1,9 +1,10 @@
 //! floor_divide and remainder of two dense f16 or bf16 operands of one shape, [`BLOCK`] pairs
 //! at a time: widened by `half`'s slice conversions (F16C where the CPU has it), divided in
 //! f32 and f64 in loops without branches that the compiler vectorises (for AVX2 and FMA where
-//! the CPU has them), and rounded back by the slice conversions, split across rayon's
-//! threads. Bit-identical to the scalar path (`float.rs`), which widens, divides and rounds
-//! one element at a time; an exhaustive pair sweep calls them with 2^20 pairs.
+//! the CPU has them and `OPSPEC_CPU_SIMD` allows), and rounded back by the slice conversions,
+//! split across rayon's threads. Bit-identical to the scalar path (`float.rs`), which widens,
+//! divides and rounds one element at a time; an exhaustive pair sweep calls them with 2^20
+//! pairs.
 
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
 use half::{bf16, f16};
@@ -85,10 +86,14 @@ fn block(op: BinaryOp, conversions: &Conversions, (x, y): (&[u16], &[u16]), out:
 }
 
 /// `op` on the f32 pairs `x[i]`, `y[i]`, into `out[i]`, compiled for AVX2 and FMA where the
-/// CPU has them (vector floor, truncation and fused multiply-add).
+/// CPU has them (vector floor, truncation and fused multiply-add) and `OPSPEC_CPU_SIMD` is not
+/// `portable`.
 fn divide(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if crate::fast::simd() >= crate::fast::Simd::Avx2
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+    {
         // SAFETY: the CPU has AVX2 and FMA, as just checked.
         return unsafe { divide_avx2(op, (x, y), out) };
     }
