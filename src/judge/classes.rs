@@ -297,7 +297,8 @@ impl<'a> ClassJudge<'a> {
                     let to = (from + BLOCK).min(run_end);
                     let actual = &mut actual[..to - from];
                     let results = (bytes, j + (from - low), size);
-                    if !self.quick(governed, from..to, p2, results, actual, &mut reference) {
+                    let block = Block { run: from..to, p2, results, actual, reference: &mut reference };
+                    if !self.quick(governed, block) {
                         for (q, &actual) in (from..to).zip(actual.iter()) {
                             if !self.accepts(governed, q, p2, actual)? {
                                 fail(q, actual);
@@ -401,56 +402,31 @@ impl<'a> ClassJudge<'a> {
         })
     }
 
-    /// Whether every case at the first-operand positions `run` against `p2` passes
-    /// `governed`'s quick test; their results are elements `from ..` of `bytes` (of `size`
-    /// bytes each), read into `actual` (as many as it holds), and `reference` is room for the
-    /// native reference's results. Compiled for AVX2 and FMA where the CPU has them: the native
-    /// reference's narrowing is vectorised only with its variable shifts of 64-bit lanes.
+    /// Whether every case of `block` passes `governed`'s quick test. Compiled for AVX2 and FMA
+    /// where the CPU has them: the native reference's narrowing is vectorised only with its
+    /// variable shifts of 64-bit lanes.
     #[inline(always)]
-    fn quick(
-        &self,
-        governed: &Governed,
-        run: Range<usize>,
-        p2: usize,
-        results: (&[u8], usize, usize),
-        actual: &mut [u64],
-        reference: &mut [u64; BLOCK],
-    ) -> bool {
+    fn quick(&self, governed: &Governed, block: Block) -> bool {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
             // SAFETY: the CPU has AVX2 and FMA, as just checked.
-            return unsafe { self.quick_avx2(governed, run, p2, results, actual, reference) };
+            return unsafe { self.quick_avx2(governed, block) };
         }
-        self.quick_in(governed, run, p2, results, actual, reference)
+        self.quick_in(governed, block)
     }
 
     /// [`ClassJudge::quick_in`] compiled for AVX2 and FMA (which `floor_divide` and
     /// `remainder`'s reference use).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    fn quick_avx2(
-        &self,
-        governed: &Governed,
-        run: Range<usize>,
-        p2: usize,
-        results: (&[u8], usize, usize),
-        actual: &mut [u64],
-        reference: &mut [u64; BLOCK],
-    ) -> bool {
-        self.quick_in(governed, run, p2, results, actual, reference)
+    fn quick_avx2(&self, governed: &Governed, block: Block) -> bool {
+        self.quick_in(governed, block)
     }
 
     /// [`ClassJudge::quick`] for any CPU.
     #[inline(always)]
-    fn quick_in(
-        &self,
-        governed: &Governed,
-        run: Range<usize>,
-        p2: usize,
-        (bytes, from, size): (&[u8], usize, usize),
-        actual: &mut [u64],
-        reference: &mut [u64; BLOCK],
-    ) -> bool {
+    fn quick_in(&self, governed: &Governed, block: Block) -> bool {
+        let Block { run, p2, results: (bytes, from, size), actual, reference } = block;
         elements(bytes, from, size, actual);
         let actual = &*actual;
         // A NaN's magnitude bits lie above infinity's; a boolean result is never a NaN.
@@ -569,6 +545,18 @@ struct Governed {
     rows: Vec<usize>,
     verdict: KeyVerdict,
     quick: Quick,
+}
+
+/// A block of cases for [`ClassJudge::quick`]: the first-operand positions `run` against
+/// `p2`, whose results are elements `from ..` of `bytes` (of `size` bytes each) in `results`,
+/// read into `actual` (as many as it holds), and `reference`, room for the native reference's
+/// results.
+struct Block<'b> {
+    run: Range<usize>,
+    p2: usize,
+    results: (&'b [u8], usize, usize),
+    actual: &'b mut [u64],
+    reference: &'b mut [u64; BLOCK],
 }
 
 /// A test of a key's results cheap enough to run on a block of cases at once, which never
