@@ -175,25 +175,22 @@ pub fn operand_tensor(
 ) -> Result<Tensor, String> {
     let size = dtype.size();
     let values = domain.len() / size;
-    let mut bytes = vec![0u8; n * size];
+    // Written once each, without zeroing first.
+    let mut bytes = Vec::with_capacity(n * size);
     let mut at = Digits::new(first, values as u64);
-    let mut done = 0;
-    while done < n {
-        let run = (values - at.low).min(n - done);
-        let out = &mut bytes[done * size..(done + run) * size];
+    while bytes.len() < n * size {
+        let run = (values - at.low).min(n - bytes.len() / size);
         if slot == 0 {
-            out.copy_from_slice(&domain[at.low * size..(at.low + run) * size]);
+            bytes.extend_from_slice(&domain[at.low * size..(at.low + run) * size]);
         } else {
             // One copy of the value, then doubling copies of what is written.
-            out[..size].copy_from_slice(&domain[at.high * size..(at.high + 1) * size]);
-            let mut filled = size;
-            while filled < out.len() {
-                let more = filled.min(out.len() - filled);
-                out.copy_within(..more, filled);
-                filled += more;
+            let (start, end) = (bytes.len(), bytes.len() + run * size);
+            bytes.extend_from_slice(&domain[at.high * size..(at.high + 1) * size]);
+            while bytes.len() < end {
+                let more = (bytes.len() - start).min(end - bytes.len());
+                bytes.extend_from_within(start..start + more);
             }
         }
-        done += run;
         at = Digits { low: 0, high: at.high + 1 };
     }
     Tensor::from_bytes(dtype, &[n], bytes).map_err(|e| e.to_string())
@@ -264,6 +261,31 @@ mod tests {
         assert_eq!((f32.len(), f32.chunks(), f32.operand(0xdead_beef, 0)), (1 << 32, 128, 0xdead_beef));
         assert!(Sweep::every_value(Format::F64).is_none());
         assert!(Sweep::exhaustive(Format::F16, 3).is_none());
+    }
+
+    #[test]
+    fn operand_tensors_hold_each_case_s_operands() {
+        for (f, dtype) in [(Format::F16, DType::F16), (Format::F32, DType::F32)] {
+            let sweep = Sweep::binary(f);
+            let domain: Vec<u8> =
+                sweep.domain().iter().flat_map(|x| x.to_le_bytes()[..dtype.size()].to_vec()).collect();
+            // From the middle of one second operand's run across three more.
+            let base = sweep.domain().len() as u64;
+            let (first, n) = (base / 2 + 1, 3 * base as usize + 7);
+            for slot in 0..2 {
+                let t = operand_tensor(&domain, first, n, slot, dtype).unwrap();
+                let bytes = t.contiguous_bytes().unwrap();
+                for j in 0..n {
+                    let case = first + j as u64;
+                    assert_eq!(
+                        element(bytes, j, dtype.size()),
+                        sweep.operand(case, slot),
+                        "{} case {case}",
+                        f.name
+                    );
+                }
+            }
+        }
     }
 
     #[test]

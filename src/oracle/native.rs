@@ -43,9 +43,12 @@
 //! f64's underflow) says which; the floor, an integer f64, is then rounded down by cutting
 //! its significand at the format's quantum (toward −∞: the cut bits dropped above zero, one
 //! unit more in magnitude below it where any were cut). Where |q| ≥ 2^53 every value of the
-//! format near it is an integer, so rounding the floor down is rounding the quotient down:
-//! `q` rounded down, one value lower where `q` is itself a value of the format and the same
-//! fma sign puts the exact quotient below it. A positive floor past the largest finite value
+//! format near it is an integer, so rounding the floor down is rounding the quotient down,
+//! and that is `q` rounded down: no value of the format lies between the quotient and `q`.
+//! (Were `q` one and not the quotient, `x − q·y` would be a nonzero multiple of the quantum
+//! of `x` or of the 2p-bit product `q·y`, more than 2^-2p·|q·y| in magnitude, putting the
+//! quotient more than 2^-2p·|q| from `q`; `q` lies within 2^-53·|q| of it, and 2p ≤ 48.)
+//! A positive floor past the largest finite value
 //! (below 2^(emax+1), as the quotient rounded to a finite value) rounds down to it, a
 //! negative one to −∞, as the oracle's overflow gives. Whether the quotient rounds to an
 //! infinity or a zero is a comparison of `q` with the overflow threshold.
@@ -267,7 +270,7 @@ fn floor_divide<const EXP: u32, const FRAC: u32>(x: f64, y: f64) -> u64 {
     // Whether the exact quotient x/y lies below n: x - n·y, rounded once, keeps its sign.
     let r = (-n).mul_add(y, x);
     let below = if y > 0.0 { r < 0.0 } else { r > 0.0 };
-    let floor = floor_to::<EXP, FRAC>(if small & below { n - 1.0 } else { n }, !small & below);
+    let floor = floor_integer_to::<EXP, FRAC>(if small & below { n - 1.0 } else { n });
     if special { quotient } else { floor }
 }
 
@@ -426,22 +429,26 @@ fn narrow_to<const EXP: u32, const FRAC: u32>(x: f64, beyond: Ordering) -> u64 {
     if x.is_nan() { f.quiet_nan() } else { sign | magnitude }
 }
 
-/// `x`, finite, rounded down (toward −∞) to the format with `EXP` exponent and `FRAC`
-/// fraction bits; where `x` is a nonzero value of the format and `strictly`, the value below
-/// it (the exact value lies just below `x`). Without a branch.
+/// `x`, an integer f64 (zero, or at least 1 in magnitude: normal in f64 and in the format),
+/// rounded down (toward −∞) to the format with `EXP` exponent and `FRAC` fraction bits. The
+/// quantum is then always the significand's `52 − FRAC`th bit, so the cut is a fixed shift.
+/// Without a branch.
 #[inline(always)]
-fn floor_to<const EXP: u32, const FRAC: u32>(x: f64, strictly: bool) -> u64 {
+fn floor_integer_to<const EXP: u32, const FRAC: u32>(x: f64) -> u64 {
     let f = format::<EXP, FRAC>();
-    let Split { sign, encoded, units, rest, .. } = split::<EXP, FRAC>(x);
-    let exact = rest == 0;
+    let bits = x.to_bits();
+    let sign = (bits >> 63) << (EXP + FRAC);
+    let drop = 52 - FRAC;
+    let magnitude = bits & !(1 << 63);
+    let exact = magnitude & ((1 << drop) - 1) == 0;
+    // The significand cut at the quantum, its exponent field moved from f64's bias to the
+    // format's (nonsense for a zero, which is selected out below).
+    let cut = (magnitude >> drop).wrapping_sub(((1023 - f.bias()) as u64) << FRAC);
     // Down is toward a larger magnitude below zero, a smaller one above it; a positive value
     // beyond the range rounds down to the largest finite one, a negative one to −∞.
-    let magnitude = if sign != 0 {
-        (encoded + units + u64::from(!exact | strictly)).min(f.pos_inf())
-    } else {
-        (encoded + units - u64::from(exact & strictly)).min(f.pos_inf() - 1)
-    };
-    sign | magnitude
+    let rounded =
+        if sign != 0 { (cut + u64::from(!exact)).min(f.pos_inf()) } else { cut.min(f.pos_inf() - 1) };
+    if x == 0.0 { sign } else { sign | rounded }
 }
 
 /// An f64 cut at the quantum of a narrower format: its sign in the format, the format's
