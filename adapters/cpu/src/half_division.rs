@@ -1,13 +1,14 @@
 //! floor_divide and remainder of two dense f16 or bf16 operands of one shape, [`BLOCK`] pairs
-//! at a time: widened by `half`'s slice conversions (F16C where the CPU has it), divided in
-//! f32 and f64 in loops without branches that the compiler vectorises (for AVX2 and FMA where
-//! the CPU has them and `OPSPEC_CPU_SIMD` allows), and rounded back by the slice conversions,
-//! split across rayon's threads. Bit-identical to the scalar path (`float.rs`), which widens,
-//! divides and rounds one element at a time; an exhaustive pair sweep calls them with 2^20
-//! pairs.
+//! at a time: widened to f32, divided in f32 and f64 in loops without branches that the
+//! compiler vectorises, and rounded back, split across rayon's threads. Where the CPU has
+//! AVX2, FMA and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is compiled for them,
+//! f16's conversions being F16C's eight-lane instructions inlined; elsewhere the baseline
+//! loops convert f16 with `half`'s slice conversions. bf16's conversions are `half`'s, as
+//! integer selects. Bit-identical to the scalar path (`float.rs`), which widens, divides and
+//! rounds one element at a time; an exhaustive pair sweep calls them with 2^20 pairs.
 
+use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
-use half::{bf16, f16};
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 
 use crate::{PAIRS_PIECE, dense_operands, in_pieces};
@@ -15,69 +16,213 @@ use crate::{PAIRS_PIECE, dense_operands, in_pieces};
 /// Pairs widened, divided and rounded together.
 const BLOCK: usize = 64;
 
-/// The conversions between a 16-bit format's bits and f32.
-struct Conversions {
-    widen: fn(&[u16], &mut [f32]),
-    narrow: fn(&[f32], &mut [u16]),
+/// A 16-bit format's conversions between its bits and f32, at most [`BLOCK`] values at a
+/// time.
+///
+/// # Safety
+///
+/// An implementation may require CPU features; its methods run only where the CPU has them.
+trait Conversions {
+    /// # Safety
+    /// The CPU has the implementation's features.
+    unsafe fn widen(bits: &[u16], wide: &mut [f32]);
+    /// # Safety
+    /// The CPU has the implementation's features.
+    unsafe fn narrow(wide: &[f32], bits: &mut [u16]);
 }
 
-const F16: Conversions = Conversions {
-    widen: |h, w| h.reinterpret_cast::<f16>().convert_to_f32_slice(w),
-    narrow: |w, h| h.reinterpret_cast_mut::<f16>().convert_from_f32_slice(w),
-};
+/// f16 by `half`'s slice conversions (any CPU).
+struct HalfSlices;
 
-const BF16: Conversions = Conversions {
-    widen: |h, w| h.reinterpret_cast::<bf16>().convert_to_f32_slice(w),
-    narrow: |w, h| h.reinterpret_cast_mut::<bf16>().convert_from_f32_slice(w),
-};
+impl Conversions for HalfSlices {
+    unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
+        bits.reinterpret_cast::<f16>().convert_to_f32_slice(wide);
+    }
+
+    unsafe fn narrow(wide: &[f32], bits: &mut [u16]) {
+        bits.reinterpret_cast_mut::<f16>().convert_from_f32_slice(wide);
+    }
+}
+
+/// f16 by F16C's eight-lane conversions (rounding to nearest, ties to even); requires F16C
+/// (and AVX, whose 256-bit registers they use).
+#[cfg(target_arch = "x86_64")]
+struct F16c;
+
+#[cfg(target_arch = "x86_64")]
+impl Conversions for F16c {
+    #[inline(always)]
+    unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
+        use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_storeu_ps};
+        in_eights(bits, wide, |h, w| {
+            // SAFETY: the CPU has F16C and AVX (the caller's contract); the load and the
+            // store are of eight lanes of an array of eight.
+            unsafe {
+                _mm256_storeu_ps(
+                    w.as_mut_ptr(),
+                    _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr().cast::<__m128i>())),
+                )
+            }
+        });
+    }
+
+    #[inline(always)]
+    unsafe fn narrow(wide: &[f32], bits: &mut [u16]) {
+        use std::arch::x86_64::{
+            __m128i, _MM_FROUND_TO_NEAREST_INT, _mm_storeu_si128, _mm256_cvtps_ph, _mm256_loadu_ps,
+        };
+        in_eights(wide, bits, |w, h| {
+            // SAFETY: as in `widen`.
+            unsafe {
+                let narrow = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(w.as_ptr()));
+                _mm_storeu_si128(h.as_mut_ptr().cast::<__m128i>(), narrow);
+            }
+        });
+    }
+}
+
+/// `f` on each eight values of `from` into the eight of `to` (one shorter tail padded with
+/// defaults).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn in_eights<T: Copy + Default, U: Copy + Default>(
+    from: &[T],
+    to: &mut [U],
+    f: impl Fn(&[T; 8], &mut [U; 8]),
+) {
+    let (whole, tail) = from.as_chunks::<8>();
+    let (whole_to, tail_to) = to.as_chunks_mut::<8>();
+    for (from, to) in whole.iter().zip(whole_to) {
+        f(from, to);
+    }
+    if !tail.is_empty() {
+        let (mut from, mut to) = ([T::default(); 8], [U::default(); 8]);
+        from[..tail.len()].copy_from_slice(tail);
+        f(&from, &mut to);
+        tail_to.copy_from_slice(&to[..tail.len()]);
+    }
+}
+
+/// bf16 as `half`'s conversions, without a branch: the upper half of the f32 bits, rounded to
+/// nearest with ties to even, a NaN's quiet bit set either way (any CPU).
+struct Bf16Bits;
+
+impl Conversions for Bf16Bits {
+    #[inline(always)]
+    unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
+        for (&h, w) in bits.iter().zip(wide) {
+            let quiet = if h & 0x7fff > 0x7f80 { 0x40 } else { 0 };
+            *w = f32::from_bits(u32::from(h | quiet) << 16);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn narrow(wide: &[f32], bits: &mut [u16]) {
+        for (&w, h) in wide.iter().zip(bits) {
+            let x = w.to_bits();
+            let up = (x & 0x8000 != 0) & (x & 0x1_7fff != 0);
+            let rounded = (x >> 16) + u32::from(up);
+            let nan = (x >> 16) | 0x40;
+            *h = if x & 0x7fff_ffff > 0x7f80_0000 { nan } else { rounded } as u16;
+        }
+    }
+}
 
 /// `op` on `a` and `b`, or `None` where these kernels do not apply (another operation or
 /// dtype, operands of different dtypes or shapes, axis names, or a strided operand).
 pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Result<Tensor, AdapterError>> {
-    if !matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder) {
+    if !matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder)
+        || !matches!(a.dtype(), DType::F16 | DType::BF16)
+    {
         return None;
     }
-    let conversions = match a.dtype() {
-        DType::F16 => F16,
-        DType::BF16 => BF16,
-        _ => return None,
-    };
-    let (xs, ys) = dense_operands(a, b, a.dtype())?;
+    let dtype = a.dtype();
+    let (xs, ys) = dense_operands(a, b, dtype)?;
     let out = in_pieces::<f16>(xs.len() / 2, PAIRS_PIECE, 2, |bytes, out| {
-        let bits = |b: &[u8], to: &mut [u16]| {
-            for (t, b) in to.iter_mut().zip(b.as_chunks::<2>().0) {
-                *t = u16::from_le_bytes(*b);
-            }
-        };
-        let (xs, ys) = (&xs[bytes.clone()], &ys[bytes]);
-        for (x, y) in xs.chunks(2 * BLOCK).zip(ys.chunks(2 * BLOCK)) {
-            let (mut bx, mut by, mut results) = ([0; BLOCK], [0; BLOCK], [0; BLOCK]);
-            let n = x.len() / 2;
-            bits(x, &mut bx[..n]);
-            bits(y, &mut by[..n]);
-            block(op, &conversions, (&bx[..n], &by[..n]), &mut results[..n]);
-            out.extend(results[..n].iter().flat_map(|r| r.to_le_bytes()));
-        }
+        pairs(op, dtype, (&xs[bytes.clone()], &ys[bytes]), out);
         Some(())
     })
     .unwrap_or_default();
-    Some(Tensor::from_bytes(a.dtype(), a.shape(), out))
+    Some(Tensor::from_bytes(dtype, a.shape(), out))
+}
+
+/// `op` on the pairs of `x` and `y`, little-endian values of `dtype` (f16 or bf16), their
+/// results' bytes appended to `out`: compiled for AVX2, FMA and F16C where the CPU has them
+/// and `OPSPEC_CPU_SIMD` is not `portable` (vector floor, truncation, fused multiply-add and
+/// f16 conversions), the baseline loops elsewhere.
+fn pairs(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::fast::simd() >= crate::fast::Simd::Avx2
+        && std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("f16c")
+    {
+        // SAFETY: the CPU has AVX2, FMA and F16C, as just checked.
+        return unsafe { pairs_avx2(op, dtype, xy, out) };
+    }
+    // SAFETY: these conversions need no CPU feature.
+    match dtype {
+        DType::F16 => unsafe { pairs_in::<HalfSlices>(op, xy, out) },
+        _ => unsafe { pairs_in::<Bf16Bits>(op, xy, out) },
+    }
+}
+
+/// [`pairs`] compiled for AVX2, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn pairs_avx2(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
+    // SAFETY: the CPU has F16C and AVX (this function's features); bf16's need none.
+    match dtype {
+        DType::F16 => unsafe { pairs_in::<F16c>(op, xy, out) },
+        _ => unsafe { pairs_in::<Bf16Bits>(op, xy, out) },
+    }
+}
+
+/// [`pairs`] with the conversions `C`, one block at a time.
+///
+/// # Safety
+/// The CPU has `C`'s features.
+#[inline(always)]
+unsafe fn pairs_in<C: Conversions>(op: BinaryOp, (x, y): (&[u8], &[u8]), out: &mut Vec<u8>) {
+    for (x, y) in x.chunks(2 * BLOCK).zip(y.chunks(2 * BLOCK)) {
+        let n = x.len() / 2;
+        let (mut bx, mut by, mut results) = ([0; BLOCK], [0; BLOCK], [0; BLOCK]);
+        for (bits, bytes) in [(&mut bx, x), (&mut by, y)] {
+            for (b, pair) in bits.iter_mut().zip(bytes.as_chunks::<2>().0) {
+                *b = u16::from_le_bytes(*pair);
+            }
+        }
+        // SAFETY: the caller's contract.
+        unsafe { block::<C>(op, (&bx[..n], &by[..n]), &mut results[..n]) };
+        let mut bytes = [0; 2 * BLOCK];
+        for (pair, r) in bytes.as_chunks_mut::<2>().0.iter_mut().zip(&results) {
+            *pair = r.to_le_bytes();
+        }
+        out.extend_from_slice(&bytes[..2 * n]);
+    }
 }
 
 /// `op` on the pairs of bits `x[i]`, `y[i]` (at most [`BLOCK`]), into `out[i]`.
-fn block(op: BinaryOp, conversions: &Conversions, (x, y): (&[u16], &[u16]), out: &mut [u16]) {
+///
+/// # Safety
+/// The CPU has `C`'s features.
+#[inline(always)]
+unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mut [u16]) {
     let n = x.len();
     let (mut wx, mut wy, mut wide) = ([0.0; BLOCK], [0.0; BLOCK], [0.0; BLOCK]);
     let (wx, wy, wide) = (&mut wx[..n], &mut wy[..n], &mut wide[..n]);
-    (conversions.widen)(x, wx);
-    (conversions.widen)(y, wy);
-    divide(op, (wx, wy), wide);
-    (conversions.narrow)(wide, out);
+    // SAFETY (each conversion): the caller's contract.
+    unsafe {
+        C::widen(x, wx);
+        C::widen(y, wy);
+    }
+    divide_in(op, (wx, wy), wide);
+    unsafe { C::narrow(wide, out) };
     if op == BinaryOp::FloorDivide {
         // Rounded to nearest; a finite result above the f32 floor goes one value down.
         let mut back = [0.0; BLOCK];
         let back = &mut back[..n];
-        (conversions.widen)(out, back);
+        unsafe { C::widen(out, back) };
         for ((o, &b), &w) in out.iter_mut().zip(&*back).zip(&*wide) {
             let down = if w > 0.0 { o.wrapping_sub(1) } else { o.wrapping_add(1) };
             *o = if b.is_finite() & (b > w) { down } else { *o };
@@ -85,29 +230,7 @@ fn block(op: BinaryOp, conversions: &Conversions, (x, y): (&[u16], &[u16]), out:
     }
 }
 
-/// `op` on the f32 pairs `x[i]`, `y[i]`, into `out[i]`, compiled for AVX2 and FMA where the
-/// CPU has them (vector floor, truncation and fused multiply-add) and `OPSPEC_CPU_SIMD` is not
-/// `portable`.
-fn divide(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::fast::simd() >= crate::fast::Simd::Avx2
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-    {
-        // SAFETY: the CPU has AVX2 and FMA, as just checked.
-        return unsafe { divide_avx2(op, (x, y), out) };
-    }
-    divide_in(op, (x, y), out)
-}
-
-/// [`divide`] compiled for AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn divide_avx2(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
-    divide_in(op, (x, y), out)
-}
-
-/// [`divide`] for any CPU.
+/// `op` on the f32 pairs `x[i]`, `y[i]`, into `out[i]`.
 #[inline(always)]
 fn divide_in(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
     match op {
@@ -201,6 +324,7 @@ fn residues(m: &mut [f64], s: &[f64]) {
 mod tests {
     use super::*;
     use crate::CpuAdapter;
+    use half::bf16;
     use opspec_adapter::Adapter;
 
     /// Both operations give the scalar path's bits on every f16 and bf16 first operand against
