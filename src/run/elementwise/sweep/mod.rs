@@ -205,8 +205,9 @@ pub fn run(
     };
     result.reference = Some(ReferenceKind::of(table.op, f));
     let fingerprint = format!(
-        "{} | {} | catalog {} | {} cases",
+        "{} {} | {} | catalog {} | {} cases",
         env!("CARGO_PKG_VERSION"),
+        state::build(),
         adapter.version(),
         catalog.revision,
         sweep.len()

@@ -8,8 +8,10 @@ use crate::judge::classes::ChunkTally;
 use crate::spec::id::CheckId;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +20,22 @@ pub(super) struct State {
     file: Option<File>,
     path: PathBuf,
     pub(super) finished: BTreeMap<u64, ChunkTally>,
+}
+
+/// This build of opspec, for a state's fingerprint: a hash of the running executable (the
+/// judges, the references and any adapter linked in), so that a rebuilt opspec of the same
+/// version does not resume chunks the old build judged; `unknown build` where the executable
+/// cannot be read. Read once per process, when a sweep first needs it.
+pub(super) fn build() -> &'static str {
+    static BUILD: OnceLock<String> = OnceLock::new();
+    BUILD.get_or_init(|| match std::env::current_exe().and_then(std::fs::read) {
+        Ok(bytes) => {
+            let mut hasher = DefaultHasher::new();
+            bytes.hash(&mut hasher);
+            format!("build {:016x}", hasher.finish())
+        }
+        Err(_) => "unknown build".to_string(),
+    })
 }
 
 #[derive(Serialize, Deserialize)]
@@ -180,6 +198,13 @@ mod tests {
 
     fn sweep() -> Sweep {
         Sweep::exhaustive(Format::F16, 2).unwrap()
+    }
+
+    #[test]
+    fn the_build_is_named_by_its_executable() {
+        let name = build();
+        assert!(name.starts_with("build ") && name.len() == "build ".len() + 16, "{name}");
+        assert!(std::ptr::eq(name, build()));
     }
 
     fn folder(label: &str) -> PathBuf {
