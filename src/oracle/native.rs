@@ -47,11 +47,11 @@
 //! and that is `q` rounded down: no value of the format lies between the quotient and `q`.
 //! (Were `q` one and not the quotient, `x − q·y` would be a nonzero multiple of the quantum
 //! of `x` or of the 2p-bit product `q·y`, more than 2^-2p·|q·y| in magnitude, putting the
-//! quotient more than 2^-2p·|q| from `q`; `q` lies within 2^-53·|q| of it, and 2p ≤ 48.)
-//! A positive floor past the largest finite value
-//! (below 2^(emax+1), as the quotient rounded to a finite value) rounds down to it, a
-//! negative one to −∞, as the oracle's overflow gives. Whether the quotient rounds to an
-//! infinity or a zero is a comparison of `q` with the overflow threshold.
+//! quotient more than 2^-2p·|q| from `q`; `q` lies within 2^-53·|q| of it, and 2p ≤ 48.) A
+//! positive floor past the largest finite value (below 2^(emax+1), as the quotient rounded to
+//! a finite value) rounds down to it, a negative one to −∞, as the oracle's overflow gives.
+//! Whether the quotient rounds to an infinity or a zero is a comparison of `q` with the
+//! overflow threshold.
 //!
 //! Remainder (Python's `%`: `fmod(x, y)`, moved into `y`'s sign by one correctly rounded
 //! addition of `y` where the signs differ). Of the values congruent to `x` modulo `y` and

@@ -3,9 +3,10 @@
 //! compiler vectorises, and rounded back, split across rayon's threads. Where the CPU has
 //! AVX2, FMA and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is compiled for them,
 //! f16's conversions being F16C's eight-lane instructions inlined; elsewhere the baseline
-//! loops convert f16 with `half`'s slice conversions. bf16's conversions are `half`'s, as
-//! integer selects. Bit-identical to the scalar path (`float.rs`), which widens, divides and
-//! rounds one element at a time; an exhaustive pair sweep calls them with 2^20 pairs.
+//! loops convert f16 with `half`'s slice conversions. bf16 is converted by `half`'s rules,
+//! written as branch-free integer selects, on both paths. Bit-identical to the scalar path
+//! (`float.rs`), which widens, divides and rounds one element at a time; an exhaustive pair
+//! sweep calls them with 2^20 pairs.
 
 use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
