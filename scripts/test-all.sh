@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Every test of the repository, as CI runs them (.ci/run calls this script):
-#   1. scripts/layers.py (the import order of src/'s rooms), cargo test --release --workspace, then the Python worker's tests (adapters/python/tests,
-#      through the binary step 1 built; skipped, saying so, without a Python with NumPy);
+#   1. scripts/layers.py (the import order of src/'s rooms), cargo test --release --workspace,
+#      opspec-cpu's unit tests again with its baseline loops (OPSPEC_CPU_SIMD=portable: the
+#      division kernels' test then compares their baseline path with the scalar one), the Python
+#      worker's tests (adapters/python/tests, through the binary step 1 built; skipped, saying
+#      so, without a Python with NumPy);
 #   2. the example vendor crate outside the workspace (examples/vendor-ndarray: ndarray checked
 #      through opspec's Rust harness, with opspec as a default-features = false dependency);
 #   3. the GPU check's dry run: the binaries step 1 built, packed by scripts/gpu-check.sh and run
@@ -30,6 +33,8 @@ python3 scripts/layers.py
 
 started=$SECONDS
 cargo test --release --workspace
+# The same test binary (nothing is rebuilt), its kernels capped to the baseline loops.
+OPSPEC_CPU_SIMD=portable cargo test --release -p opspec-cpu --lib
 workspace=$((SECONDS - started))
 
 # Which vector kernels the CPU adapter's fast paths (and so their tests above) ran with: the
