@@ -24,6 +24,8 @@ const BLOCK: usize = 64;
 ///
 /// An implementation may require CPU features; its methods run only where the CPU has them.
 trait Conversions {
+    /// The largest binade distance between two finite nonzero values of the format.
+    const SPAN: i32;
     /// # Safety
     /// The CPU has the implementation's features.
     unsafe fn widen(bits: &[u16], wide: &mut [f32]);
@@ -32,10 +34,15 @@ trait Conversions {
     unsafe fn narrow(wide: &[f32], bits: &mut [u16]);
 }
 
+/// f16's [`Conversions::SPAN`]: its values run from 2^-24 to 2^15.
+const F16_SPAN: i32 = 39;
+
 /// f16 by `half`'s slice conversions (any CPU).
 struct HalfSlices;
 
 impl Conversions for HalfSlices {
+    const SPAN: i32 = F16_SPAN;
+
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
         bits.reinterpret_cast::<f16>().convert_to_f32_slice(wide);
     }
@@ -52,6 +59,8 @@ struct F16c;
 
 #[cfg(target_arch = "x86_64")]
 impl Conversions for F16c {
+    const SPAN: i32 = F16_SPAN;
+
     #[inline(always)]
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_storeu_ps};
@@ -109,6 +118,9 @@ fn in_eights<T: Copy + Default, U: Copy + Default>(
 struct Bf16Bits;
 
 impl Conversions for Bf16Bits {
+    /// From 2^-133 to 2^127.
+    const SPAN: i32 = 260;
+
     #[inline(always)]
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
         for (&h, w) in bits.iter().zip(wide) {
@@ -217,7 +229,7 @@ unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mu
         C::widen(x, wx);
         C::widen(y, wy);
     }
-    divide_in(op, (wx, wy), wide);
+    divide_in::<C>(op, (wx, wy), wide);
     unsafe { C::narrow(wide, out) };
     if op == BinaryOp::FloorDivide {
         // Rounded to nearest; a finite result above the f32 floor goes one value down.
@@ -231,16 +243,16 @@ unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mu
     }
 }
 
-/// `op` on the f32 pairs `x[i]`, `y[i]`, into `out[i]`.
+/// `op` on the f32 pairs `x[i]`, `y[i]`, values of `C`'s format, into `out[i]`.
 #[inline(always)]
-fn divide_in(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
+fn divide_in<C: Conversions>(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
     match op {
         BinaryOp::FloorDivide => {
             for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
                 *o = floor_divide(x, y);
             }
         }
-        _ => remainder(x, y, out),
+        _ => remainder::<C>(x, y, out),
     }
 }
 
@@ -263,32 +275,38 @@ fn floor_divide(x: f32, y: f32) -> f32 {
     if special { q } else { floor }
 }
 
-/// Python's `x % y` of each pair, as `float.rs` computes it: `fmod`, then one f32 addition of
-/// `y` where the signs differ; a zero takes `y`'s sign, and a NaN result is `(x·y)/(x·y)`, as
-/// the C library's `fmodf` gives it. In place of `fmod`, any exact value congruent to `x`
-/// modulo `y` and below `|y|` will do (from [`residues`], in f64): of the two, the one in
-/// `y`'s sign is the result, and the other plus `y` rounds to it. It is an f32 value: where
-/// it is not `fmod`'s, the quotient rounded up onto an integer, which 16-bit operands allow
-/// only where `x`'s quantum is the coarser, and then it is a multiple of `y`'s quantum below
-/// `|y|`.
+/// Python's `x % y` of each pair, values of `C`'s format, as `float.rs` computes it: `fmod`,
+/// then one f32 addition of `y` where the signs differ; a zero takes `y`'s sign, and a NaN
+/// result is `(x·y)/(x·y)`, as the C library's `fmodf` gives it. In place of `fmod`, any
+/// exact value congruent to `x` modulo `y` and below `|y|` will do (from [`residues_f32`] or
+/// [`residues_f64`]): of the two, the one in `y`'s sign is the result, and the other plus `y`
+/// rounds to it. It is an f32 value: where it is not `fmod`'s, the quotient rounded up onto
+/// an integer, which 16-bit operands allow only where `x`'s quantum is the coarser, and then
+/// it is a multiple of `y`'s quantum below `|y|`.
 #[inline(always)]
-fn remainder(x: &[f32], y: &[f32], out: &mut [f32]) {
+fn remainder<C: Conversions>(x: &[f32], y: &[f32], out: &mut [f32]) {
     let n = x.len();
     let valid = |x: f32, y: f32| x.is_finite() & y.is_finite() & (y != 0.0);
     // The valid pairs; the others stand in as 0 by 1.
-    let (mut m, mut s) = ([0.0f64; BLOCK], [1.0f64; BLOCK]);
+    let (mut m, mut s) = ([0.0f32; BLOCK], [1.0f32; BLOCK]);
     let (m, s) = (&mut m[..n], &mut s[..n]);
     for (((m, s), &x), &y) in m.iter_mut().zip(s.iter_mut()).zip(x).zip(y) {
-        (*m, *s) = if valid(x, y) { (f64::from(x), f64::from(y)) } else { (0.0, 1.0) };
+        (*m, *s) = if valid(x, y) { (x, y) } else { (0.0, 1.0) };
     }
-    residues(m, s);
+    if C::SPAN <= 2 * F32_STEP {
+        residues_f32(m, s);
+    } else {
+        residues_f64(m, s);
+    }
     for (((o, &m), &x), &y) in out.iter_mut().zip(&*m).zip(x).zip(y) {
         // An infinite divisor leaves a finite dividend as it is; the rest is a NaN.
         let kept = x.is_finite() & y.is_infinite();
-        #[expect(clippy::eq_op, reason = "fmodf's NaN: a NaN operand's, quietened, or the default NaN")]
-        let nan = (x * y) / (x * y);
+        // fmodf's NaN, as (x·y)/(x·y) gives it without a division: a NaN operand's,
+        // quietened (x's before y's), or the default NaN (of ∞ − ∞ or 0·∞).
+        let product = x * y;
+        let nan = (product - product) * f32::INFINITY;
         let m = if valid(x, y) {
-            m as f32
+            m
         } else if kept {
             x
         } else {
@@ -301,23 +319,55 @@ fn remainder(x: &[f32], y: &[f32], out: &mut [f32]) {
     }
 }
 
+/// The binade distance [`residues_f32`] takes off in one step.
+const F32_STEP: i32 = 22;
+
 /// `m[i]` becomes a value congruent to it modulo `s[i]` and below `|s[i]|`, exactly, for
-/// finite `m` and finite nonzero `s` that are f32 values. Each step reduces by `s·2^k`, with
-/// `k` the binade distance `d` of `m` above `s` less 50 (0 at least): the quotient is below
+/// finite `m` and finite nonzero `s` of a format whose [`Conversions::SPAN`] is at most
+/// 2·[`F32_STEP`] (f16), in f32 alone. Each step reduces by `s·2^k`, with `k` the binade
+/// distance `d` of `m` above `s` less 22 (0 at least): the quotient is below 2^23, so `n`,
+/// the truncated f32 quotient, is the true one or one more in magnitude, and `m − n·s·2^k`
+/// is exact in one fma. It is below the divisor and a multiple of the finer quantum of the
+/// two, which is the divisor's (11 bits) unless `|m| < |s|` with `m` the finer, and then
+/// the quotient is below 1 − 2^-11 and `n` is 0. It keeps the residue modulo `s`, and its
+/// `d` is at most `k`: the first step leaves `d` at most 17, the second takes `k = 0`.
+#[inline(always)]
+fn residues_f32(m: &mut [f32], s: &[f32]) {
+    let field = |v: f32| (v.to_bits() >> 23 & 0xff) as i32;
+    for _ in 0..2 {
+        for (m, &s) in m.iter_mut().zip(s) {
+            let k = (field(*m) - field(s) - F32_STEP).max(0);
+            let divisor = s * f32::from_bits(((k + 127) as u32) << 23);
+            *m = (-(*m / divisor).trunc()).mul_add(divisor, *m);
+        }
+    }
+}
+
+/// [`residues_f32`] for any 16-bit format, in f64: each step reduces by `s·2^k`, with `k`
+/// the binade distance `d` of `m` above `s` less 50 (0 at least): the quotient is below
 /// 2^51, so `n`, the truncated f64 quotient, is the true one or one more in magnitude, and
 /// `m − n·s·2^k`, a multiple of the finer quantum below the divisor, is exact in one fma; it
 /// keeps the residue modulo `s`, and its `d` is at most `k`. The block takes the steps of its
-/// largest `d`, the last one with `k = 0`.
+/// largest `d`, the last one with `k = 0`; the residues are f32 values (see [`remainder`]).
 #[inline(always)]
-fn residues(m: &mut [f64], s: &[f64]) {
+fn residues_f64(m32: &mut [f32], s32: &[f32]) {
+    let n = m32.len();
+    let (mut m, mut s) = ([0.0f64; BLOCK], [0.0f64; BLOCK]);
+    let (m, s) = (&mut m[..n], &mut s[..n]);
+    for (((m, s), &m32), &s32) in m.iter_mut().zip(s.iter_mut()).zip(&*m32).zip(s32) {
+        (*m, *s) = (f64::from(m32), f64::from(s32));
+    }
     let field = |v: f64| (v.to_bits() >> 52 & 0x7ff) as i64;
     let distance = |m: f64, s: f64| field(m) - field(s);
-    let reach = m.iter().zip(s).fold(0, |d, (&m, &s)| d.max(distance(m, s)));
+    let reach = m.iter().zip(&*s).fold(0, |d, (&m, &s)| d.max(distance(m, s)));
     for _ in 0..=(reach - 1).max(0) / 50 {
-        for (m, &s) in m.iter_mut().zip(s) {
+        for (m, &s) in m.iter_mut().zip(&*s) {
             let divisor = s * f64::from_bits((((distance(*m, s) - 50).max(0) + 1023) as u64) << 52);
             *m = (-(*m / divisor).trunc()).mul_add(divisor, *m);
         }
+    }
+    for (m32, &m) in m32.iter_mut().zip(&*m) {
+        *m32 = m as f32;
     }
 }
 

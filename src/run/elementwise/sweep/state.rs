@@ -8,7 +8,7 @@ use crate::judge::classes::ChunkTally;
 use crate::spec::id::CheckId;
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::{DefaultHasher, Hasher};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -28,14 +28,26 @@ pub(super) struct State {
 /// cannot be read. Read once per process, when a sweep first needs it.
 pub(super) fn build() -> &'static str {
     static BUILD: OnceLock<String> = OnceLock::new();
-    BUILD.get_or_init(|| match std::env::current_exe().and_then(std::fs::read) {
-        Ok(bytes) => {
-            let mut hasher = DefaultHasher::new();
-            bytes.hash(&mut hasher);
-            format!("build {:016x}", hasher.finish())
-        }
+    BUILD.get_or_init(|| match std::env::current_exe().and_then(|exe| hash_file(&exe)) {
+        Ok(hash) => format!("build {hash:016x}"),
         Err(_) => "unknown build".to_string(),
     })
+}
+
+/// The hash of the file at `path`, read a buffer at a time (the executable, with its debug
+/// information, is over 100 MB: read whole, its pages cost more than the hashing).
+fn hash_file(path: &Path) -> std::io::Result<u64> {
+    let mut file = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let mut hasher = DefaultHasher::new();
+    loop {
+        let buffer = file.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(hasher.finish());
+        }
+        hasher.write(buffer);
+        let read = buffer.len();
+        file.consume(read);
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -205,6 +217,23 @@ mod tests {
         let name = build();
         assert!(name.starts_with("build ") && name.len() == "build ".len() + 16, "{name}");
         assert!(std::ptr::eq(name, build()));
+    }
+
+    /// A file's hash covers every byte, past the first buffer too, and only its bytes.
+    #[test]
+    fn a_file_s_hash_covers_all_of_it() {
+        let dir = folder("hash");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut bytes = vec![7u8; 3 << 16];
+        let hash_of = |bytes: &[u8], name: &str| {
+            std::fs::write(dir.join(name), bytes).unwrap();
+            hash_file(&dir.join(name)).unwrap()
+        };
+        let first = hash_of(&bytes, "a");
+        assert_eq!(hash_of(&bytes, "b"), first);
+        *bytes.last_mut().unwrap() = 8;
+        assert_ne!(hash_of(&bytes, "c"), first);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     fn folder(label: &str) -> PathBuf {
