@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Every test of the repository, as CI runs them (.ci/run calls this script):
 #   1. scripts/layers.py (the import order of src/'s rooms), cargo test --release --workspace,
-#      opspec-cpu's unit tests again with its baseline loops (OPSPEC_CPU_SIMD=portable: the
-#      division kernels' test then compares their baseline path with the scalar one), the Python
+#      opspec-cpu's unit tests again capped to AVX2 and to its baseline loops (OPSPEC_CPU_SIMD=avx2
+#      and =portable: the division kernels' test then compares those paths with the scalar
+#      one; on a CPU without AVX2 the first is the baseline run again), the Python
 #      worker's tests (adapters/python/tests, through the binary step 1 built; skipped, saying
 #      so, without a Python with NumPy);
 #   2. the example vendor crate outside the workspace (examples/vendor-ndarray: ndarray checked
@@ -33,8 +34,10 @@ python3 scripts/layers.py
 
 started=$SECONDS
 cargo test --release --workspace
-# The same test binary (nothing is rebuilt), its kernels capped to the baseline loops.
-OPSPEC_CPU_SIMD=portable cargo test --release -p opspec-cpu --lib
+# The same test binary (nothing is rebuilt), its kernels capped to AVX2, then to the baseline.
+for cap in avx2 portable; do
+  OPSPEC_CPU_SIMD=$cap cargo test --release -p opspec-cpu --lib
+done
 workspace=$((SECONDS - started))
 
 # Which vector kernels the CPU adapter's fast paths (and so their tests above) ran with: the

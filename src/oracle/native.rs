@@ -124,13 +124,19 @@ pub fn reference(op: OpKind, f: Format, inputs: &[u64]) -> Option<u64> {
 
 /// `out[i] = body` for each first operand `a` (`first[i]`) and its value `x` (`values[i]`)
 /// of `binary_run`: a macro, so that the body is written into the loop (a closure as large as
-/// `floor_divide`'s need not be inlined into it, and is then not vectorised).
+/// `floor_divide`'s need not be inlined into it, and is then not vectorised). By index over
+/// slices of one length: a zip of three iterators has an exit per iterator, and a loop with
+/// several exits is vectorised with a scalar tail of up to a whole vector's elements.
 macro_rules! each {
-    ($out:expr, $first:expr, $values:expr, |$a:pat_param, $x:pat_param| $body:expr) => {
-        for ((o, &$a), &$x) in $out.iter_mut().zip($first).zip($values) {
-            *o = $body;
+    ($out:expr, $first:expr, $values:expr, |$a:pat_param, $x:pat_param| $body:expr) => {{
+        let out: &mut [u64] = $out;
+        let n = out.len();
+        let (first, values): (&[u64], &[f64]) = (&$first[..n], &$values[..n]);
+        for i in 0..n {
+            let (&$a, &$x) = (&first[i], &values[i]);
+            out[i] = $body;
         }
-    };
+    }};
 }
 
 /// A binary operation [`covers`] accepts.

@@ -157,6 +157,29 @@ mod tests {
         }
     }
 
+    /// floor_divide and remainder where the dividend is a small multiple of the divisor: an
+    /// integer quotient, the floor with no step down and the zero remainder in the divisor's
+    /// sign (a quotient computed inexactly, as with the divisor's reciprocal, falls just short
+    /// of it for many of these pairs).
+    #[test]
+    fn agrees_with_mpfr_on_multiples_of_the_divisor() {
+        for f in [Format::F16, Format::BF16, Format::F32] {
+            let divisors = grid_values(f).into_iter().filter(|&y| f.is_finite(y) && !f.is_zero(y));
+            let pairs = divisors.flat_map(|y| {
+                (2..=64).filter_map(move |n: i32| {
+                    let x = f64::from(n) * native::to_f64(f, y);
+                    let bits = native::narrow(f, x);
+                    (native::to_f64(f, bits) == x).then(|| vec![bits, y])
+                })
+            });
+            let pairs: Vec<Vec<u64>> = pairs.collect();
+            assert!(pairs.len() > 1000, "{}: {} pairs", f.name, pairs.len());
+            for op in [BinaryOp::FloorDivide, BinaryOp::Remainder] {
+                agrees(f, OpKind::Binary(op), pairs.iter().cloned());
+            }
+        }
+    }
+
     #[test]
     fn agrees_with_mpfr_on_random_inputs() {
         for f in FORMATS {

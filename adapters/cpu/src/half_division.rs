@@ -14,7 +14,9 @@ use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};
 
 use crate::{PAIRS_PIECE, dense_operands, in_pieces};
 
-/// Pairs widened, divided and rounded together.
+/// Pairs widened, divided and rounded together. The loops over a block's arrays run by index
+/// over slices of one length: a zip of three iterators or more is a loop with an exit per
+/// iterator, which LLVM vectorises with a scalar tail of up to a whole vector's elements.
 const BLOCK: usize = 64;
 
 /// A 16-bit format's conversions between its bits and f32, at most [`BLOCK`] values at a
@@ -160,18 +162,23 @@ pub fn binary(op: BinaryOp, a: &Tensor, b: &Tensor) -> Option<Result<Tensor, Ada
 }
 
 /// `op` on the pairs of `x` and `y`, little-endian values of `dtype` (f16 or bf16), their
-/// results' bytes appended to `out`: compiled for AVX2, FMA and F16C where the CPU has them
-/// and `OPSPEC_CPU_SIMD` is not `portable` (vector floor, truncation, fused multiply-add and
-/// f16 conversions), the baseline loops elsewhere.
+/// results' bytes appended to `out`: compiled for AVX-512, or for AVX2, where the CPU has
+/// them with FMA and F16C and `OPSPEC_CPU_SIMD` allows (vector floor, truncation, fused
+/// multiply-add and f16 conversions), the baseline loops elsewhere.
 fn pairs(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
-    if crate::fast::simd() >= crate::fast::Simd::Avx2
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && std::arch::is_x86_feature_detected!("f16c")
     {
-        // SAFETY: the CPU has AVX2, FMA and F16C, as just checked.
-        return unsafe { pairs_avx2(op, dtype, xy, out) };
+        use crate::fast::{Simd, simd};
+        use std::arch::is_x86_feature_detected as has;
+        let conversions = has!("fma") && has!("f16c");
+        if simd() >= Simd::Avx512 && conversions {
+            // SAFETY: the CPU has AVX-512 F, BW and VL (`simd` checks them), FMA and F16C.
+            return unsafe { pairs_avx512(op, dtype, xy, out) };
+        }
+        if simd() >= Simd::Avx2 && has!("avx2") && conversions {
+            // SAFETY: the CPU has AVX2, FMA and F16C, as just checked.
+            return unsafe { pairs_avx2(op, dtype, xy, out) };
+        }
     }
     // SAFETY: these conversions need no CPU feature.
     match dtype {
@@ -184,7 +191,26 @@ fn pairs(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,f16c")]
 fn pairs_avx2(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
-    // SAFETY: the CPU has F16C and AVX (this function's features); bf16's need none.
+    // SAFETY: the CPU has F16C and AVX (this function's features).
+    unsafe { pairs_f16c(op, dtype, xy, out) }
+}
+
+/// [`pairs`] compiled for AVX-512 F, BW and VL, FMA and F16C.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,fma,f16c")]
+fn pairs_avx512(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
+    // SAFETY: the CPU has F16C and AVX (implied by AVX-512 F).
+    unsafe { pairs_f16c(op, dtype, xy, out) }
+}
+
+/// [`pairs`] with F16C's conversions for f16 (bf16's need no CPU feature).
+///
+/// # Safety
+/// The CPU has F16C and AVX.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn pairs_f16c(op: BinaryOp, dtype: DType, xy: (&[u8], &[u8]), out: &mut Vec<u8>) {
+    // SAFETY: the caller's contract.
     match dtype {
         DType::F16 => unsafe { pairs_in::<F16c>(op, xy, out) },
         _ => unsafe { pairs_in::<Bf16Bits>(op, xy, out) },
@@ -222,6 +248,7 @@ unsafe fn pairs_in<C: Conversions>(op: BinaryOp, (x, y): (&[u8], &[u8]), out: &m
 #[inline(always)]
 unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mut [u16]) {
     let n = x.len();
+    let out = &mut out[..n];
     let (mut wx, mut wy, mut wide) = ([0.0; BLOCK], [0.0; BLOCK], [0.0; BLOCK]);
     let (wx, wy, wide) = (&mut wx[..n], &mut wy[..n], &mut wide[..n]);
     // SAFETY (each conversion): the caller's contract.
@@ -236,9 +263,10 @@ unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mu
         let mut back = [0.0; BLOCK];
         let back = &mut back[..n];
         unsafe { C::widen(out, back) };
-        for ((o, &b), &w) in out.iter_mut().zip(&*back).zip(&*wide) {
+        for i in 0..n {
+            let (o, b, w) = (out[i], back[i], wide[i]);
             let down = if w > 0.0 { o.wrapping_sub(1) } else { o.wrapping_add(1) };
-            *o = if b.is_finite() & (b > w) { down } else { *o };
+            out[i] = if b.is_finite() & (b > w) { down } else { o };
         }
     }
 }
@@ -248,8 +276,10 @@ unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mu
 fn divide_in<C: Conversions>(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
     match op {
         BinaryOp::FloorDivide => {
-            for ((o, &x), &y) in out.iter_mut().zip(x).zip(y) {
-                *o = floor_divide(x, y);
+            let n = out.len();
+            let (x, y) = (&x[..n], &y[..n]);
+            for i in 0..n {
+                out[i] = floor_divide(x[i], y[i]);
             }
         }
         _ => remainder::<C>(x, y, out),
@@ -286,24 +316,27 @@ fn floor_divide(x: f32, y: f32) -> f32 {
 #[inline(always)]
 fn remainder<C: Conversions>(x: &[f32], y: &[f32], out: &mut [f32]) {
     let n = x.len();
+    let (y, out) = (&y[..n], &mut out[..n]);
     let valid = |x: f32, y: f32| x.is_finite() & y.is_finite() & (y != 0.0);
     // The valid pairs; the others stand in as 0 by 1.
     let (mut m, mut s) = ([0.0f32; BLOCK], [1.0f32; BLOCK]);
     let (m, s) = (&mut m[..n], &mut s[..n]);
-    for (((m, s), &x), &y) in m.iter_mut().zip(s.iter_mut()).zip(x).zip(y) {
-        (*m, *s) = if valid(x, y) { (x, y) } else { (0.0, 1.0) };
+    for i in 0..n {
+        (m[i], s[i]) = if valid(x[i], y[i]) { (x[i], y[i]) } else { (0.0, 1.0) };
     }
     if C::SPAN <= 2 * F32_STEP {
         residues_f32(m, s);
     } else {
         residues_f64(m, s);
     }
-    for (((o, &m), &x), &y) in out.iter_mut().zip(&*m).zip(x).zip(y) {
+    for i in 0..n {
+        let (m, x, y) = (m[i], x[i], y[i]);
         // An infinite divisor leaves a finite dividend as it is; the rest is a NaN.
         let kept = x.is_finite() & y.is_infinite();
         // fmodf's NaN, as (x·y)/(x·y) gives it without a division: a NaN operand's,
         // quietened (x's before y's), or the default NaN (of ∞ − ∞ or 0·∞).
         let product = x * y;
+        #[expect(clippy::eq_op, reason = "∞ − ∞ is the default NaN, and a NaN passes through")]
         let nan = (product - product) * f32::INFINITY;
         let m = if valid(x, y) {
             m
@@ -315,7 +348,7 @@ fn remainder<C: Conversions>(x: &[f32], y: &[f32], out: &mut [f32]) {
         let moved = if m.is_sign_negative() == y.is_sign_negative() { m } else { m + y };
         let zero = if y.is_sign_negative() { -0.0 } else { 0.0 };
         let nonzero = if m.is_nan() { m } else { moved };
-        *o = if m == 0.0 { zero } else { nonzero };
+        out[i] = if m == 0.0 { zero } else { nonzero };
     }
 }
 
@@ -352,10 +385,11 @@ fn residues_f32(m: &mut [f32], s: &[f32]) {
 #[inline(always)]
 fn residues_f64(m32: &mut [f32], s32: &[f32]) {
     let n = m32.len();
+    let s32 = &s32[..n];
     let (mut m, mut s) = ([0.0f64; BLOCK], [0.0f64; BLOCK]);
     let (m, s) = (&mut m[..n], &mut s[..n]);
-    for (((m, s), &m32), &s32) in m.iter_mut().zip(s.iter_mut()).zip(&*m32).zip(s32) {
-        (*m, *s) = (f64::from(m32), f64::from(s32));
+    for i in 0..n {
+        (m[i], s[i]) = (f64::from(m32[i]), f64::from(s32[i]));
     }
     let field = |v: f64| (v.to_bits() >> 52 & 0x7ff) as i64;
     let distance = |m: f64, s: f64| field(m) - field(s);
