@@ -174,9 +174,10 @@ pub fn binary_decoded(op: BinaryOp, f: Format, a: u64, b: u64, x: f64, y: f64) -
 }
 
 /// [`binary_decoded`] of each first operand `a[i]` (its value `x[i]`) with one second operand
-/// `b` (its value `y`), into `out[i]`: the operation and the format chosen once, outside the
-/// loop, so that the arithmetic and the comparisons are vectorised. Inlined, so that a caller
-/// compiled for wider vectors (the pair judge's AVX2 copy) vectorises it with them.
+/// `b` (its value `y`), into `out[i]`; `a`, `x` and `out` have one length. The operation and
+/// the format are chosen once, outside the loop, so that the arithmetic and the comparisons
+/// are vectorised. Inlined, so that a caller compiled for wider vectors (the pair judge's
+/// AVX-512 and AVX2 copies) vectorises it with them.
 #[inline(always)]
 pub fn binary_run(op: BinaryOp, f: Format, (a, x): (&[u64], &[f64]), (b, y): (u64, f64), out: &mut [u64]) {
     match (f.exp_bits, f.frac_bits) {
