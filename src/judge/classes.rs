@@ -411,8 +411,9 @@ impl<'a> ClassJudge<'a> {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
-            if has!("avx512f") && has!("avx512vl") && has!("avx512dq") && has!("avx512bw") {
-                // SAFETY: the CPU has these AVX-512 subsets, as just checked.
+            let avx512 = has!("avx512f") && has!("avx512vl") && has!("avx512dq") && has!("avx512bw");
+            if avx512 && has!("fma") {
+                // SAFETY: the CPU has these AVX-512 subsets and FMA, as just checked.
                 return unsafe { self.quick_avx512(governed, block) };
             }
             if has!("avx2") && has!("fma") {

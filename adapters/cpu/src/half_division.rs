@@ -1,12 +1,12 @@
 //! floor_divide and remainder of two dense f16 or bf16 operands of one shape, [`BLOCK`] pairs
-//! at a time: widened to f32, divided in f32 and f64 in loops without branches that the
-//! compiler vectorises, and rounded back, split across rayon's threads. Where the CPU has
-//! AVX2, FMA and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is compiled for them,
-//! f16's conversions being F16C's eight-lane instructions inlined; elsewhere the baseline
-//! loops convert f16 with `half`'s slice conversions. bf16 is converted by `half`'s rules,
-//! written as branch-free integer selects, on both paths. Bit-identical to the scalar path
-//! (`float.rs`), which widens, divides and rounds one element at a time; an exhaustive pair
-//! sweep calls them with 2^20 pairs.
+//! at a time: widened to f32, divided in loops without branches that the compiler vectorises
+//! (f16's remainder in f32 alone, bf16's in f64), and rounded back, split across rayon's
+//! threads. Where the CPU has AVX-512 or AVX2, with FMA and F16C (and `OPSPEC_CPU_SIMD`
+//! allows), the whole block is compiled for them, f16's conversions being F16C's eight-lane
+//! instructions inlined; elsewhere the baseline loops convert f16 with `half`'s slice
+//! conversions. bf16 is converted by `half`'s rules, written as branch-free integer selects,
+//! on every path. Bit-identical to the scalar path (`float.rs`), which widens, divides and
+//! rounds one element at a time; an exhaustive pair sweep calls them with 2^20 pairs.
 
 use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
