@@ -8,6 +8,7 @@ use super::{Setup, adapter_names, rerun, say};
 use crate::bits::value::operand_bits;
 use crate::host::StartOptions;
 use crate::results;
+use crate::results::shard::Shard;
 use crate::run::{RunOptions, eval::eval};
 use crate::spec::Catalog;
 
@@ -46,24 +47,38 @@ pub(super) fn evaluate(
 }
 
 /// `oracle-agreement`: one line per (operation, format); exit 1 if the references disagree.
+/// `every_pair`: `Some` for `--exhaustive`, with the shard of each operation's pairs to run.
 pub(super) fn oracle_agreement(
     cases: u64,
     seed: u64,
     ops: &[String],
     dtypes: &[String],
+    every_pair: Option<Option<Shard>>,
 ) -> Result<u8, String> {
-    use crate::run::agreement;
+    use crate::run::agreement::{self, every_pair::compare as compare_every_pair};
     let wanted = |list: &[String], name: &str| list.is_empty() || list.iter().any(|x| x == name);
+    let selected: Vec<_> = agreement::covered()
+        .into_iter()
+        .filter(|&(op, f)| wanted(ops, &op.to_string()) && wanted(dtypes, f.name))
+        .filter(|&(op, f)| every_pair.is_none() || op.arity() == 2 && f.bits == 16)
+        .collect();
+    if selected.is_empty() {
+        let what = if every_pair.is_some() { "two-operand operation in f16 or bf16" } else { "operation" };
+        return Err(format!("no {what} the native or fast reference computes matches --op and --dtype"));
+    }
     let mut code = 0;
-    for (op, f) in agreement::covered() {
-        if !wanted(ops, &op.to_string()) || !wanted(dtypes, f.name) {
-            continue;
-        }
+    for (op, f) in selected {
         let started = Instant::now();
-        let a = agreement::compare(op, f, cases, seed)?;
+        let (a, mpfr_calls) = match every_pair {
+            Some(shard) => {
+                let e = compare_every_pair(op, f, shard)?;
+                (e.agreement, format!(", {} MPFR evaluations", e.mpfr_calls))
+            }
+            None => (agreement::compare(op, f, cases, seed)?, String::new()),
+        };
         let deferred = if a.deferred > 0 { format!(" ({} left to MPFR)", a.deferred) } else { String::new() };
         say(&format!(
-            "{op} {} ({:?} reference): {} cases{deferred}, {} disagreements, {:.1} s\n",
+            "{op} {} ({:?} reference): {} cases{deferred}{mpfr_calls}, {} disagreements, {:.1} s\n",
             f.name,
             crate::oracle::ReferenceKind::of(op, f),
             a.cases,

@@ -329,6 +329,14 @@ enum Command {
         /// Only these dtypes (`f16`, `bf16`, `f32`, `f64`); default: all.
         #[arg(long = "dtype")]
         dtypes: Vec<String>,
+        /// Every pair of operands instead of random inputs: the two-operand operations in f16
+        /// and bf16, 2^32 pairs each (hours for pow and atan2; docs/SCALE.md).
+        #[arg(long, conflicts_with_all = ["cases", "seed"])]
+        exhaustive: bool,
+        /// With `--exhaustive`: only shard I of N of each operation's pairs (or `auto`, from a
+        /// scheduler's variables, as `run --shard`).
+        #[arg(long, value_name = "I/N", requires = "exhaustive")]
+        shard: Option<ShardChoice>,
     },
     /// Serve one adapter over the wire protocol (docs/PROTOCOL.md) on stdin and stdout: what
     /// `--adapter NAME=lib:PATH` runs as its worker.
@@ -426,7 +434,10 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
         Command::Eval { id, bits, adapters, timeout } => catalog()
             .and_then(|c| evaluate(&c, &setup, id, bits, adapters, Duration::from_secs_f64(*timeout))),
         Command::AdapterHost { .. } => Ok(0),
-        Command::OracleAgreement { cases, seed, ops, dtypes } => oracle_agreement(*cases, *seed, ops, dtypes),
+        Command::OracleAgreement { cases, seed, ops, dtypes, exhaustive, shard } => exhaustive
+            .then(|| shard.map(ShardChoice::resolve).transpose())
+            .transpose()
+            .and_then(|every_pair| oracle_agreement(*cases, *seed, ops, dtypes, every_pair)),
         Command::Validate => catalog().map(|catalog| {
             // A closed stdout (`opspec validate | true`) is not an error of the catalog.
             let _ = writeln!(

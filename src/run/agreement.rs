@@ -16,6 +16,8 @@ use crate::bits::format::Format;
 use crate::generate::{Generator, hard};
 use crate::oracle::{fast, fpenv, native, ops};
 
+pub mod every_pair;
+
 /// The operations and formats the native reference computes (every one [`native::covers`]),
 /// and those the fast reference computes ([`fast::covers`]) but its one-operand functions in
 /// f16 and bf16, whose every input its tests compare.
@@ -38,6 +40,7 @@ fn under_test(op: OpKind, f: Format, case: &[u64]) -> Option<u64> {
 }
 
 /// The outcome of one comparison run.
+#[derive(Default)]
 pub struct Agreement {
     pub cases: u64,
     /// The first disagreeing inputs (at most 10), with the native and the MPFR result.
@@ -46,6 +49,34 @@ pub struct Agreement {
     pub mismatched: u64,
     /// How many the fast reference left to MPFR (a 16-bit result it cannot prove).
     pub deferred: u64,
+}
+
+impl Agreement {
+    /// Counts one input the reference under test left to MPFR.
+    fn defer(&mut self) {
+        self.cases += 1;
+        self.deferred += 1;
+    }
+
+    /// Counts one input: the result under test against MPFR's.
+    fn judge(&mut self, case: &[u64], result: u64, mpfr: u64, f: Format) {
+        self.cases += 1;
+        if result != mpfr && !(f.is_nan(result) && f.is_nan(mpfr)) {
+            self.mismatched += 1;
+            if self.mismatches.len() < 10 {
+                self.mismatches.push((case.to_vec(), result, mpfr));
+            }
+        }
+    }
+
+    /// Adds another part's counts and its first mismatches (up to 10 in all).
+    fn absorb(&mut self, part: Agreement) {
+        self.cases += part.cases;
+        self.mismatched += part.mismatched;
+        self.deferred += part.deferred;
+        let room = 10 - self.mismatches.len().min(10);
+        self.mismatches.extend(part.mismatches.into_iter().take(room));
+    }
 }
 
 /// Compares the native or fast reference with MPFR on `n` seeded random inputs of `op` in `f`.
@@ -58,34 +89,22 @@ pub fn compare(op: OpKind, f: Format, n: u64, seed: u64) -> Result<Agreement, St
         .map(|b| {
             fpenv::check()?;
             let mut g = Generator::new(seed, &format!("oracle-agreement {op} {} {b}", f.name));
-            let mut part = Agreement { cases: 0, mismatches: Vec::new(), mismatched: 0, deferred: 0 };
+            let mut part = Agreement::default();
             for _ in b * BLOCK..((b + 1) * BLOCK).min(n) {
                 let case =
                     if native::covers(op, f) { draw(&mut g, f, arity) } else { hard::case(&mut g, op, f) };
-                part.cases += 1;
-                let Some(native) = under_test(op, f, &case) else {
-                    part.deferred += 1;
+                let Some(result) = under_test(op, f, &case) else {
+                    part.defer();
                     continue;
                 };
                 let mpfr = ops::reference(op, f, &case).ok_or("no MPFR reference")?;
-                let same = native == mpfr || f.is_nan(native) && f.is_nan(mpfr);
-                if !same {
-                    part.mismatched += 1;
-                    if part.mismatches.len() < 10 {
-                        part.mismatches.push((case, native, mpfr));
-                    }
-                }
+                part.judge(&case, result, mpfr, f);
             }
             Ok(part)
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let mut all = Agreement { cases: 0, mismatches: Vec::new(), mismatched: 0, deferred: 0 };
-    for p in parts {
-        all.cases += p.cases;
-        all.mismatched += p.mismatched;
-        all.deferred += p.deferred;
-        all.mismatches.extend(p.mismatches.into_iter().take(10 - all.mismatches.len().min(10)));
-    }
+    let mut all = Agreement::default();
+    parts.into_iter().for_each(|p| all.absorb(p));
     Ok(all)
 }
 

@@ -18,6 +18,7 @@ mod elementwise;
 pub mod eval;
 mod execute;
 mod plan;
+mod progress;
 mod promotion;
 pub mod record;
 pub mod renamed;

@@ -15,7 +15,6 @@
 //! The keyed judges are [`crate::judge::classes`] (pairs) and [`crate::judge::values`]; the
 //! operands come from [`crate::generate::sweep`].
 
-mod progress;
 mod state;
 
 use crate::generate::hard::HARD_CASES;
@@ -24,9 +23,9 @@ use crate::judge::classes::{ChunkTally, ClassJudge};
 use crate::judge::values::ValueJudge;
 use crate::oracle::fast;
 use crate::run::check::ElementwiseKind;
+use crate::run::progress::group;
 use crate::spec::schema::Accuracy;
 use crate::spec::suite::NanPolicy;
-use progress::group;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -46,7 +45,7 @@ use crate::run::check::{CaseSet, Check, CheckId, FloatTarget, RunOptions, SweepT
 use crate::run::record::{Failure, Recorder, Repro, write_accuracy};
 use crate::spec::{Catalog, LoadedSuite};
 
-use progress::Progress;
+use crate::run::progress::Progress;
 use state::State;
 
 /// Every sweep check of every suite against each named adapter, in a stable order.
@@ -217,7 +216,8 @@ pub fn run(
         target.chunks.iter().filter_map(|k| state.finished.remove(k).map(|t| (*k, t))).collect();
     let todo: Vec<u64> = target.chunks.iter().copied().filter(|k| !done.contains_key(k)).collect();
     let cases = |k: u64| sweep.chunk(k).end - sweep.chunk(k).start;
-    let mut progress = Progress::new(&check.id, target.chunks.iter().map(|&k| cases(k)).sum());
+    let mut progress =
+        Progress::new(check.id.to_string(), "cases", target.chunks.iter().map(|&k| cases(k)).sum());
     // Each chunk's count is its chunk's size (checked on reading), so the sum is at most the
     // sweep's; it is added with a check all the same.
     let resumed = done.values().try_fold(0u64, |sum, t| sum.checked_add(t.cases));

@@ -1,13 +1,14 @@
-//! A sweep's progress line: cases done, the rate and the time left.
+//! The progress line of a long run (a sweep, an exhaustive agreement run): cases done, the
+//! rate and the time left.
 
-use crate::spec::id::CheckId;
 use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
-/// The progress line of one sweep on stderr: overwritten in place on a terminal, one plain
+/// The progress line of one long run on stderr: overwritten in place on a terminal, one plain
 /// line about every ten seconds otherwise.
-pub(super) struct Progress {
-    id: String,
+pub(crate) struct Progress {
+    label: String,
+    unit: &'static str,
     total: u64,
     done: u64,
     started: Instant,
@@ -16,10 +17,12 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(id: &CheckId, total: u64) -> Progress {
+    /// The line of `label`, `total` of `unit` (`cases`) to go.
+    pub(crate) fn new(label: String, unit: &'static str, total: u64) -> Progress {
         let now = Instant::now();
         Progress {
-            id: id.to_string(),
+            label,
+            unit,
             total,
             done: 0,
             started: now,
@@ -28,7 +31,7 @@ impl Progress {
         }
     }
 
-    pub(super) fn advance(&mut self, cases: u64) {
+    pub(crate) fn advance(&mut self, cases: u64) {
         self.done += cases;
         let due = if self.tty { 0.2 } else { 10.0 };
         if self.last.elapsed().as_secs_f64() >= due || self.done == self.total {
@@ -37,11 +40,13 @@ impl Progress {
             let rate = self.done as f64 / seconds.max(1e-9);
             let left = (self.total - self.done) as f64 / rate.max(1.0);
             let line = format!(
-                "  {}: {} of {} cases, {:.3e} cases/s, {:.0} s left",
-                self.id,
+                "  {}: {} of {} {}, {:.3e} {}/s, {:.0} s left",
+                self.label,
                 group(self.done),
                 group(self.total),
+                self.unit,
                 rate,
+                self.unit,
                 left
             );
             let mut err = std::io::stderr().lock();
@@ -49,7 +54,7 @@ impl Progress {
         }
     }
 
-    pub(super) fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if self.tty && self.done > 0 {
             eprintln!();
         }
@@ -57,7 +62,7 @@ impl Progress {
 }
 
 /// `n` with thousands separators (`4,294,967,296`).
-pub(super) fn group(n: u64) -> String {
+pub(crate) fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
