@@ -510,4 +510,23 @@ mod tests {
             assert!(e.contains(says) && e.contains("is not a chunk range"), "{bad}: {e}");
         }
     }
+
+    /// `oracle-agreement --exhaustive` runs a shard of a 16-bit pair sweep, and refuses what it
+    /// does not sweep: f32, an unknown operation, `--cases` or `--shard` without it.
+    #[test]
+    fn exhaustive_agreement_takes_16_bit_pairs_and_refuses_the_rest() {
+        let agreement = |args: &[&str]| {
+            let args = ["opspec", "oracle-agreement"].iter().chain(args).map(OsString::from);
+            main_with(Setup::builtin(), args)
+        };
+        let usage = ExitCode::from(2);
+        assert_eq!(
+            agreement(&["--exhaustive", "--op", "hypot", "--dtype", "bf16", "--shard", "1/65536"]),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(agreement(&["--exhaustive", "--op", "hypot", "--dtype", "f32"]), usage);
+        assert_eq!(agreement(&["--exhaustive", "--op", "hypotenuse"]), usage);
+        assert_eq!(agreement(&["--exhaustive", "--cases", "5"]), usage);
+        assert_eq!(agreement(&["--shard", "1/2"]), usage);
+    }
 }

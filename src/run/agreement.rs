@@ -1,6 +1,7 @@
 //! `opspec oracle-agreement`: the native and the fast reference against MPFR on many random
 //! inputs, as evidence beyond the edge and grid inputs the unit tests compare (and, for the
-//! fast reference's one-operand functions, every 16-bit input: `oracle::fast`'s tests).
+//! fast reference's one-operand functions, every 16-bit input: `oracle::fast`'s tests), or
+//! with `--exhaustive` on every pair of 16-bit operands ([`every_pair`]).
 //!
 //! Inputs are seeded and mix kinds: uniform bit patterns; a second operand within a few
 //! binades of the first (cancellation, ties); for fused multiply-add, an addend far below the
