@@ -1,6 +1,6 @@
 //! floor_divide and remainder of two dense f16 or bf16 operands of one shape, [`BLOCK`] pairs
 //! at a time: widened to f32, divided in loops without branches that the compiler vectorises
-//! (f16's remainder in f32 alone, bf16's in f64), and rounded back, split across rayon's
+//! (remainder in f32 alone), and rounded back, split across rayon's
 //! threads. Where the CPU has AVX-512 or AVX2, with FMA and F16C (and `OPSPEC_CPU_SIMD`
 //! allows), the whole block is compiled for them, f16's conversions being F16C's eight-lane
 //! instructions inlined; elsewhere the baseline loops convert f16 with `half`'s slice
@@ -26,8 +26,6 @@ const BLOCK: usize = 64;
 ///
 /// An implementation may require CPU features; its methods run only where the CPU has them.
 trait Conversions {
-    /// The largest binade distance between two finite nonzero values of the format.
-    const SPAN: i32;
     /// # Safety
     /// The CPU has the implementation's features.
     unsafe fn widen(bits: &[u16], wide: &mut [f32]);
@@ -36,15 +34,10 @@ trait Conversions {
     unsafe fn narrow(wide: &[f32], bits: &mut [u16]);
 }
 
-/// f16's [`Conversions::SPAN`]: its values run from 2^-24 to 2^15.
-const F16_SPAN: i32 = 39;
-
 /// f16 by `half`'s slice conversions (any CPU).
 struct HalfSlices;
 
 impl Conversions for HalfSlices {
-    const SPAN: i32 = F16_SPAN;
-
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
         bits.reinterpret_cast::<f16>().convert_to_f32_slice(wide);
     }
@@ -61,8 +54,6 @@ struct F16c;
 
 #[cfg(target_arch = "x86_64")]
 impl Conversions for F16c {
-    const SPAN: i32 = F16_SPAN;
-
     #[inline(always)]
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm256_cvtph_ps, _mm256_storeu_ps};
@@ -121,7 +112,6 @@ struct Bf16Bits;
 
 impl Conversions for Bf16Bits {
     /// From 2^-133 to 2^127.
-    const SPAN: i32 = 260;
 
     #[inline(always)]
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
@@ -256,7 +246,7 @@ unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mu
         C::widen(x, wx);
         C::widen(y, wy);
     }
-    divide_in::<C>(op, (wx, wy), wide);
+    divide_in(op, (wx, wy), wide);
     unsafe { C::narrow(wide, out) };
     if op == BinaryOp::FloorDivide {
         // Rounded to nearest; a finite result above the f32 floor goes one value down.
@@ -271,9 +261,9 @@ unsafe fn block<C: Conversions>(op: BinaryOp, (x, y): (&[u16], &[u16]), out: &mu
     }
 }
 
-/// `op` on the f32 pairs `x[i]`, `y[i]`, values of `C`'s format, into `out[i]`.
+/// `op` on the f32 pairs `x[i]`, `y[i]`, values of a 16-bit format, into `out[i]`.
 #[inline(always)]
-fn divide_in<C: Conversions>(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
+fn divide_in(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [f32]) {
     match op {
         BinaryOp::FloorDivide => {
             let n = out.len();
@@ -282,7 +272,7 @@ fn divide_in<C: Conversions>(op: BinaryOp, (x, y): (&[f32], &[f32]), out: &mut [
                 out[i] = floor_divide(x[i], y[i]);
             }
         }
-        _ => remainder::<C>(x, y, out),
+        _ => remainder(x, y, out),
     }
 }
 
@@ -305,16 +295,16 @@ fn floor_divide(x: f32, y: f32) -> f32 {
     if special { q } else { floor }
 }
 
-/// Python's `x % y` of each pair, values of `C`'s format, as `float.rs` computes it: `fmod`,
+/// Python's `x % y` of each pair, values of a 16-bit format, as `float.rs` computes it: `fmod`,
 /// then one f32 addition of `y` where the signs differ; a zero takes `y`'s sign, and a NaN
 /// result is `(x·y)/(x·y)`, as the C library's `fmodf` gives it. In place of `fmod`, any
-/// exact value congruent to `x` modulo `y` and below `|y|` will do (from [`residues_f32`] or
-/// [`residues_f64`]): of the two, the one in `y`'s sign is the result, and the other plus `y`
+/// exact value congruent to `x` modulo `y` and below `|y|` will do (from [`residues`]): of
+/// the two, the one in `y`'s sign is the result, and the other plus `y`
 /// rounds to it. It is an f32 value: where it is not `fmod`'s, the quotient rounded up onto
 /// an integer, which 16-bit operands allow only where `x`'s quantum is the coarser, and then
 /// it is a multiple of `y`'s quantum below `|y|`.
 #[inline(always)]
-fn remainder<C: Conversions>(x: &[f32], y: &[f32], out: &mut [f32]) {
+fn remainder(x: &[f32], y: &[f32], out: &mut [f32]) {
     let n = x.len();
     let (y, out) = (&y[..n], &mut out[..n]);
     let valid = |x: f32, y: f32| x.is_finite() & y.is_finite() & (y != 0.0);
@@ -324,11 +314,7 @@ fn remainder<C: Conversions>(x: &[f32], y: &[f32], out: &mut [f32]) {
     for i in 0..n {
         (m[i], s[i]) = if valid(x[i], y[i]) { (x[i], y[i]) } else { (0.0, 1.0) };
     }
-    if C::SPAN <= 2 * F32_STEP {
-        residues_f32(m, s);
-    } else {
-        residues_f64(m, s);
-    }
+    residues(m, s);
     for i in 0..n {
         let (m, x, y) = (m[i], x[i], y[i]);
         // An infinite divisor leaves a finite dividend as it is; the rest is a NaN.
@@ -352,56 +338,44 @@ fn remainder<C: Conversions>(x: &[f32], y: &[f32], out: &mut [f32]) {
     }
 }
 
-/// The binade distance [`residues_f32`] takes off in one step.
-const F32_STEP: i32 = 22;
+/// The binade distance [`residues`] takes off in one step.
+const STEP: i32 = 22;
 
 /// `m[i]` becomes a value congruent to it modulo `s[i]` and below `|s[i]|`, exactly, for
-/// finite `m` and finite nonzero `s` of a format whose [`Conversions::SPAN`] is at most
-/// 2·[`F32_STEP`] (f16), in f32 alone. Each step reduces by `s·2^k`, with `k` the binade
-/// distance `d` of `m` above `s` less 22 (0 at least): the quotient is below 2^23, so `n`,
-/// the truncated f32 quotient, is the true one or one more in magnitude, and `m − n·s·2^k`
-/// is exact in one fma. It is below the divisor and a multiple of the finer quantum of the
-/// two, which is the divisor's (11 bits) unless `|m| < |s|` with `m` the finer, and then
-/// the quotient is below 1 − 2^-11 and `n` is 0. It keeps the residue modulo `s`, and its
-/// `d` is at most `k`: the first step leaves `d` at most 17, the second takes `k = 0`.
+/// finite `m` and finite nonzero `s` of a 16-bit format, in f32 alone. Each step reduces by
+/// `s·2^k`, with `k` the binade distance `d` of `m` above `s` less 22 (0 at least), `s`'s
+/// binade taken exactly where it is subnormal (bf16's subnormals are f32's; a subnormal `m`
+/// overstates its `d`, which only makes `k` larger). The quotient is then below 2^23, so
+/// `n`, the truncated f32 quotient, is the true one or one more in magnitude, and
+/// `m − n·s·2^k` is exact in one fma: it is below the divisor and a multiple of the finer
+/// quantum of the two, which is the divisor's (at most 11 significant bits) unless
+/// `|m| < |s|` with `m` the finer, and then the quotient is below 1 by more than f32's
+/// rounding and `n` is 0. It keeps the residue modulo `s`, and its `d` is at most `k`. The
+/// block takes the steps of its largest `d`, the last one with `k = 0`: one for f16's
+/// operands within 22 binades of each other, two for the rest (f16 spans 39 binades), up
+/// to 12 for bf16's (260). `2^k`, up to 2^238, is applied as two factors, each exact.
 #[inline(always)]
-fn residues_f32(m: &mut [f32], s: &[f32]) {
+fn residues(m: &mut [f32], s: &[f32]) {
+    let n = m.len();
+    let s = &s[..n];
     let field = |v: f32| (v.to_bits() >> 23 & 0xff) as i32;
-    for _ in 0..2 {
-        for (m, &s) in m.iter_mut().zip(s) {
-            let k = (field(*m) - field(s) - F32_STEP).max(0);
-            let divisor = s * f32::from_bits(((k + 127) as u32) << 23);
-            *m = (-(*m / divisor).trunc()).mul_add(divisor, *m);
-        }
-    }
-}
-
-/// [`residues_f32`] for any 16-bit format, in f64: each step reduces by `s·2^k`, with `k`
-/// the binade distance `d` of `m` above `s` less 50 (0 at least): the quotient is below
-/// 2^51, so `n`, the truncated f64 quotient, is the true one or one more in magnitude, and
-/// `m − n·s·2^k`, a multiple of the finer quantum below the divisor, is exact in one fma; it
-/// keeps the residue modulo `s`, and its `d` is at most `k`. The block takes the steps of its
-/// largest `d`, the last one with `k = 0`; the residues are f32 values (see [`remainder`]).
-#[inline(always)]
-fn residues_f64(m32: &mut [f32], s32: &[f32]) {
-    let n = m32.len();
-    let s32 = &s32[..n];
-    let (mut m, mut s) = ([0.0f64; BLOCK], [0.0f64; BLOCK]);
-    let (m, s) = (&mut m[..n], &mut s[..n]);
+    let power_of_two = |e: i32| f32::from_bits(((e + 127) as u32) << 23);
+    let mut binade = [0; BLOCK];
+    let binade = &mut binade[..n];
     for i in 0..n {
-        (m[i], s[i]) = (f64::from(m32[i]), f64::from(s32[i]));
+        let subnormal = field(s[i]) == 0;
+        binade[i] = if subnormal { field(s[i] * power_of_two(24)) - 24 } else { field(s[i]) };
     }
-    let field = |v: f64| (v.to_bits() >> 52 & 0x7ff) as i64;
-    let distance = |m: f64, s: f64| field(m) - field(s);
-    let reach = m.iter().zip(&*s).fold(0, |d, (&m, &s)| d.max(distance(m, s)));
-    for _ in 0..=(reach - 1).max(0) / 50 {
-        for (m, &s) in m.iter_mut().zip(&*s) {
-            let divisor = s * f64::from_bits((((distance(*m, s) - 50).max(0) + 1023) as u64) << 52);
-            *m = (-(*m / divisor).trunc()).mul_add(divisor, *m);
+    let mut reach = 0;
+    for i in 0..n {
+        reach = reach.max(field(m[i]) - binade[i]);
+    }
+    for _ in 0..=(reach - 1).max(0) / STEP {
+        for i in 0..n {
+            let k = (field(m[i]) - binade[i] - STEP).max(0);
+            let divisor = s[i] * power_of_two(k / 2) * power_of_two(k - k / 2);
+            m[i] = (-(m[i] / divisor).trunc()).mul_add(divisor, m[i]);
         }
-    }
-    for (m32, &m) in m32.iter_mut().zip(&*m) {
-        *m32 = m as f32;
     }
 }
 
@@ -413,15 +387,18 @@ mod tests {
     use opspec_adapter::Adapter;
 
     /// Both operations give the scalar path's bits on every f16 and bf16 first operand against
-    /// second operands at the zeros, the smallest subnormals, ±1, ±3, the largest finite
-    /// values, the infinities and NaNs, and on every first operand against every second one
-    /// of a stride through the format.
+    /// second operands at the zeros, subnormals (the smallest, the largest and two between:
+    /// bf16's below 2^-127 are f32 values a binade or more below f32's exponent field 0),
+    /// ±1, ±3, the largest finite values, the infinities and NaNs, and on every first operand
+    /// against every second one of a stride through the format.
     #[test]
     fn the_division_kernels_give_the_scalar_results() {
         for (dtype, inf) in [(DType::F16, 0x7c00u16), (DType::BF16, 0x7f80)] {
             let one = if dtype == DType::F16 { 0x3c00 } else { 0x3f80 };
             let three = if dtype == DType::F16 { 0x4200 } else { 0x4040 };
-            let seconds = [0, 1, one, three, inf - 1, inf, inf | 1, inf + 0x40];
+            let max_subnormal = if dtype == DType::F16 { 0x03ff } else { 0x007f };
+            let seconds =
+                [0, 1, 0x0003, 0x0055, max_subnormal, one, three, inf - 1, inf, inf | 1, inf + 0x40];
             let seconds = seconds.iter().flat_map(|&s| [s, s | 0x8000]).chain((0..=u16::MAX).step_by(251));
             let firsts: Vec<u16> = (0..=u16::MAX).collect();
             let tensor = |v: &[u16]| {
