@@ -111,8 +111,6 @@ fn in_eights<T: Copy + Default, U: Copy + Default>(
 struct Bf16Bits;
 
 impl Conversions for Bf16Bits {
-    /// From 2^-133 to 2^127.
-
     #[inline(always)]
     unsafe fn widen(bits: &[u16], wide: &mut [f32]) {
         for (&h, w) in bits.iter().zip(wide) {
