@@ -1,11 +1,10 @@
 //! floor_divide and remainder of two dense f16 or bf16 operands of one shape, [`BLOCK`] pairs
 //! at a time: widened to f32, divided in loops without branches that the compiler vectorises
-//! (remainder in f32 alone), and rounded back, split across rayon's
-//! threads. Where the CPU has AVX-512 or AVX2, with FMA and F16C (and `OPSPEC_CPU_SIMD`
-//! allows), the whole block is compiled for them, f16's conversions being F16C's eight-lane
-//! instructions inlined; elsewhere the baseline loops convert f16 with `half`'s slice
-//! conversions. bf16 is converted by `half`'s rules, written as branch-free integer selects,
-//! on every path. Bit-identical to the scalar path (`float.rs`), which widens, divides and
+//! (remainder in f32 alone), and rounded back, split across rayon's threads. Where the CPU
+//! has AVX-512 or AVX2, with FMA and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is
+//! compiled for them, f16's conversions being F16C's eight-lane instructions inlined;
+//! elsewhere the baseline loops convert f16 with `half`'s slice conversions. bf16 is
+//! converted by `half`'s rules, written as branch-free integer selects, on every path. Bit-identical to the scalar path (`float.rs`), which widens, divides and
 //! rounds one element at a time; an exhaustive pair sweep calls them with 2^20 pairs.
 
 use half::f16;
@@ -297,10 +296,10 @@ fn floor_divide(x: f32, y: f32) -> f32 {
 /// then one f32 addition of `y` where the signs differ; a zero takes `y`'s sign, and a NaN
 /// result is `(x·y)/(x·y)`, as the C library's `fmodf` gives it. In place of `fmod`, any
 /// exact value congruent to `x` modulo `y` and below `|y|` will do (from [`residues`]): of
-/// the two, the one in `y`'s sign is the result, and the other plus `y`
-/// rounds to it. It is an f32 value: where it is not `fmod`'s, the quotient rounded up onto
-/// an integer, which 16-bit operands allow only where `x`'s quantum is the coarser, and then
-/// it is a multiple of `y`'s quantum below `|y|`.
+/// the two, the one in `y`'s sign is the result, and the other plus `y` rounds to it. It is
+/// an f32 value: where it is not `fmod`'s, the quotient rounded up onto an integer, which
+/// 16-bit operands allow only where `x`'s quantum is the coarser, and then it is a multiple
+/// of `y`'s quantum below `|y|`.
 #[inline(always)]
 fn remainder(x: &[f32], y: &[f32], out: &mut [f32]) {
     let n = x.len();
