@@ -29,6 +29,7 @@ use crate::results::shard::Shard;
 use crate::run::progress::Progress;
 
 /// How `--exhaustive` went for one operation and format.
+#[derive(Default)]
 pub struct Exhaustive {
     pub agreement: Agreement,
     /// How many pairs MPFR evaluated (one per class).
@@ -99,7 +100,7 @@ pub fn compare(op: OpKind, f: Format, shard: Option<Shard>) -> Result<Exhaustive
         })
         .collect::<Result<Vec<_>, String>>()?;
     progress.lock().map_err(|_| "progress poisoned")?.finish();
-    let mut all = Exhaustive { agreement: Agreement::default(), mpfr_calls: 0 };
+    let mut all = Exhaustive::default();
     for p in parts {
         all.mpfr_calls += p.mpfr_calls;
         all.agreement.absorb(p.agreement);
@@ -122,7 +123,7 @@ fn row(
     x: u64,
     reference: &dyn Fn(&[u64]) -> Option<u64>,
 ) -> Result<Exhaustive, String> {
-    let mut part = Exhaustive { agreement: Agreement::default(), mpfr_calls: 0 };
+    let mut part = Exhaustive::default();
     for y in 0..1 << 16 {
         let rep = [x, y];
         if representative(op, f, rep).0 != rep {
