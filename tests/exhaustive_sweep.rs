@@ -10,7 +10,7 @@ use std::sync::Arc;
 use opspec::results::{CheckResult, Status};
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all, sweep_checks};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, AdapterError, DType, Tensor, UnaryOp};
+use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Tensor, UnaryOp};
 use opspec_cpu::CpuAdapter;
 
 /// The one input the adapter gets wrong: 1.23 in f32, an ordinary value no edge list holds.
@@ -83,4 +83,79 @@ fn the_sweep_of_every_f32_value_finds_it_and_measures_it() {
     assert!((2.5..=3.5).contains(&max), "largest error {max} ULP");
     let histogram = r.ulp_histogram.as_ref().unwrap();
     assert_eq!(histogram[3], 1, "one result between 2 and 4 ULPs: {histogram:?}");
+}
+
+/// The CPU adapter, but its second `add` call panics and its second `multiply` call returns an
+/// error.
+#[derive(Default)]
+struct FailsOnSecondCall {
+    calls: [std::sync::atomic::AtomicUsize; 2],
+}
+
+impl Adapter for FailsOnSecondCall {
+    fn name(&self) -> &str {
+        "fails-later"
+    }
+
+    wraps_cpu!("fails on its second call");
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let slot = match op {
+            BinaryOp::Add => 0,
+            BinaryOp::Multiply => 1,
+            _ => return CpuAdapter.binary(op, a, b),
+        };
+        if self.calls[slot].fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            if op == BinaryOp::Add {
+                panic!("add broke on its second call");
+            }
+            return Err(AdapterError::unsupported("multiply broke on its second call"));
+        }
+        CpuAdapter.binary(op, a, b)
+    }
+}
+
+/// A sweep whose adapter panics or errors after its first batch of a chunk fails with the
+/// adapter's reason and the chunk, and the run goes on to the next check, which also ends.
+#[test]
+fn a_sweep_whose_adapter_fails_mid_chunk_fails_with_the_reason_and_the_run_goes_on() {
+    let catalog = Catalog::builtin().unwrap();
+    let checks: Vec<_> = sweep_checks(&catalog, &["fails-later".to_string()])
+        .into_iter()
+        .filter(|c| {
+            let id = c.id.to_string();
+            ["add", "multiply", "subtract"]
+                .iter()
+                .any(|op| id == format!("array-api:fails-later:{op}:f16:exhaustive"))
+        })
+        .map(|mut c| {
+            // The first chunk (2^25 pairs, several adapter calls) is enough.
+            let Target::Elementwise(ElementwiseKind::Sweep(target)) = &mut c.target else {
+                panic!("not a sweep")
+            };
+            target.chunks = vec![0];
+            c.planned = Some(1 << 25);
+            c
+        })
+        .collect();
+    assert_eq!(checks.len(), 3);
+    let adapters: Vec<(String, Arc<dyn Adapter>)> =
+        vec![("fails-later".to_string(), Arc::new(FailsOnSecondCall::default()))];
+    let results = run_all(&catalog, &checks, &adapters, &RunOptions::default(), 0);
+    for r in &results {
+        let op = r.id.to_string().split(':').nth(2).unwrap().to_string();
+        match op.as_str() {
+            "subtract" => assert_eq!(r.status, Status::Pass, "{}: {}", r.id, r.message),
+            _ => {
+                assert_ne!(r.status, Status::Pass, "{}", r.id);
+                assert!(r.message.contains("chunk 0"), "{}: {}", r.id, r.message);
+                assert!(
+                    r.message.contains(&format!("{op} broke on its second call")),
+                    "{}: {}",
+                    r.id,
+                    r.message
+                );
+            }
+        }
+    }
 }

@@ -39,6 +39,7 @@ use opspec_adapter::{
     Scalar, ScalarSide, ScatterMode, ShapeChecker, Support, Tensor, TernaryOp, UnaryOp,
 };
 use rayon::prelude::*;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 pub use broadcast::broadcast_shapes;
@@ -413,23 +414,30 @@ pub(crate) fn dense_operands<'a>(a: &'a Tensor, b: &'a Tensor, dtype: DType) -> 
 
 /// The bytes that `f` writes for every element below `n`, in pieces of `piece` elements split
 /// across rayon's threads: `f` gets the byte range of a piece's elements in operands of
-/// `size`-byte elements, and appends its results' bytes (`U`s); `None` where `f` gives none.
+/// `size`-byte elements, and appends its results' bytes (`U`s) to an empty `Vec`, which its
+/// thread then copies into its place in the output while it is still in cache (a copy of the
+/// whole output afterwards would be one thread's); `None` where `f` gives none.
 pub(crate) fn in_pieces<U: Element>(
     n: usize,
     piece: usize,
     size: usize,
     f: impl Fn(Range<usize>, &mut Vec<u8>) -> Option<()> + Sync,
 ) -> Option<Vec<u8>> {
-    let pieces: Option<Vec<Vec<u8>>> = (0..n.div_ceil(piece))
-        .into_par_iter()
-        .map(|k| {
-            let elements = k * piece..((k + 1) * piece).min(n);
-            let mut out = Vec::with_capacity(elements.len() * U::DTYPE.size());
-            f(elements.start * size..elements.end * size, &mut out)?;
-            Some(out)
-        })
-        .collect();
-    pieces.map(|pieces| pieces.concat())
+    let out_size = U::DTYPE.size();
+    let write = |out: &mut [MaybeUninit<u8>]| {
+        out.par_chunks_mut(piece * out_size)
+            .enumerate()
+            .try_for_each(|(k, place)| {
+                let elements = k * piece..k * piece + place.len() / out_size;
+                let mut bytes = Vec::with_capacity(place.len());
+                f(elements.start * size..elements.end * size, &mut bytes)?;
+                (bytes.len() == place.len()).then(|| place.write_copy_of_slice(&bytes))?;
+                Some(())
+            })
+            .is_some()
+    };
+    // SAFETY: where `write` returns true, every piece of the output was written in full.
+    unsafe { output::written(n * out_size, write) }
 }
 
 fn binary_float<T: CpuFloat>(op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
