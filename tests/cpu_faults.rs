@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use opspec::results::{CheckResult, Status};
-use opspec::run::{RunOptions, adapter_checks, large_layout_checks, run_all};
+use opspec::run::{RunOptions, adapter_checks, large_layout_checks, run_all, sweep_checks};
 use opspec::spec::Catalog;
 use opspec_adapter::Adapter;
 use opspec_cpu::CpuAdapter;
@@ -42,10 +42,26 @@ fn elementwise_faults(catalog: &Catalog, adapters: &[(String, Arc<dyn Adapter>)]
         .filter(|c| c.id.to_string() == "array-api:cpu:add:f32:layouts-large")
         .collect();
     assert_eq!(large.len(), 1);
+    // The f32 grid sweep's calls (2^22 pairs at most, 3,748,096 in all) write outputs past
+    // 8 MiB, so they stream too.
+    let grid: Vec<_> = sweep_checks(catalog, names)
+        .into_iter()
+        .filter(|c| c.id.to_string() == "array-api:cpu:add:f32:grid")
+        .collect();
+    assert_eq!(grid.len(), 1);
     // Without a fault every one of them passes, so a failure below is the fault's.
     inject(Fault::None);
-    let clean = run_all(catalog, &large, adapters, &options, 0);
+    let clean = run_all(catalog, &[&large[..], &grid[..]].concat(), adapters, &options, 0);
     assert!(failing(&clean).is_empty(), "{:?}", failing(&clean));
+    inject(Fault::Stream);
+    let streamed = run_all(catalog, &grid, adapters, &options, 0);
+    inject(Fault::None);
+    assert_eq!(
+        streamed[0].status,
+        Status::Fail,
+        "Stream: the f32 grid sweep passed: {}",
+        streamed[0].message
+    );
     for (fault, layout_checks) in [(Fault::Tail, &small), (Fault::Split, &large), (Fault::Stream, &large)] {
         inject(fault);
         let today = run_all(catalog, &conformance, adapters, &options, 0);

@@ -1,7 +1,7 @@
 //! The comparisons, copysign and nextafter of two dense f16 or bf16 operands of one shape, on
 //! their bits, in loops without branches that the compiler vectorises, split across rayon's
 //! threads; bit-identical to the scalar path (`float.rs` and `compare_pairs`), which compares
-//! through `half` one element at a time. An exhaustive pair sweep calls them with 2^20 pairs.
+//! through `half` one element at a time. An exhaustive pair sweep calls them with 2^22 pairs.
 
 use half::f16;
 use opspec_adapter::{AdapterError, BinaryOp, DType, Tensor};

@@ -384,7 +384,7 @@ pub(crate) const PAIRS_PIECE: usize = 1 << 15;
 
 /// The bytes of `f` on every pair of two dense operands of dtype `T`, one shape and no axis
 /// names, in pieces of [`PAIRS_PIECE`] pairs split across rayon's threads (the exhaustive
-/// sweeps call the scalar operations, the comparisons and copysign among them, with 2^20
+/// sweeps call the scalar operations, the comparisons and copysign among them, with 2^22
 /// pairs at a time); `None` for other operands.
 fn dense_pairs<T: Element, U: Element>(
     a: &Tensor,

@@ -133,7 +133,7 @@ fn map<T: UnaryFloat>(op: UnaryOp, x: &Tensor) -> Result<Tensor, AdapterError> {
 /// `f(op, v)` for every element `v` of `x`; an error when `f` has no result for `op`. The
 /// operand's bytes are read in place (a strided view is copied dense first), in pieces of
 /// [`VALUES_PIECE`] elements split across rayon's threads (the exhaustive sweeps call with
-/// 2^20 values at a time).
+/// 2^22 values at a time).
 pub(crate) fn apply<T: Element, U: Element>(
     op: UnaryOp,
     x: &Tensor,
