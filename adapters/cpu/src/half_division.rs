@@ -4,8 +4,9 @@
 //! has AVX-512 or AVX2, with FMA and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is
 //! compiled for them, f16's conversions being F16C's eight-lane instructions inlined;
 //! elsewhere the baseline loops convert f16 with `half`'s slice conversions. bf16 is
-//! converted by `half`'s rules, written as branch-free integer selects, on every path. Bit-identical to the scalar path (`float.rs`), which widens, divides and
-//! rounds one element at a time; an exhaustive pair sweep calls them with 2^22 pairs.
+//! converted by `half`'s rules, written as branch-free integer selects, on every path.
+//! Bit-identical to the scalar path (`float.rs`), which widens, divides and rounds one element
+//! at a time; an exhaustive pair sweep calls them with 2^22 pairs.
 
 use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
