@@ -58,14 +58,17 @@
 //! below `|y|` in magnitude, the one in `y`'s sign is then the result (exact, a value of the
 //! format) and the other `m` gives it as `m + y` rounded once; so any such `m`, exact, will
 //! do: zero gives `y`'s zero, `m` in `y`'s sign itself, another `m` the rounded `m + y`. It is
-//! `x − n·y` for `n` the truncated f64 quotient where that is below 2^52: the exact
-//! quotient's truncation or one more in magnitude (rounded up onto an integer; never less, by
-//! monotonicity), and `x − n·y`, a multiple of the smaller operand's quantum below `|y|`,
-//! has under 53 bits, so one fma gives it exactly. A larger quotient is first reduced the
-//! same way by `y·2^k` (an exact scaling), which keeps the residue modulo `y` and takes 50
+//! `x − q·y` for `q` the integer nearest to `x` times `1/y` (rounded once) where the
+//! quotient is below 2^50: two roundings put that product within 2^-52 of the quotient
+//! relative to it, so `q` lies within 0.76 of the quotient (a dividend that is a multiple of
+//! `y` gives that multiple, not one less as truncation could), and `x − q·y`, below `|y|` in
+//! either sign and a multiple of the smaller operand's quantum, has under 53 bits: one fma
+//! gives it exactly. A larger quotient is first reduced the same way by `y·2^k` (an exact
+//! scaling, its reciprocal rounded once), which keeps the residue modulo `y` and takes 49
 //! bits off the quotient per step; a block of dividends takes the steps its largest quotient
-//! needs. The final addition of `y` rounds once in f64, then to the format: innocuous double
-//! rounding.
+//! needs, each with one division (`y` is one per run), and none where every dividend lies in
+//! a binade below `y`'s. The final addition of `y` rounds once in f64, then to the format:
+//! innocuous double rounding.
 //!
 //! Narrowing. [`narrow`] rounds an f64 to the target with integer arithmetic only (no FP
 //! instruction, so it does not depend on the FP environment): the significand is shifted to
@@ -333,15 +336,21 @@ fn residues(x: &[f64], y: f64, m: &mut [f64]) {
     for (m, &x) in m.iter_mut().zip(x) {
         *m = if x.is_finite() { x } else { 0.0 };
     }
-    // A step reduces by y·2^k, k = max(d − 50, 0), whose quotient is below 2^51: that keeps
-    // the residue modulo y and leaves d at most k. The steps of the block's largest d take
-    // every d to 50 at most, and one more step with k = 0 leaves m below |y|.
-    let reach = m.iter().fold(0, |d, &v| d.max(distance(v)));
-    for _ in 0..=(reach - 1).max(0) / 50 {
+    // A step reduces every m by s = y·2^k, k = max(d − 49, 0) for the block's largest d, so
+    // that each quotient Q = m/s is below 2^50: q, the product of m and 1/s (rounded once)
+    // rounded to the nearest integer, lies within 0.76 of Q (two roundings, each within
+    // 2^-53 of it), so m − q·s, one fma, keeps the residue modulo y below s: every d is at
+    // most k after it. Steps continue to k = 0, which leaves m below |y|. A block whose every
+    // d is negative is below |y| already and takes none.
+    let mut reach = m.iter().fold(-1, |d, &v| d.max(distance(v)));
+    while reach >= 0 {
+        let k = (reach - 49).max(0);
+        let s = y * power_of_two(k);
+        let reciprocal = 1.0 / s;
         for m in m.iter_mut() {
-            let s = y * power_of_two((distance(*m) - 50).max(0));
-            *m = (-(*m / s).trunc()).mul_add(s, *m);
+            *m = (-(*m * reciprocal).round_ties_even()).mul_add(s, *m);
         }
+        reach = if k == 0 { -1 } else { k };
     }
     for (m, &x) in m.iter_mut().zip(x) {
         *m = if x.is_finite() { *m } else { f64::NAN };

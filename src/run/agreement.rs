@@ -179,8 +179,8 @@ mod tests {
 
     /// floor_divide and remainder where the dividend is a small multiple of the divisor: an
     /// integer quotient, the floor with no step down and the zero remainder in the divisor's
-    /// sign (a quotient computed inexactly, as with the divisor's reciprocal, falls just short
-    /// of it for many of these pairs).
+    /// sign (a quotient computed from the divisor's reciprocal falls just short of it for many
+    /// of these pairs: truncated, it would leave a whole divisor).
     #[test]
     fn agrees_with_mpfr_on_multiples_of_the_divisor() {
         for f in [Format::F16, Format::BF16, Format::F32] {

@@ -1,12 +1,13 @@
 //! floor_divide and remainder of two dense f16 or bf16 operands of one shape, [`BLOCK`] pairs
 //! at a time: widened to f32, divided in loops without branches that the compiler vectorises
-//! (remainder in f32 alone), and rounded back, split across rayon's threads. Where the CPU
-//! has AVX-512 or AVX2, with FMA and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is
-//! compiled for them, f16's conversions being F16C's eight-lane instructions inlined;
-//! elsewhere the baseline loops convert f16 with `half`'s slice conversions. bf16 is
-//! converted by `half`'s rules, written as branch-free integer selects, on every path.
-//! Bit-identical to the scalar path (`float.rs`), which widens, divides and rounds one element
-//! at a time; an exhaustive pair sweep calls them with 2^22 pairs.
+//! (remainder in f32 alone, by a block's one divisor without a division per element), and
+//! rounded back, split across rayon's threads. Where the CPU has AVX-512 or AVX2, with FMA
+//! and F16C (and `OPSPEC_CPU_SIMD` allows), the whole block is compiled for them, f16's
+//! conversions being F16C's eight-lane instructions inlined; elsewhere the baseline loops
+//! convert f16 with `half`'s slice conversions. bf16 is converted by `half`'s rules, written
+//! as branch-free integer selects, on every path. Bit-identical to the scalar path
+//! (`float.rs`), which widens, divides and rounds one element at a time; an exhaustive pair
+//! sweep calls them with 2^22 pairs.
 
 use half::f16;
 use half::slice::{HalfBitsSliceExt, HalfFloatSliceExt};
@@ -339,41 +340,95 @@ fn remainder(x: &[f32], y: &[f32], out: &mut [f32]) {
 /// The binade distance [`residues`] takes off in one step.
 const STEP: i32 = 22;
 
+/// The binade distance [`residues_by`] takes off in one step.
+const RECIPROCAL_STEP: i32 = 20;
+
+/// The exponent field of an f32 value.
+#[inline(always)]
+fn field(v: f32) -> i32 {
+    (v.to_bits() >> 23 & 0xff) as i32
+}
+
+/// 2^e, for `e` in f32's normal range.
+#[inline(always)]
+fn power_of_two(e: i32) -> f32 {
+    f32::from_bits(((e + 127) as u32) << 23)
+}
+
+/// The binade of a finite nonzero f32 `s` as an exponent field, below 1 where `s` is
+/// subnormal (bf16's subnormals are f32's).
+#[inline(always)]
+fn binade(s: f32) -> i32 {
+    if field(s) == 0 { field(s * power_of_two(24)) - 24 } else { field(s) }
+}
+
 /// `m[i]` becomes a value congruent to it modulo `s[i]` and below `|s[i]|`, exactly, for
-/// finite `m` and finite nonzero `s` of a 16-bit format, in f32 alone. Each step reduces by
-/// `s·2^k`, with `k` the binade distance `d` of `m` above `s` less 22 (0 at least), `s`'s
-/// binade taken exactly where it is subnormal (bf16's subnormals are f32's; a subnormal `m`
-/// overstates its `d`, which only makes `k` larger). The quotient is then below 2^23, so
-/// `n`, the truncated f32 quotient, is the true one or one more in magnitude, and
-/// `m − n·s·2^k` is exact in one fma: it is below the divisor and a multiple of the finer
-/// quantum of the two, which is the divisor's (at most 11 significant bits) unless
-/// `|m| < |s|` with `m` the finer, and then the quotient is below 1 by more than f32's
-/// rounding and `n` is 0. It keeps the residue modulo `s`, and its `d` is at most `k`. The
-/// block takes the steps of its largest `d`, the last one with `k = 0`: one for f16's
-/// operands within 22 binades of each other, two for the rest (f16 spans 39 binades), up
-/// to 12 for bf16's (260). `2^k`, up to 2^238, is applied as two factors, each exact.
+/// finite `m` and finite nonzero `s` of a 16-bit format, in f32 alone: by [`residues_by`]
+/// where the block has one divisor, else lane by lane. Each step reduces by `s·2^k`, with `k`
+/// the binade distance `d` of `m` above `s` less 22 (0 at least), `s`'s binade taken exactly
+/// where it is subnormal (a subnormal `m` overstates its `d`, which only makes `k` larger).
+/// The quotient is then below 2^23, so `n`, the truncated f32 quotient, is the true one or one
+/// more in magnitude, and `m − n·s·2^k` is exact in one fma: it is below the divisor and a
+/// multiple of the finer quantum of the two, which is the divisor's (at most 11 significant
+/// bits) unless `|m| < |s|` with `m` the finer, and then the quotient is below 1 by more than
+/// f32's rounding and `n` is 0. It keeps the residue modulo `s`, and its `d` is at most `k`.
+/// The block takes the steps of its largest `d`, the last one with `k = 0`, and none where
+/// every `d` is negative: one for f16's operands within 22 binades of each other, two for
+/// the rest (f16 spans 39 binades), up to 12 for bf16's (260). `2^k`, up to 2^238, is applied
+/// as two factors, each exact.
 #[inline(always)]
 fn residues(m: &mut [f32], s: &[f32]) {
     let n = m.len();
     let s = &s[..n];
-    let field = |v: f32| (v.to_bits() >> 23 & 0xff) as i32;
-    let power_of_two = |e: i32| f32::from_bits(((e + 127) as u32) << 23);
-    let mut binade = [0; BLOCK];
-    let binade = &mut binade[..n];
-    for i in 0..n {
-        let subnormal = field(s[i]) == 0;
-        binade[i] = if subnormal { field(s[i] * power_of_two(24)) - 24 } else { field(s[i]) };
+    if let Some(&first) = s.first()
+        && s.iter().fold(true, |one, &v| one & (v.to_bits() == first.to_bits()))
+    {
+        return residues_by(m, first);
     }
-    let mut reach = 0;
+    let mut binades = [0; BLOCK];
+    let binades = &mut binades[..n];
     for i in 0..n {
-        reach = reach.max(field(m[i]) - binade[i]);
+        binades[i] = binade(s[i]);
     }
-    for _ in 0..=(reach - 1).max(0) / STEP {
+    let mut reach = -1;
+    for i in 0..n {
+        reach = reach.max(field(m[i]) - binades[i]);
+    }
+    let steps = if reach < 0 { 0 } else { (reach - 1).max(0) / STEP + 1 };
+    for _ in 0..steps {
         for i in 0..n {
-            let k = (field(m[i]) - binade[i] - STEP).max(0);
+            let k = (field(m[i]) - binades[i] - STEP).max(0);
             let divisor = s[i] * power_of_two(k / 2) * power_of_two(k - k / 2);
             m[i] = (-(m[i] / divisor).trunc()).mul_add(divisor, m[i]);
         }
+    }
+}
+
+/// [`residues`] for a block of one divisor `s`, without a division per element. A step
+/// reduces every `m` by `t = s·2^k`, `k` the block's largest binade distance less 20 (0 at
+/// least), so that each quotient `Q = m/t` is below 2^21. `1/t` is applied as two f32
+/// factors, a power of two (the product exact unless it underflows, and then `Q` is far
+/// below one half) and the rest, within 2^-24 of its value; with the second product's
+/// rounding, `m` times them lies within 2.01·2^-24 of `Q` relative to it, and `q`, that
+/// rounded to the nearest integer, within 0.76 of `Q`. So `m − q·t`, one fma, is below `t`,
+/// and exact: a multiple of the divisor's quantum (at most 12 significant bits), or, where
+/// `m`'s quantum is the finer, `q` is 0 or `|m|` at least `t/2`, within a binade of it.
+/// Steps continue to `k = 0`.
+#[inline(always)]
+fn residues_by(m: &mut [f32], s: f32) {
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    let binade = binade(s);
+    let mut reach = m.iter().fold(-1, |d, &v| d.max(field(v) - binade));
+    while reach >= 0 {
+        let k = (reach - RECIPROCAL_STEP).max(0);
+        let t = f64::from(s) * f64::from_bits(((k + 1023) as u64) << 52);
+        let first = if t.abs() >= 1.0 { 1.0 / TWO_64 } else { TWO_64 };
+        let (first, rest) = (first as f32, (1.0 / t / first) as f32);
+        let t = t as f32;
+        for m in m.iter_mut() {
+            *m = (-(*m * first * rest).round_ties_even()).mul_add(t, *m);
+        }
+        reach = if k == 0 { -1 } else { k };
     }
 }
 
@@ -421,6 +476,36 @@ mod tests {
                     // And the adapter takes this path.
                     let adapter = CpuAdapter.binary(op, &a, &b).unwrap();
                     assert_eq!(adapter.contiguous_bytes(), Some(fast), "{op} {dtype}");
+                }
+            }
+        }
+    }
+
+    /// Blocks of many divisors (the lane-by-lane reduction; a block of one divisor takes
+    /// [`residues_by`]) give the scalar path's bits: every f16 and bf16 first operand against
+    /// every value of the format rotated by a few strides, so that each block of [`BLOCK`]
+    /// pairs meets as many divisors, across binades and classes.
+    #[test]
+    fn blocks_of_many_divisors_give_the_scalar_results() {
+        for dtype in [DType::F16, DType::BF16] {
+            let tensor = |v: &[u16]| {
+                let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                Tensor::from_bytes(dtype, &[v.len()], bytes).unwrap()
+            };
+            let firsts: Vec<u16> = (0..=u16::MAX).collect();
+            let a = tensor(&firsts);
+            for stride in [1u16, 3, 257, 4_099, 32_771] {
+                let seconds: Vec<u16> = firsts.iter().map(|&x| x.wrapping_mul(stride) ^ 0x5a5a).collect();
+                let b = tensor(&seconds);
+                let fast = binary(BinaryOp::Remainder, &a, &b).unwrap().unwrap();
+                let scalar = match dtype {
+                    DType::F16 => crate::binary_float::<f16>(BinaryOp::Remainder, &a, &b),
+                    _ => crate::binary_float::<bf16>(BinaryOp::Remainder, &a, &b),
+                }
+                .unwrap();
+                let (fast, scalar) = (fast.contiguous_bytes().unwrap(), scalar.contiguous_bytes().unwrap());
+                for (k, (f, s)) in fast.chunks(2).zip(scalar.chunks(2)).enumerate() {
+                    assert_eq!(f, s, "{dtype} {:#06x} % {:#06x}", firsts[k], seconds[k]);
                 }
             }
         }
