@@ -330,8 +330,8 @@ enum Command {
         #[arg(long = "dtype")]
         dtypes: Vec<String>,
         /// Every pair of operands instead of random inputs: the two-operand operations in f16
-        /// and bf16, 2^32 pairs each (on two cores, minutes for hypot, about 20 for floor_divide
-        /// and remainder, half an hour or more for atan2 and pow; docs/SCALE.md).
+        /// and bf16, 2^32 pairs each (on two cores, minutes for hypot, 10 to 23 for
+        /// floor_divide and remainder, half an hour or more for atan2 and pow; docs/SCALE.md).
         #[arg(long, conflicts_with_all = ["cases", "seed"])]
         exhaustive: bool,
         /// With `--exhaustive`: only shard I of N of each operation's pairs (or `auto`, from a

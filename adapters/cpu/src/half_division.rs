@@ -439,11 +439,39 @@ mod tests {
     use half::bf16;
     use opspec_adapter::Adapter;
 
+    /// `v`'s bits as a one-dimensional tensor of `dtype`.
+    fn tensor(dtype: DType, v: &[u16]) -> Tensor {
+        let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        Tensor::from_bytes(dtype, &[v.len()], bytes).unwrap()
+    }
+
+    /// `op` on `a` and `b` by these kernels, asserting that each result has the scalar path's
+    /// bits (`describe` names pair `k`).
+    fn assert_scalar_bits(
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        describe: impl Fn(usize) -> String,
+    ) -> Tensor {
+        let fast = binary(op, a, b).unwrap().unwrap();
+        let scalar = match a.dtype() {
+            DType::F16 => crate::binary_float::<f16>(op, a, b),
+            _ => crate::binary_float::<bf16>(op, a, b),
+        }
+        .unwrap();
+        let (bits, scalar) = (fast.contiguous_bytes().unwrap(), scalar.contiguous_bytes().unwrap());
+        for (k, (f, s)) in bits.chunks(2).zip(scalar.chunks(2)).enumerate() {
+            assert_eq!(f, s, "{op} {}", describe(k));
+        }
+        fast
+    }
+
     /// Both operations give the scalar path's bits on every f16 and bf16 first operand against
     /// second operands at the zeros, subnormals (the smallest, the largest and two between:
     /// bf16's below 2^-127 are f32 values a binade or more below f32's exponent field 0),
     /// ±1, ±3, the largest finite values, the infinities and NaNs, and on every first operand
-    /// against every second one of a stride through the format.
+    /// against every second one of a stride through the format. Each block has one divisor
+    /// (remainder's [`residues_by`]).
     #[test]
     fn the_division_kernels_give_the_scalar_results() {
         for (dtype, inf) in [(DType::F16, 0x7c00u16), (DType::BF16, 0x7f80)] {
@@ -454,59 +482,36 @@ mod tests {
                 [0, 1, 0x0003, 0x0055, max_subnormal, one, three, inf - 1, inf, inf | 1, inf + 0x40];
             let seconds = seconds.iter().flat_map(|&s| [s, s | 0x8000]).chain((0..=u16::MAX).step_by(251));
             let firsts: Vec<u16> = (0..=u16::MAX).collect();
-            let tensor = |v: &[u16]| {
-                let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                Tensor::from_bytes(dtype, &[v.len()], bytes).unwrap()
-            };
-            let a = tensor(&firsts);
+            let a = tensor(dtype, &firsts);
             for second in seconds {
-                let b = tensor(&vec![second; firsts.len()]);
+                let b = tensor(dtype, &vec![second; firsts.len()]);
                 for op in [BinaryOp::FloorDivide, BinaryOp::Remainder] {
-                    let fast = binary(op, &a, &b).unwrap().unwrap();
-                    let scalar = match dtype {
-                        DType::F16 => crate::binary_float::<f16>(op, &a, &b),
-                        _ => crate::binary_float::<bf16>(op, &a, &b),
-                    }
-                    .unwrap();
-                    let (fast, scalar) =
-                        (fast.contiguous_bytes().unwrap(), scalar.contiguous_bytes().unwrap());
-                    for (k, (f, s)) in fast.chunks(2).zip(scalar.chunks(2)).enumerate() {
-                        assert_eq!(f, s, "{op} {dtype} {:#06x} {second:#06x}", firsts[k]);
-                    }
+                    let fast = assert_scalar_bits(op, &a, &b, |k| {
+                        format!("{dtype} {:#06x} {second:#06x}", firsts[k])
+                    });
                     // And the adapter takes this path.
                     let adapter = CpuAdapter.binary(op, &a, &b).unwrap();
-                    assert_eq!(adapter.contiguous_bytes(), Some(fast), "{op} {dtype}");
+                    assert_eq!(adapter.contiguous_bytes(), fast.contiguous_bytes(), "{op} {dtype}");
                 }
             }
         }
     }
 
-    /// Blocks of many divisors (the lane-by-lane reduction; a block of one divisor takes
-    /// [`residues_by`]) give the scalar path's bits: every f16 and bf16 first operand against
-    /// every value of the format rotated by a few strides, so that each block of [`BLOCK`]
-    /// pairs meets as many divisors, across binades and classes.
+    /// Blocks of many divisors (remainder's lane-by-lane reduction) give the scalar path's
+    /// bits: every f16 and bf16 first operand against every value of the format rotated by a
+    /// few strides, so that each block of [`BLOCK`] pairs meets as many divisors, across
+    /// binades and classes.
     #[test]
     fn blocks_of_many_divisors_give_the_scalar_results() {
         for dtype in [DType::F16, DType::BF16] {
-            let tensor = |v: &[u16]| {
-                let bytes = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-                Tensor::from_bytes(dtype, &[v.len()], bytes).unwrap()
-            };
             let firsts: Vec<u16> = (0..=u16::MAX).collect();
-            let a = tensor(&firsts);
+            let a = tensor(dtype, &firsts);
             for stride in [1u16, 3, 257, 4_099, 32_771] {
                 let seconds: Vec<u16> = firsts.iter().map(|&x| x.wrapping_mul(stride) ^ 0x5a5a).collect();
-                let b = tensor(&seconds);
-                let fast = binary(BinaryOp::Remainder, &a, &b).unwrap().unwrap();
-                let scalar = match dtype {
-                    DType::F16 => crate::binary_float::<f16>(BinaryOp::Remainder, &a, &b),
-                    _ => crate::binary_float::<bf16>(BinaryOp::Remainder, &a, &b),
-                }
-                .unwrap();
-                let (fast, scalar) = (fast.contiguous_bytes().unwrap(), scalar.contiguous_bytes().unwrap());
-                for (k, (f, s)) in fast.chunks(2).zip(scalar.chunks(2)).enumerate() {
-                    assert_eq!(f, s, "{dtype} {:#06x} % {:#06x}", firsts[k], seconds[k]);
-                }
+                let b = tensor(dtype, &seconds);
+                assert_scalar_bits(BinaryOp::Remainder, &a, &b, |k| {
+                    format!("{dtype} {:#06x} % {:#06x}", firsts[k], seconds[k])
+                });
             }
         }
     }
