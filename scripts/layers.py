@@ -19,7 +19,7 @@ from pathlib import Path
 
 # Bottom first: a room may import itself and the rooms before it.
 LAYERS = [
-    "bits", "platform", "spec", "oracle", "generate", "judge", "results", "host", "run",
+    "bits", "platform", "spec", "oracle", "generate", "judge", "results", "verdict", "host", "run",
     "report", "cli", "harness", "lib", "main",
 ]
 

@@ -20,3 +20,4 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod spec;
+pub mod verdict;

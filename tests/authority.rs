@@ -7,11 +7,11 @@ mod common;
 use std::sync::Arc;
 
 use opspec::bits::format::Format;
-use opspec::report::verdicts;
 use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::spec::authority::Tier;
+use opspec::verdict::verdicts;
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, Tensor, UnaryOp};
 use opspec_cpu::CpuAdapter;
 

@@ -346,7 +346,7 @@ const CORPUS: &[Broken] = &[
     case("pattern-empty", EXPECT, &[("{array-api,numr}:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{nan-either,edges,layouts,layouts-large,random,broadcast-random,broadcast-strided}", "")], "  - id: \"\"", &["an empty pattern matches no check id"]),
     case("pattern-forty-stars", EXPECT, &[("{array-api,numr}:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{nan-either,edges,layouts,layouts-large,random,broadcast-random,broadcast-strided}", "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*q")], "  - id: \"*a", &["matches no check of adapter `numr`"]),
     case("pattern-matches-nothing", EXPECT, &[("{maximum,minimum}", "{maximun,minimun}")], FIRST_ID, &["matches no check"]),
-    case("expectation-listed-twice", EXPECT, &[("deviations:\n", "deviations:\n  - id: \"{array-api,numr}:numr:pow:f64:{edges,layouts,layouts-large,random}\"\n    tier: quality\n    does: x\n    why: y\n")], "  - id: \"{array-api,numr}:numr:pow:f64:{edges,layouts,layouts-large,random}\"\n    tier: quality\n    does: >-", &["`deviations[", "is listed twice"]),
+    case("expectation-listed-twice", EXPECT, &[("deviations:\n", "deviations:\n  - id: \"{array-api,numr}:numr:pow:f64:{edges,layouts,layouts-large,random}\"\n    fails: values\n    tier: quality\n    does: x\n    why: y\n")], "  - id: \"{array-api,numr}:numr:pow:f64:{edges,layouts,layouts-large,random}\"\n    fails: values\n    tier: quality\n    does: >-", &["`deviations[", "is listed twice"]),
     case("expectation-adapter-mismatch", EXPECT, &[("adapter: numr\n", "adapter: cpu\n")], "adapter: cpu", &["`adapter`", "must match the file name"]),
     case("expectation-adapter-invalid", EXPECT, &[("adapter: numr\n", "adapter: \"nu mr\"\n")], "adapter:", &["`adapter`", "is not an adapter name"]),
     case("expectation-without-tier", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    does: >-\n      maximum and minimum")], FIRST_ID, &["missing field `tier`"]),
@@ -400,7 +400,7 @@ fn every_broken_input_is_refused_at_its_place() {
 fn an_alias_may_be_another_operations_row_id() {
     let root = Root::new("alias-of-another-op");
     root.edit(ADD, "  - id: pinf-plus-ninf\n", "  - id: pinf-plus-ninf\n    aliases: [same-sign-positive]\n");
-    let old = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:same-sign-positive\"\n    does: x\n    why: y\n    tier: must\n";
+    let old = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:same-sign-positive\"\n    does: x\n    why: y\n    fails: values\n    tier: must\n";
     root.write("expectations/cpu.yaml", old);
     if let Err(e) = root.load() {
         panic!("{e}");
@@ -493,7 +493,7 @@ fn several_expectations_files_load_and_each_error_blames_its_own() {
     let shipped = std::fs::read_dir(root.0.join("expectations")).unwrap().count();
     // The shipped cpu.yaml, if any, is replaced by this one.
     let added = usize::from(!root.0.join("expectations/cpu.yaml").exists());
-    let cpu = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:edges\"\n    does: x\n    why: y\n    tier: must\n";
+    let cpu = "adapter: cpu\ndeviations:\n  - id: \"array-api:cpu:add:f32:edges\"\n    does: x\n    why: y\n    fails: values\n    tier: must\n";
     root.write("expectations/cpu.yaml", cpu);
     let catalog = Catalog::load(&root.0).unwrap();
     assert_eq!(catalog.expectations.files.len(), shipped + added);

@@ -57,8 +57,8 @@ fn listed_failures_are_expected_and_listed_passes_fail() {
     let root = root_with(
         "judged",
         "adapter: zero-sign\ndeviations:\n\
-         \x20 - id: small:zero-sign:add:f32:nzero-plus-nzero\n    does: gives +0\n    why: the table says -0\n    tier: must\n\
-         \x20 - id: \"small:zero-sign:add:f32:{pinf-plus-ninf,nan-either}\"\n    does: nothing wrong\n    why: listed by mistake\n    tier: must\n",
+         \x20 - id: small:zero-sign:add:f32:nzero-plus-nzero\n    does: gives +0\n    why: the table says -0\n    fails: values\n    tier: must\n\
+         \x20 - id: \"small:zero-sign:add:f32:{pinf-plus-ninf,nan-either}\"\n    does: nothing wrong\n    why: listed by mistake\n    fails: values\n    tier: must\n",
     );
     let catalog = Catalog::load(&root).unwrap();
     let name = "zero-sign".to_string();
@@ -91,7 +91,7 @@ fn a_flaky_entry_allows_a_pass_and_still_lists_a_failure() {
     let root = root_with(
         "flaky",
         "adapter: zero-sign\ndeviations:\n\
-         \x20 - id: \"small:zero-sign:add:f32:{nzero-plus-nzero,nan-either}\"\n    does: sometimes +0\n    why: the table says -0\n    tier: must\n    flaky: true\n",
+         \x20 - id: \"small:zero-sign:add:f32:{nzero-plus-nzero,nan-either}\"\n    does: sometimes +0\n    why: the table says -0\n    fails: values\n    tier: must\n    flaky: true\n",
     );
     let catalog = Catalog::load(&root).unwrap();
     let name = "zero-sign".to_string();
@@ -115,7 +115,7 @@ fn an_entry_that_names_no_check_is_a_load_error() {
     let root = root_with(
         "unknown",
         "adapter: zero-sign\ndeviations:\n\
-         \x20 - id: small:zero-sign:add:f32:no-such-row\n    does: x\n    why: y\n    tier: must\n",
+         \x20 - id: small:zero-sign:add:f32:no-such-row\n    does: x\n    why: y\n    fails: values\n    tier: must\n",
     );
     let err = validate_expectations(&Catalog::load(&root).unwrap()).unwrap_err();
     assert_eq!(err.file, Path::new("expectations/zero-sign.yaml"));
@@ -148,7 +148,7 @@ fn a_flaky_entry_accepts_a_weaker_tier_and_a_plain_one_does_not() {
     let entry = |flaky: &str| {
         format!(
             "adapter: flush\ndeviations:\n\
-             \x20 - id: small:flush:add:f32:edges\n    does: flushes, and sometimes worse\n    why: w\n    tier: must\n{flaky}"
+             \x20 - id: small:flush:add:f32:edges\n    does: flushes, and sometimes worse\n    why: w\n    fails: values\n    tier: must\n{flaky}"
         )
     };
     for (flaky, expected) in [("    flaky: true\n", Status::KnownDeviation), ("", Status::Fail)] {

@@ -75,7 +75,7 @@ fn a_check_passes_or_fails_with_the_clis_exit_codes_and_writes_the_report() {
 fn the_vendors_expectations_file_lists_its_deviations() {
     let dir = scratch("expectations");
     let listed = format!(
-        "adapter: mylib\ndeviations:\n  - id: \"{MAXIMUM}\"\n    does: f32::max drops NaN\n    why: \"If either x1_i or x2_i is NaN, the result is NaN.\"\n    tier: must\n"
+        "adapter: mylib\ndeviations:\n  - id: \"{MAXIMUM}\"\n    does: f32::max drops NaN\n    why: \"If either x1_i or x2_i is NaN, the result is NaN.\"\n    fails: values\n    tier: must\n"
     );
     assert_eq!(harness(&dir, Some(&listed), &["--exact", MAXIMUM]), ExitCode::SUCCESS);
     let stale = listed.replace("maximum", "add");

@@ -11,11 +11,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use opspec::bits::format::Format;
-use opspec::report::{Conformance, verdicts};
 use opspec::results::{CheckResult, Status};
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::spec::authority::Tier;
+use opspec::verdict::{Conformance, verdicts};
 use opspec_adapter::{Adapter, AdapterError, BinaryOp, Tensor};
 use opspec_cpu::CpuAdapter;
 

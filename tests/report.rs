@@ -214,7 +214,7 @@ fn expect_refuses_to_draft_from_an_incomplete_run_unless_allowed() {
 #[test]
 fn a_deviation_past_its_tolerance_fails() {
     let dir = scratch("tolerance");
-    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n    tolerate:\n      failed_inputs: 1\n";
+    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    fails: values\n    tier: must\n    tolerate:\n      failed_inputs: 1\n";
     let root = catalog_with_numr_entry(&dir, entry);
     let out = dir.display().to_string();
     let run = opspec(&["--root", root.to_str().unwrap(), "run", "--exact", KNOWN, "--out", &out]);
@@ -227,7 +227,7 @@ fn a_deviation_past_its_tolerance_fails() {
 #[test]
 fn an_entry_for_another_platform_does_not_apply() {
     let dir = scratch("platform");
-    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n    when:\n      target: riscv64-linux\n";
+    let entry = "  - id: \"array-api:numr:maximum:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    fails: values\n    tier: must\n    when:\n      target: riscv64-linux\n";
     let root = catalog_with_numr_entry(&dir, entry);
     let out = dir.display().to_string();
     let run = opspec(&["--root", root.to_str().unwrap(), "run", "--exact", KNOWN, "--out", &out]);
@@ -256,7 +256,7 @@ fn a_renamed_row_keeps_its_old_id_and_migrate_rewrites_it() {
     let dir = scratch("renamed");
     let root = catalog_with_numr_entry(
         &dir,
-        "  - id: \"array-api:numr:{maximum,minimum}:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    tier: must\n",
+        "  - id: \"array-api:numr:{maximum,minimum}:f32:nan-either\"\n    does: drops a NaN\n    why: the array API\n    fails: values\n    tier: must\n",
     );
     rename_nan_rows(&root, &["maximum"]);
     let root_arg = root.to_str().unwrap();
@@ -429,5 +429,52 @@ fn the_report_escapes_markup_validates_as_junit_and_works_in_a_browser() {
             assert!(said.contains("RESULT PASS"), "{said}");
         }
         _ => panic!("the report failed in headless Chromium:\n{}", text(&browser)),
+    }
+}
+
+/// One results file rendered every way (the terminal, `index.html`, `compliance.csv`,
+/// `junit.xml`, the exit code) says the same thing, as the verdict room counts it, at each gate.
+#[test]
+fn every_rendering_of_one_results_file_agrees_with_the_verdict_room() {
+    let dir = scratch("agree");
+    mixed_report(&dir);
+    let checks = all(&results(&dir));
+    let pairs = opspec::verdict::verdicts(&checks);
+    assert!(pairs.values().any(|c| c.counts.known_musts > 0), "the mixed run has a known must failure");
+    for gate in ["must", "should", "quality"] {
+        let out = dir.join(format!("gate-{gate}")).display().to_string();
+        let shown =
+            opspec(&["report", dir.join("results.jsonl").to_str().unwrap(), "--out", &out, "--gate", gate]);
+        let terminal = text(&shown);
+        let tier: opspec::spec::authority::Tier = gate.parse().unwrap();
+        let failing = checks.iter().filter(|r| r.fails(tier)).count();
+        assert_eq!(code(&shown), if failing > 0 { 1 } else { 0 }, "gate {gate}: {terminal}");
+        let junit = std::fs::read_to_string(Path::new(&out).join("junit.xml")).unwrap();
+        assert!(
+            junit.contains(&format!("failures=\"{failing}\"")),
+            "gate {gate}: {failing} failures: {junit}"
+        );
+        let html = std::fs::read_to_string(Path::new(&out).join("index.html")).unwrap();
+        let csv = std::fs::read_to_string(Path::new(&out).join("compliance.csv")).unwrap();
+        for ((suite, adapter), verdict) in &pairs {
+            let line = verdict.text();
+            assert!(terminal.contains(&line), "the terminal lacks `{line}`: {terminal}");
+            assert!(html.contains(&line.replace('\'', "&#39;")), "the page lacks `{line}`");
+            // The compliance table's cells of the pair add up to the pair's counts.
+            let mut sums = [0usize; 6];
+            for cells in csv.lines().skip(1).map(|l| l.split(',').collect::<Vec<_>>()) {
+                if (cells[0], cells[1]) == (suite.as_str(), adapter.as_str()) {
+                    for (sum, cell) in sums.iter_mut().zip(&cells[3..9]) {
+                        *sum += cell.parse::<usize>().unwrap();
+                    }
+                }
+            }
+            let c = &verdict.counts;
+            assert_eq!(
+                sums,
+                [c.checks, c.passed, c.must, c.should, c.quality, c.known_deviations],
+                "{suite} {adapter}"
+            );
+        }
     }
 }

@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 use super::{Setup, adapter_names, rerun, say};
 use crate::bits::value::operand_bits;
 use crate::host::StartOptions;
-use crate::results;
 use crate::results::shard::Shard;
 use crate::run::{RunOptions, eval::eval};
 use crate::spec::Catalog;
+use crate::verdict;
 
 /// Evaluates one input of a check against the adapter its id names (built in, offered by the
 /// setup, or one of `adapters`' specs).
@@ -43,7 +43,7 @@ pub(super) fn evaluate(
             break;
         }
     }
-    Ok(if evaluation.pass { 0 } else { results::EXIT_FAIL })
+    Ok(if evaluation.pass { 0 } else { verdict::EXIT_FAIL })
 }
 
 /// `oracle-agreement`: one line per (operation, format); exit 1 if the references disagree.
@@ -90,7 +90,7 @@ pub(super) fn oracle_agreement(
             say(&format!("  ({}): {under_test:#x}, MPFR {mpfr:#x}\n", hex.join(", ")));
         }
         if a.mismatched > 0 {
-            code = results::EXIT_FAIL;
+            code = verdict::EXIT_FAIL;
         }
     }
     Ok(code)

@@ -9,6 +9,8 @@ use crate::results;
 use crate::results::Status;
 use crate::spec::Catalog;
 use crate::spec::authority::Tier;
+use crate::spec::failure::Failure;
+use crate::verdict;
 
 /// `expect --from`: prints the entries drafted from the failures of the results file at
 /// `path`. An incomplete file (a killed run, a merge that misses checks) is refused with exit
@@ -51,7 +53,7 @@ pub(super) fn draft(path: &Path, allow_incomplete: bool) -> Result<u8, String> {
                  --allow-incomplete to draft from the checks it finished.",
                 run.info.command
             );
-            return Ok(results::EXIT_INCOMPLETE);
+            return Ok(verdict::EXIT_INCOMPLETE);
         }
     }
     say(&draft_expectations(&run)?);
@@ -62,15 +64,18 @@ pub(super) fn draft(path: &Path, allow_incomplete: bool) -> Result<u8, String> {
 /// did and which rule that breaks.
 struct Draft {
     dtypes: Vec<String>,
+    fails: Failure,
     does: String,
     why: String,
 }
 
-/// Expectations entries, one per failing (suite, adapter, op, case, tier) with its failing
-/// dtypes as a `{…}` pattern: what the implementation did, how to reproduce it, and the tier
-/// it fails; the reason is left for the vendor to quote from the document.
+/// Expectations entries, one per failing (suite, adapter, op, case, failure, tier) with its
+/// failing dtypes as a `{…}` pattern: what the implementation did, how to reproduce it, how
+/// it failed and the tier it fails; the reason is left for the vendor to quote from the
+/// document. A record written before records named their failure is read as failing on
+/// values when inputs failed, else by its message.
 fn draft_expectations(run: &results::Run) -> Result<String, String> {
-    type Key = (String, String, String, String, Tier);
+    type Key = (String, String, String, String, String, Tier);
     let mut groups: BTreeMap<Key, Draft> = BTreeMap::new();
     for r in run.checks() {
         let r = r?;
@@ -79,7 +84,11 @@ fn draft_expectations(run: &results::Run) -> Result<String, String> {
         }
         let Some(adapter) = r.id.adapter_name() else { continue };
         let (suite, op, case) = (r.id.suite_label().to_string(), r.id.op.clone(), r.id.case.clone());
-        let key = (adapter.to_string(), suite, op, case, r.failed_tier());
+        let fails = r.failure.clone().unwrap_or_else(|| match r.failed_inputs {
+            0 => Failure::of_stop(&r.message),
+            _ => Failure::Values,
+        });
+        let key = (adapter.to_string(), suite, op, case, fails.to_string(), r.failed_tier());
         if let Some(draft) = groups.get_mut(&key) {
             draft.dtypes.push(r.id.dtype);
             continue;
@@ -98,23 +107,24 @@ fn draft_expectations(run: &results::Run) -> Result<String, String> {
             Some(a) if !a.is_empty() => a.to_string(),
             _ => "TODO: quote the document's words this result breaks".to_string(),
         };
-        groups.insert(key, Draft { dtypes: vec![r.id.dtype], does, why });
+        groups.insert(key, Draft { dtypes: vec![r.id.dtype], fails, does, why });
     }
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let mut out =
         String::from("# Drafted by `opspec expect`: review each entry and quote the rule it breaks.\n");
     let mut current = None;
-    for ((adapter, suite, op, case, tier), Draft { dtypes, does, why }) in groups {
+    for ((adapter, suite, op, case, _, tier), Draft { dtypes, fails, does, why }) in groups {
         if current.as_ref() != Some(&adapter) {
             out += &format!("adapter: {adapter}\ndeviations:\n");
             current = Some(adapter.clone());
         }
         let dtype = if dtypes.len() == 1 { dtypes[0].clone() } else { format!("{{{}}}", dtypes.join(",")) };
         out += &format!(
-            "  - id: {}\n    does: {}\n    why: {}\n    tier: {tier}\n",
+            "  - id: {}\n    does: {}\n    why: {}\n    fails: {}\n    tier: {tier}\n",
             quote(&format!("{suite}:{adapter}:{op}:{dtype}:{case}")),
             quote(&does),
-            quote(&why)
+            quote(&why),
+            serde_json::to_string(&fails).unwrap_or_default()
         );
     }
     Ok(out)
@@ -151,5 +161,5 @@ pub(super) fn migrate(catalog: &Catalog, path: &Path) -> Result<u8, String> {
         }
     }
     std::fs::write(path, lines.join("\n")).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(if refused > 0 { results::EXIT_FAIL } else { 0 })
+    Ok(if refused > 0 { verdict::EXIT_FAIL } else { 0 })
 }

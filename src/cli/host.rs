@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use opspec_adapter::Adapter;
 
-use crate::results;
+use crate::verdict;
 
 /// `opspec adapter-host`: serves a C library or a built-in adapter on stdin and stdout.
 pub(super) fn adapter_host(lib: Option<&Path>, config: Option<&str>, builtin: Option<&str>) -> ExitCode {
@@ -34,7 +34,7 @@ pub(crate) fn serve_stdio(open: impl FnOnce() -> Result<Arc<dyn Adapter>, String
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(results::EXIT_BAD_INPUT)
+            ExitCode::from(verdict::EXIT_BAD_INPUT)
         }
     }
 }

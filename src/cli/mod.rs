@@ -15,6 +15,7 @@ use crate::results::{self, Rerun};
 use crate::run::select::Selection;
 use crate::run::{RunOptions, validate_expectations};
 use crate::spec::Catalog;
+use crate::verdict;
 use clap::{Args, Parser, Subcommand};
 
 mod eval;
@@ -384,7 +385,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(results::EXIT_BAD_INPUT));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(verdict::EXIT_BAD_INPUT));
         }
     };
     if let Command::AdapterHost { lib, config, builtin } = &cli.command {
@@ -456,7 +457,7 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(results::EXIT_BAD_INPUT)
+            ExitCode::from(verdict::EXIT_BAD_INPUT)
         }
     }
 }
@@ -484,7 +485,7 @@ fn say(text: &str) {
 /// The error of a selection that matched no check (exit 3).
 fn nothing_selected() -> u8 {
     eprintln!("error: the selection matches no check: nothing to check");
-    results::EXIT_NOTHING_CHECKED
+    verdict::EXIT_NOTHING_CHECKED
 }
 
 /// The adapters `checks` name.

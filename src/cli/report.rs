@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use super::{MISSING_LISTED, Render, say};
 use crate::report::{self, terminal_summary};
 use crate::results;
+use crate::verdict;
 
 /// `merge`: joins the shards' results into `out/results.jsonl`, names the checks no shard
 /// ran, and renders the report as `report` would.
@@ -38,7 +39,7 @@ pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result
         out.join("index.html").display(),
         out.join("junit.xml").display()
     ));
-    let verdict = results::verdict(runs, render.allow_skips, render.gate)?;
+    let verdict = verdict::exit(runs, render.allow_skips, render.gate)?;
     if verdict.code != 0 {
         eprintln!("{}", verdict.reason);
     }
@@ -56,10 +57,10 @@ pub(super) fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8,
     }
     let incomplete = [&a, &b].into_iter().find(|r| !r.complete);
     Ok(match incomplete {
-        _ if d.regressed() => results::EXIT_FAIL,
+        _ if d.regressed() => verdict::EXIT_FAIL,
         Some(r) => {
             eprintln!("{} is incomplete: the comparison covers only the checks it ran", r.path.display());
-            results::EXIT_INCOMPLETE
+            verdict::EXIT_INCOMPLETE
         }
         None => 0,
     })

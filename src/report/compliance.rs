@@ -1,10 +1,7 @@
 //! The compliance table, library × function: per suite, one cell for each operation and each
-//! adapter that ran the suite, with the verdict ladder of [`super::conformance`] read per
-//! operation. A cell **does not conform** when a check fails a must of the document, misses
-//! **recommendations** when one fails a should, misses only opspec's **quality** bars, or
-//! **conforms**; known deviations count at their tier like failures, a check that never ran
-//! counts as a must, and a cell whose every check was skipped is **skipped**. Table
-//! self-checks have no adapter and no cell. The opening of `index.html`, and
+//! adapter that ran the suite, on the [verdict ladder](crate::verdict::ladder) read per
+//! operation (a cell whose every check was skipped says why). Table self-checks have no
+//! adapter and no cell. The opening of `index.html`, and
 //! `compliance.json` and `compliance.csv` for other tools.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,8 +12,9 @@ use serde::Serialize;
 use super::escape;
 use crate::results::{CheckResult, Status};
 use crate::spec::authority::Tier;
+use crate::verdict::{Counts, Rung};
 
-/// The cells' colours, for the page's `<style>` (named as [`Verdict::name`] spells them).
+/// The cells' colours, for the page's `<style>` (named as [`Rung::name`] spells them).
 pub const STYLE: &str = "table.compliance td{text-align:left;white-space:nowrap}\
      table.compliance .conforms{background:#d8f0d8}table.compliance .recommendations{background:#fbe7b5}\
      table.compliance .quality{background:#eef5d0}table.compliance .does_not_conform{background:#f8d0d0}\
@@ -37,119 +35,75 @@ const COLUMNS: [&str; 11] = [
     "verdict",
 ];
 
-/// A cell's verdict.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    #[default]
-    Conforms,
-    /// Conforms, but a check misses a recommendation.
-    Recommendations,
-    /// Conforms and meets the recommendations, but a check misses opspec's own bar.
-    Quality,
-    DoesNotConform,
-    /// Every check was skipped: nothing was judged.
-    Skipped,
-}
-
-impl Verdict {
-    /// The verdict as the JSON, the CSV and the page's classes spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Conforms => "conforms",
-            Verdict::Recommendations => "recommendations",
-            Verdict::Quality => "quality",
-            Verdict::DoesNotConform => "does_not_conform",
-            Verdict::Skipped => "skipped",
-        }
-    }
-}
-
-/// How one adapter fares on one operation of one suite.
+/// How one adapter fares on one operation of one suite. Profiles do not apply here: the cell
+/// is the strict verdict (`docs/RESULTS.md`); the suite line gives the verdict under a profile.
 #[derive(Debug, Default, Serialize)]
 pub struct Cell {
     pub suite: String,
     pub adapter: String,
     pub op: String,
-    /// Every check of the cell, skipped ones included.
-    pub checks: usize,
-    pub passed: usize,
-    /// The checks that did not pass and were not skipped (known deviations included), by the
-    /// most authoritative tier they fail.
-    pub must: usize,
-    pub should: usize,
-    pub quality: usize,
-    /// Of those, the ones listed in the adapter's expectations file.
-    pub known_deviations: usize,
-    pub skipped: usize,
-    pub verdict: Verdict,
+    #[serde(flatten)]
+    pub counts: Counts,
+    pub verdict: Rung,
     /// The first check, in the runs' order, failing each tier (must, should, quality), and
     /// the first skipped one: what may decide the verdict.
     #[serde(skip)]
     first: [Option<String>; 4],
+    /// Why the first skipped check was skipped.
+    #[serde(skip)]
+    skip_reason: Option<String>,
 }
 
 impl Cell {
     /// Adds one check of the cell.
     fn add(&mut self, r: &CheckResult) {
-        let counted = match r.status {
-            Status::Pass => {
-                self.passed += 1;
-                None
-            }
-            Status::Skip => {
-                self.skipped += 1;
+        let counted = match self.counts.add(r) {
+            Some(Tier::Must) => Some(0),
+            Some(Tier::Should) => Some(1),
+            Some(Tier::Quality) => Some(2),
+            None if r.status == Status::Skip => {
+                self.skip_reason.get_or_insert_with(|| r.message.clone());
                 Some(3)
             }
-            // Failed, a known deviation, or never ran.
-            _ => {
-                self.known_deviations += usize::from(r.status == Status::KnownDeviation);
-                let (count, i) = match r.failed_tier() {
-                    Tier::Must => (&mut self.must, 0),
-                    Tier::Should => (&mut self.should, 1),
-                    Tier::Quality => (&mut self.quality, 2),
-                };
-                *count += 1;
-                Some(i)
-            }
+            None => None,
         };
-        self.checks += 1;
         if let Some(first) = counted.map(|i| &mut self.first[i]).filter(|f| f.is_none()) {
             *first = Some(r.id.to_string());
         }
-        self.verdict = match (self.must, self.should, self.quality) {
-            _ if self.skipped == self.checks => Verdict::Skipped,
-            (1.., _, _) => Verdict::DoesNotConform,
-            (0, 1.., _) => Verdict::Recommendations,
-            (0, 0, 1..) => Verdict::Quality,
-            (0, 0, 0) => Verdict::Conforms,
-        };
+        self.verdict = self.counts.rung();
     }
 
-    /// The verdict in a few words: `does not conform (2) · known deviations (1)`.
+    /// The verdict in a few words: `does not conform (2) · known deviations (1)`,
+    /// `conforms · skipped (3)`, `skipped (the library has no float16)`.
     pub fn text(&self) -> String {
+        let c = &self.counts;
         let mut out = match self.verdict {
-            Verdict::Conforms => "conforms".to_string(),
-            Verdict::Recommendations => format!("conforms · recommendations missed ({})", self.should),
-            Verdict::Quality => format!("conforms · quality ({})", self.quality),
-            Verdict::DoesNotConform => format!("does not conform ({})", self.must),
-            Verdict::Skipped => "skipped".to_string(),
+            Rung::Conforms => "conforms".to_string(),
+            Rung::Recommendations => format!("conforms · recommendations missed ({})", c.should),
+            Rung::Quality => format!("conforms · quality ({})", c.quality),
+            Rung::DoesNotConform => format!("does not conform ({})", c.must),
+            Rung::Skipped => {
+                let reason = self.skip_reason.as_deref().unwrap_or("");
+                return format!("skipped ({})", reason.strip_prefix("skipped: ").unwrap_or(reason));
+            }
         };
-        if self.known_deviations > 0 {
-            let _ = write!(out, " · known deviations ({})", self.known_deviations);
+        if c.known_deviations > 0 {
+            let _ = write!(out, " · known deviations ({})", c.known_deviations);
+        }
+        if c.skipped > 0 {
+            let _ = write!(out, " · skipped ({})", c.skipped);
         }
         out
     }
 
     /// The check that decides the verdict: the first failing the verdict's tier, or the
-    /// first skipped one; none for a cell that conforms.
+    /// first skipped one; none for a cell that conforms with nothing skipped.
     fn deciding(&self) -> Option<&str> {
         let i = match self.verdict {
-            Verdict::DoesNotConform => 0,
-            Verdict::Recommendations => 1,
-            Verdict::Quality => 2,
-            Verdict::Skipped => 3,
-            Verdict::Conforms => return None,
+            Rung::DoesNotConform => 0,
+            Rung::Recommendations => 1,
+            Rung::Quality => 2,
+            Rung::Skipped | Rung::Conforms => 3,
         };
         self.first[i].as_deref()
     }
@@ -165,13 +119,14 @@ impl Cell {
 
     /// The counts in words, for the cell's tooltip.
     fn counts(&self) -> String {
-        let mut out = format!("{} checks: {} passed", self.checks, self.passed);
+        let c = &self.counts;
+        let mut out = format!("{} checks: {} passed", c.checks, c.passed);
         for (n, what) in [
-            (self.must, "fail a must"),
-            (self.should, "miss a recommendation"),
-            (self.quality, "miss only opspec's bars"),
-            (self.known_deviations, "known deviations"),
-            (self.skipped, "skipped"),
+            (c.must, "fail a must"),
+            (c.should, "miss a recommendation"),
+            (c.quality, "miss only opspec's bars"),
+            (c.known_deviations, "known deviations"),
+            (c.skipped, "skipped"),
         ] {
             if n > 0 {
                 let _ = write!(out, ", {n} {what}");
@@ -186,13 +141,13 @@ impl Cell {
             self.suite.to_string(),
             self.adapter.to_string(),
             self.op.to_string(),
-            self.checks.to_string(),
-            self.passed.to_string(),
-            self.must.to_string(),
-            self.should.to_string(),
-            self.quality.to_string(),
-            self.known_deviations.to_string(),
-            self.skipped.to_string(),
+            self.counts.checks.to_string(),
+            self.counts.passed.to_string(),
+            self.counts.must.to_string(),
+            self.counts.should.to_string(),
+            self.counts.quality.to_string(),
+            self.counts.known_deviations.to_string(),
+            self.counts.skipped.to_string(),
             self.verdict.name().to_string(),
         ]
     }
@@ -325,6 +280,9 @@ mod tests {
             .map(|&(id, status, tier)| {
                 let mut r = CheckResult::new(id.parse().unwrap());
                 (r.status, r.tier) = (status, tier);
+                if status == Status::Skip {
+                    r.message = "skipped: no float16".into();
+                }
                 r
             })
             .collect()
@@ -363,33 +321,25 @@ mod tests {
     fn each_cell_takes_the_most_authoritative_tier_its_checks_fail() {
         let results = sample();
         let cells = cells(&results);
-        let states: Vec<(&str, &str, &str, Verdict, String)> = cells
+        let states: Vec<(&str, &str, &str, Rung, String)> = cells
             .iter()
             .map(|c| (c.suite.as_str(), c.adapter.as_str(), c.op.as_str(), c.verdict, c.text()))
             .collect();
         let expected = [
-            ("array-api", "liba", "add", Verdict::Conforms, "conforms"),
-            ("array-api", "liba", "exp", Verdict::Quality, "conforms · quality (2) · known deviations (1)"),
-            (
-                "array-api",
-                "liba",
-                "pow",
-                Verdict::DoesNotConform,
-                "does not conform (2) · known deviations (1)",
-            ),
-            ("array-api", "liba", "sqrt", Verdict::Recommendations, "conforms · recommendations missed (2)"),
-            ("array-api", "libb", "add", Verdict::Skipped, "skipped"),
-            ("ieee", "liba", "add", Verdict::DoesNotConform, "does not conform (1)"),
+            ("array-api", "liba", "add", Rung::Conforms, "conforms · skipped (1)"),
+            ("array-api", "liba", "exp", Rung::Quality, "conforms · quality (2) · known deviations (1)"),
+            ("array-api", "liba", "pow", Rung::DoesNotConform, "does not conform (2) · known deviations (1)"),
+            ("array-api", "liba", "sqrt", Rung::Recommendations, "conforms · recommendations missed (2)"),
+            ("array-api", "libb", "add", Rung::Skipped, "skipped (no float16)"),
+            ("ieee", "liba", "add", Rung::DoesNotConform, "does not conform (1)"),
         ];
         let expected: Vec<_> = expected.iter().map(|&(s, a, o, v, t)| (s, a, o, v, t.to_string())).collect();
         assert_eq!(states, expected, "table self-checks have no cell");
         let pow = find(&cells, "array-api", "liba", "pow");
-        assert_eq!(
-            (pow.checks, pow.passed, pow.must, pow.should, pow.quality, pow.skipped),
-            (4, 1, 2, 0, 1, 0)
-        );
-        let add = find(&cells, "array-api", "liba", "add");
-        assert_eq!((add.checks, add.passed, add.skipped), (3, 2, 1), "a skipped check is no failure");
+        let c = &pow.counts;
+        assert_eq!((c.checks, c.passed, c.must, c.should, c.quality, c.skipped), (4, 1, 2, 0, 1, 0));
+        let c = &find(&cells, "array-api", "liba", "add").counts;
+        assert_eq!((c.checks, c.passed, c.skipped), (3, 2, 1), "a skipped check is no failure");
     }
 
     #[test]
@@ -410,9 +360,12 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("<a href=\"#array-api:liba:sqrt:f32:ties\">"), "the first should, {page}");
-        assert!(page.contains("<a href=\"#array-api:libb:add:f32:edges\">skipped</a>"), "{page}");
         assert!(
-            page.contains("<a href=\"#suite=array-api&amp;adapter=liba&amp;op=add\">conforms</a>"),
+            page.contains("<a href=\"#array-api:libb:add:f32:edges\">skipped (no float16)</a>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("<a href=\"#array-api:liba:add:f64:sweep\">conforms · skipped (1)</a>"),
             "{page}"
         );
         assert!(page.contains("<caption>ieee</caption>"), "{page}");

@@ -13,14 +13,15 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::Tally;
 use super::accuracy::Accuracy;
 use super::compliance::{Cell, Cells};
-use super::conformance::Verdicts;
 use super::summary::counts;
-use super::{Conformance, Tally};
 use crate::results::coverage::Coverage;
-use crate::results::{CaseFailure, CheckResult, Citation, KnownDeviation, SkippedAdapters};
+use crate::results::{CaseFailure, CheckResult, Citation, KnownDeviation};
 use crate::results::{Run, RunInfo, Status};
+use crate::verdict::Verdicts;
+use crate::verdict::{Conformance, SkippedAdapters};
 
 /// Failing inputs a drill-down shows in full; the rest are counted.
 const SHOWN_INPUTS: usize = 3;

@@ -122,7 +122,8 @@ fn testcase(classname: &str, r: &CheckResult, gate: Tier, rerun: &Rerun) -> Stri
         Status::Fail => {
             let kind = if r.failures.is_empty() && r.deviation.is_some() { "xpass" } else { "mismatch" };
             format!(
-                "<failure type=\"{kind}\" message=\"{}\">{}</failure>",
+                "<failure type=\"{kind}\" message=\"fails a {}: {}\">{}</failure>",
+                r.failed_tier(),
                 first_line(&r.message),
                 escape(&short_report(r, rerun))
             )

@@ -7,7 +7,6 @@
 
 mod accuracy;
 mod compliance;
-mod conformance;
 mod diff;
 mod html;
 mod junit;
@@ -18,7 +17,6 @@ mod tally;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-pub use conformance::{Conformance, verdicts};
 pub use diff::{Diff, diff};
 pub use html::escape;
 pub use merge::{Merged, merge};

@@ -8,11 +8,12 @@ use std::fmt::Write;
 
 use opspec_adapter::{BinaryOp, DType, TernaryOp, UnaryOp};
 
-use super::conformance::Verdicts;
-use super::{Conformance, Reruns, Tally, each_check};
+use super::{Reruns, Tally, each_check};
 use crate::results::coverage::{Coverage, coverage_text};
 use crate::results::{CheckResult, Rerun, Run, Status};
 use crate::spec::authority::Tier;
+use crate::verdict::Conformance;
+use crate::verdict::Verdicts;
 
 /// Failures printed in full on the terminal; the rest are listed by id.
 const FULL_REPORTS: usize = 20;

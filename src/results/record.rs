@@ -9,6 +9,7 @@ use crate::oracle::ReferenceKind;
 
 use super::Rerun;
 use crate::spec::authority::Tier;
+use crate::spec::failure::Failure;
 use crate::spec::id::CheckId;
 use crate::spec::profile::Profile;
 
@@ -181,6 +182,10 @@ pub struct CheckResult {
     /// Failed inputs per tier.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub failed_by_tier: BTreeMap<Tier, u64>,
+    /// For a failed check: how it failed (`values`, `crash`, `{error: KIND}`, …), what an
+    /// expectations entry must state to list it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
     /// Which reference computed the expected results (float element-wise, property and sweep
     /// checks): `native`, `core_math` or `mpfr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -277,25 +282,6 @@ impl CheckResult {
         }
     }
 
-    /// The most authoritative tier a check that did not pass fails: its failures', a must
-    /// where it records none (an error, a stale expectations entry, a check that never ran).
-    pub fn failed_tier(&self) -> Tier {
-        match self.status {
-            Status::Fail | Status::KnownDeviation => self.tier.unwrap_or(Tier::Must),
-            _ => Tier::Must,
-        }
-    }
-
-    /// Whether the check fails a run gated at `gate`: it failed a bar of `gate`'s tier or a
-    /// more authoritative one, or it never ran (`docs/RESULTS.md`).
-    pub fn fails(&self, gate: Tier) -> bool {
-        match self.status {
-            Status::Fail => self.failed_tier() <= gate,
-            Status::Missing | Status::Unavailable => true,
-            Status::Pass | Status::Skip | Status::KnownDeviation => false,
-        }
-    }
-
     /// Counts `n` failed inputs of `tier`, which becomes the check's tier if it is the most
     /// authoritative so far.
     pub fn add_failed(&mut self, tier: Tier, n: u64) {
@@ -317,6 +303,7 @@ impl CheckResult {
             citation: None,
             tier: None,
             failed_by_tier: BTreeMap::new(),
+            failure: None,
             reference: None,
             failed_by_row: BTreeMap::new(),
             message: String::new(),
@@ -377,6 +364,9 @@ impl CheckResult {
         let mut out = format!("{} {}: {}\n", self.id, self.status_text(), self.message);
         if let Some(tier) = self.tier {
             out += &format!("  verdict:  {}\n", tier.verdict());
+        }
+        if let Some(failure) = &self.failure {
+            out += &format!("  failure:  {failure}\n");
         }
         if let Some(d) = &self.deviation {
             out += &format!("  known deviation ({}): {}\n  why:      {}\n", d.location, d.does, d.why);

@@ -10,10 +10,11 @@ use super::check::{Check, RunOptions, Target};
 use super::elementwise;
 use super::{broadcast, complex, promotion, scatter};
 use crate::host::warnings;
-use crate::results::{CheckResult, KnownDeviation, ProfileVerdict, Status};
+use crate::results::{CheckResult, ProfileVerdict, Status};
 use crate::spec::Catalog;
 use crate::spec::authority::Tier;
-use crate::spec::expectations::Tolerance;
+use crate::spec::failure::Failure;
+use crate::verdict::check::{judge_expectation, judge_profile};
 
 /// Why `adapter` cannot take `check` (an unsupported operation or dtype, no shape checker),
 /// if it cannot. Asked before a check runs, so that a skip is known when checks are listed.
@@ -73,12 +74,16 @@ pub fn run_check(
     });
     result.warnings = warned;
     let completed = outcome.is_ok();
-    if let Err(message) = outcome {
-        result.message = message;
-        if result.status != Status::Skip {
-            // An error, or a result of the wrong dtype or shape, records no graded input: a must.
+    match outcome {
+        Err(message) if result.status != Status::Skip => {
+            // An error, a crash, or a result of the wrong dtype or shape: no graded input, a must.
             (result.status, result.tier) = (Status::Fail, Some(Tier::Must));
+            result.failure = Some(Failure::of_stop(&message));
+            result.message = message;
         }
+        Err(message) => result.message = message,
+        Ok(()) if result.status == Status::Fail => result.failure = Some(Failure::Values),
+        Ok(()) => {}
     }
     judge_profile(&mut result, completed);
     result.seconds = started.elapsed().as_secs_f64();
@@ -94,80 +99,6 @@ pub fn unavailable(check: &Check, reason: &str) -> CheckResult {
     result.status = Status::Unavailable;
     result.message = format!("not run: the adapter could not be started: {reason}");
     result
-}
-
-/// Completes the verdict under the adapter's profile: a check that passed passes under it; one
-/// that failed passes under it when it ran to the end and the profile allows every failing
-/// input's result. A skipped check has no such verdict.
-fn judge_profile(result: &mut CheckResult, completed: bool) {
-    let (status, failed) = (result.status, result.failed_inputs);
-    if status == Status::Skip {
-        result.under_profile = None;
-    } else if let Some(verdict) = result.under_profile.as_mut() {
-        verdict.passes = status == Status::Pass || (completed && failed > 0 && verdict.failed_inputs == 0);
-    }
-}
-
-/// Applies the adapter's expectations file: a listed check that failed is an expected
-/// failure; a listed check that passed fails, so that a fixed deviation is removed from the
-/// file, unless its entry is `flaky`.
-fn judge_expectation(catalog: &Catalog, result: &mut CheckResult) {
-    let listed = catalog.expectations.listed(&result.id.to_string()).or_else(|| {
-        super::renamed::old_ids(catalog, &result.id)
-            .iter()
-            .find_map(|old| catalog.expectations.listed(&old.to_string()))
-    });
-    let Some(listed) = listed else { return };
-    let location = format!("{}:{}", listed.file.display(), listed.line);
-    let tier = listed.deviation.tier;
-    // A flaky entry's deviation shows in some runs only: a run may show only a weaker part of it.
-    let weaker_and_flaky = result.failed_tier() > tier && listed.deviation.flaky;
-    match result.status {
-        Status::Fail if result.failed_tier() != tier && !weaker_and_flaky => {
-            result.message = format!(
-                "{}; listed as a known deviation of tier {tier} in {location}, but it fails a {}: correct the entry's tier",
-                result.message,
-                result.failed_tier()
-            );
-        }
-        Status::Fail => match beyond_tolerance(&listed.deviation.tolerate, result) {
-            None => result.status = Status::KnownDeviation,
-            Some(grown) => {
-                result.message =
-                    format!("{}; listed as a known deviation in {location}, but {grown}", result.message)
-            }
-        },
-        Status::Pass if listed.deviation.flaky => {
-            result.message = format!("listed as a flaky deviation in {location}: passed this time");
-        }
-        Status::Pass => {
-            (result.status, result.tier) = (Status::Fail, Some(Tier::Must));
-            result.message = format!(
-                "listed as a known deviation in {location}, but passed: the deviation is gone, remove the entry"
-            );
-        }
-        Status::Skip | Status::KnownDeviation | Status::Missing | Status::Unavailable => {}
-    }
-    result.deviation = Some(KnownDeviation {
-        location,
-        does: listed.deviation.does.clone(),
-        why: listed.deviation.why.clone(),
-    });
-}
-
-/// How a failed check went past its entry's bounds, if it did.
-fn beyond_tolerance(t: &Tolerance, result: &CheckResult) -> Option<String> {
-    if let Some(n) = t.failed_inputs
-        && result.failed_inputs > n
-    {
-        return Some(format!("{} inputs failed where the entry tolerates {n}", result.failed_inputs));
-    }
-    match (t.max_ulp, result.max_ulp_error) {
-        (Some(bound), Some(e)) if e > bound => {
-            Some(format!("its largest error is {e:.3} ulp where the entry tolerates {bound} ulp"))
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
     // A check also answers to the ids its row had before a rename.
     let answers: Vec<CheckId> = planned
         .iter()
-        .flat_map(|c| std::iter::once(c.id.clone()).chain(super::renamed::old_ids(catalog, &c.id)))
+        .flat_map(|c| std::iter::once(c.id.clone()).chain(crate::spec::aliases::old_ids(catalog, &c.id)))
         .collect();
     let mut adapters: Vec<&str> = Vec::new();
     for (_, file) in &catalog.expectations.files {

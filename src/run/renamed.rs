@@ -4,23 +4,11 @@
 
 use std::collections::BTreeSet;
 
-use super::check::{Check, CheckId};
+use super::check::Check;
 use crate::spec::Catalog;
+use crate::spec::aliases::old_ids;
 use crate::spec::expectations::ExpectationsFile;
 use crate::spec::pattern::Pattern;
-
-/// The ids check `id` had before its row was renamed (none for checks of no renamed row).
-pub fn old_ids(catalog: &Catalog, id: &CheckId) -> Vec<CheckId> {
-    let row = catalog
-        .elementwise
-        .iter()
-        .filter(|t| t.table.op == id.op)
-        .flat_map(|t| &t.table.rows)
-        .find(|r| r.id.value == id.case);
-    row.map_or_else(Vec::new, |r| {
-        r.aliases.iter().map(|a| CheckId { case: a.value.clone(), ..id.clone() }).collect()
-    })
-}
 
 /// How one entry of an expectations file was migrated, or why it could not be.
 pub struct Migration {

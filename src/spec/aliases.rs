@@ -1,6 +1,6 @@
-//! Row aliases (the ids a renamed row had before) may not name a check of their own: an old id
-//! that is also a check's id would name two checks, and an expectations entry for one would
-//! list the other too.
+//! Row aliases, the ids a renamed row had before: what a check was called ([`old_ids`]), and
+//! the rule that an alias may not name a check of its own: an old id that is also a check's id
+//! would name two checks, and an expectations entry for one would list the other too.
 
 use std::collections::HashSet;
 
@@ -32,4 +32,17 @@ pub fn validate(catalog: &Catalog, planned: &[&CheckId]) -> Result<(), LoadError
         }
     }
     Ok(())
+}
+
+/// The ids check `id` had before its row was renamed (none for checks of no renamed row).
+pub fn old_ids(catalog: &Catalog, id: &CheckId) -> Vec<CheckId> {
+    let row = catalog
+        .elementwise
+        .iter()
+        .filter(|t| t.table.op == id.op)
+        .flat_map(|t| &t.table.rows)
+        .find(|r| r.id.value == id.case);
+    row.map_or_else(Vec::new, |r| {
+        r.aliases.iter().map(|a| CheckId { case: a.value.clone(), ..id.clone() }).collect()
+    })
 }

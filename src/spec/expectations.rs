@@ -1,7 +1,8 @@
 //! Known deviations as data: `expectations/<adapter>.yaml` lists, per adapter, the checks that
 //! are known to fail, with what the implementation does and why that breaks the contract.
 //!
-//! A listed check that fails is reported as an expected failure (the run stays green); a
+//! A listed check that fails as its entry says (`fails:`) is reported as an expected failure
+//! (the run stays green); one that fails otherwise is a new failure; a
 //! listed check that passes is a failure ("remove the entry"), and an entry that names no
 //! check of the catalog is a load error, so the file cannot rot.
 
@@ -14,6 +15,7 @@ use super::files::CatalogFiles;
 use super::load::{LoadError, is_valid_id, parse_yaml};
 use super::pattern::{Pattern, Scratch};
 use crate::platform;
+use crate::spec::failure::Failures;
 use crate::spec::profile::{Profile, Relaxation};
 
 /// One adapter's expectations file.
@@ -46,6 +48,10 @@ pub struct Deviation {
     pub does: String,
     /// Which rule that breaks.
     pub why: String,
+    /// The failure the entry lists (`values`, `{dtype: f32}`, `shape`, `{error: KIND}`,
+    /// `crash`, `hang`, or a list of them): any other failure of a listed check is a new
+    /// failure, not this deviation.
+    pub fails: Failures,
     /// The tier of that rule (`docs/AUTHORITY.md`): `must` (the document requires it),
     /// `should` (it recommends it) or `quality` (opspec's own bar). A listed check must fail
     /// exactly this tier, so that no entry lists as a must what the document allows.
@@ -265,6 +271,15 @@ fn load_file(
             );
             return Err(LoadError::in_field(path, &format!("deviations[{i}].tolerate.max_ulp"), m));
         }
+        if let Some((j, why)) =
+            d.fails.list().iter().enumerate().find_map(|(j, f)| f.unlistable().map(|w| (j, w)))
+        {
+            let field = match d.fails {
+                Failures::One(_) => format!("deviations[{i}].fails"),
+                Failures::Many(_) => format!("deviations[{i}].fails[{j}]"),
+            };
+            return Err(LoadError::in_field(path, &field, why));
+        }
         for (name, text) in [("does", &d.does), ("why", &d.why)] {
             if text.trim().is_empty() {
                 let m = "say it: an entry without its finding or its rule cannot be reviewed";
@@ -285,13 +300,13 @@ mod tests {
     fn max_ulp_is_capped_at_2_to_the_53() {
         let file = |bound: &str| {
             let text = format!(
-                "adapter: cpu\ndeviations:\n  - id: \"a:cpu:add:f32:edges\"\n    does: x\n    why: y\n    tier: must\n    tolerate: {{max_ulp: {bound}}}\n"
+                "adapter: cpu\ndeviations:\n  - id: \"a:cpu:add:f32:edges\"\n    does: x\n    why: y\n    fails: values\n    tier: must\n    tolerate: {{max_ulp: {bound}}}\n"
             );
             read_file(Path::new("cpu.yaml"), &text)
         };
         assert!(file("0").is_ok() && file("9007199254740992").is_ok());
         let e = file("9007199254740994").unwrap_err();
-        assert_eq!((e.line, e.field.as_deref()), (Some(7), Some("deviations[0].tolerate.max_ulp")), "{e}");
+        assert_eq!((e.line, e.field.as_deref()), (Some(8), Some("deviations[0].tolerate.max_ulp")), "{e}");
         assert!(e.message.contains("from 0 to 2^53"), "{e}");
     }
 }

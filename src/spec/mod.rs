@@ -5,6 +5,7 @@ pub mod authority;
 pub mod broadcast;
 pub mod complex;
 pub mod expectations;
+pub mod failure;
 pub mod files;
 pub mod id;
 pub mod limits;

@@ -31,6 +31,20 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind.
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::ShapeMismatch,
+        ErrorKind::DTypeMismatch,
+        ErrorKind::NameMismatch,
+        ErrorKind::IndexDType,
+        ErrorKind::Rank,
+        ErrorKind::OutOfRange,
+        ErrorKind::NotContiguous,
+        ErrorKind::Unsupported,
+        ErrorKind::Adapter,
+        ErrorKind::Other,
+    ];
+
     /// The snake-case name used in specs and reports.
     pub fn name(self) -> &'static str {
         match self {

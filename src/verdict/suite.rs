@@ -1,20 +1,18 @@
-//! The verdict ladder per adapter and suite (`docs/AUTHORITY.md`): it **conforms** when no
-//! check fails a must of the document, meets the **recommendations** when none fails a should
-//! either, and meets opspec's **quality** bars when nothing fails. A relaxation profile the
-//! adapter declares adds a second verdict on the musts; it never turns a failed check into a
-//! passed one.
+//! The verdict of a suite × adapter pair: the [ladder](super::ladder) over its checks. A
+//! relaxation profile the adapter declares adds a second verdict on the musts; it never turns a
+//! failed check into a passed one.
 
 use std::collections::BTreeMap;
 
+use super::ladder::{Counts, Rung};
 use crate::results::{CheckResult, Status};
 use crate::spec::authority::Tier;
 
 /// How one adapter fares on one suite.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Conformance {
-    /// Checks that did not pass (known deviations included), by the most authoritative tier
-    /// they fail; a check that did not run counts as a must.
-    pub failing: BTreeMap<Tier, usize>,
+    /// Its checks, counted for the ladder (skipped ones included).
+    pub counts: Counts,
     /// The profile the adapter declares, if it does, with the checks failing a must that pass
     /// under it, and how many fail under it too.
     pub profile: Option<ProfileVerdict>,
@@ -37,32 +35,38 @@ pub const PASSING_LISTED: usize = 1000;
 impl Conformance {
     /// How many checks fail `tier` at most (as their most authoritative failure).
     pub fn count(&self, tier: Tier) -> usize {
-        self.failing.get(&tier).copied().unwrap_or(0)
+        self.counts.count(tier)
     }
 
     /// Whether no check fails a must, or each that does passes under the declared profile.
+    /// (The compliance table, per function, is strict: profiles do not apply there.)
     pub fn conforms(&self) -> bool {
         self.count(Tier::Must) == 0 || self.profile.as_ref().is_some_and(|p| p.failing == 0)
     }
 
     /// The ladder as one line: `conforms; recommendations met; 3 checks miss opspec's bars`,
-    /// `does not conform: 5 checks fail a must (4 under profile ftz too); …`.
+    /// `does not conform: 5 checks fail a must (2 of them known deviations; 4 under profile
+    /// ftz too); …`, `skipped: every check was skipped`.
     pub fn text(&self) -> String {
-        let (must, should, quality) =
-            (self.count(Tier::Must), self.count(Tier::Should), self.count(Tier::Quality));
+        let c = &self.counts;
+        if c.rung() == Rung::Skipped {
+            return format!("skipped: all {} checks were skipped", c.checks);
+        }
+        let (must, should, quality) = (c.must, c.should, c.quality);
         let mut out = match (&self.profile, must) {
             (_, 0) => "conforms".to_string(),
             (Some(p), _) if p.failing == 0 => {
+                format!("conforms under profile {} ({}, each passes under it)", p.profile, c.musts_text())
+            }
+            (Some(p), _) => {
                 format!(
-                    "conforms under profile {} ({must} checks fail a must, each passes under it)",
+                    "does not conform: {} ({} under profile {} too)",
+                    c.musts_text(),
+                    p.failing,
                     p.profile
                 )
             }
-            (Some(p), _) => format!(
-                "does not conform: {must} checks fail a must ({} under profile {} too)",
-                p.failing, p.profile
-            ),
-            (None, _) => format!("does not conform: {must} checks fail a must"),
+            (None, _) => format!("does not conform: {}", c.musts_text()),
         };
         out += &match should {
             0 => "; recommendations met".to_string(),
@@ -72,12 +76,12 @@ impl Conformance {
             0 => "; opspec's bars met".to_string(),
             n => format!("; {n} checks miss only opspec's bars"),
         };
-        out
+        out + &c.skipped_text()
     }
 }
 
-/// The verdict of every (suite, adapter) pair with at least one check that ran (not skipped);
-/// table self-checks have no adapter and no verdict.
+/// The verdict of every (suite, adapter) pair; table self-checks have no adapter and no
+/// verdict.
 pub fn verdicts<'a>(
     results: impl IntoIterator<Item = &'a CheckResult>,
 ) -> BTreeMap<(String, String), Conformance> {
@@ -93,7 +97,7 @@ pub struct Verdicts(BTreeMap<(String, String), Judging>);
 /// One pair's verdict so far.
 #[derive(Debug, Default)]
 struct Judging {
-    failing: BTreeMap<Tier, usize>,
+    counts: Counts,
     /// The first profile a check was judged under.
     profile: Option<String>,
     /// Checks failing a must: those that pass under the profile (the first listed), and the rest.
@@ -105,20 +109,15 @@ struct Judging {
 impl Verdicts {
     /// Adds one check.
     pub fn add(&mut self, r: &CheckResult) {
-        if r.id.adapter_name().is_none() || r.status == Status::Skip {
+        if r.id.adapter_name().is_none() {
             return;
         }
         let key = (r.id.suite_label().to_string(), r.id.adapter_label().to_string());
         let j = self.0.entry(key).or_default();
-        if j.profile.is_none() {
+        if j.profile.is_none() && r.status != Status::Skip {
             j.profile = r.under_profile.as_ref().map(|v| v.profile.to_string());
         }
-        if r.status == Status::Pass {
-            return;
-        }
-        let tier = r.failed_tier();
-        *j.failing.entry(tier).or_default() += 1;
-        if tier == Tier::Must {
+        if j.counts.add(r) == Some(Tier::Must) {
             match r.under_profile.as_ref().is_some_and(|v| v.passes) {
                 true if j.passing.len() < PASSING_LISTED => j.passing.push(r.id.to_string()),
                 true => j.more_passing += 1,
@@ -130,7 +129,7 @@ impl Verdicts {
     /// The verdicts, by suite and adapter.
     pub fn finish(self) -> BTreeMap<(String, String), Conformance> {
         let judge = |j: Judging| Conformance {
-            failing: j.failing,
+            counts: j.counts,
             profile: j.profile.map(|profile| ProfileVerdict {
                 profile,
                 passing: j.passing,

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use super::file::Run;
-use super::{CheckResult, Status};
+use crate::results::{CheckResult, Run, Status};
 use crate::spec::authority::Tier;
 
 /// The exit code of a command and the sentence that explains it (`docs/RESULTS.md`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Exit {
     pub code: u8,
     pub reason: String,
 }
@@ -26,7 +25,7 @@ pub const EXIT_INCOMPLETE: u8 = 4;
 /// What `runs` amount to under `gate`: incomplete (4) before failed (1) before nothing
 /// checked (3). Unless `allow_skips`, an adapter whose every check was skipped counts as
 /// nothing checked. One pass over the runs' checks.
-pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Verdict, String> {
+pub fn exit(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Exit, String> {
     let (mut any, mut failed, mut below, mut skipped) = (false, 0usize, 0usize, SkippedAdapters::default());
     for run in runs {
         let mut missing = 0usize;
@@ -39,7 +38,7 @@ pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Verdict, S
             skipped.add(&r);
         }
         if !run.complete {
-            return Ok(Verdict {
+            return Ok(Exit {
                 code: EXIT_INCOMPLETE,
                 reason: format!(
                     "{} is incomplete (the run ended before its end record, or no shard ran them): \
@@ -50,10 +49,10 @@ pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Verdict, S
         }
     }
     if failed > 0 {
-        return Ok(Verdict { code: EXIT_FAIL, reason: format!("{failed} checks failed at gate {gate}") });
+        return Ok(Exit { code: EXIT_FAIL, reason: format!("{failed} checks failed at gate {gate}") });
     }
     if !any {
-        return Ok(Verdict {
+        return Ok(Exit {
             code: EXIT_NOTHING_CHECKED,
             reason: "no check was selected: nothing was checked".into(),
         });
@@ -61,7 +60,7 @@ pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Verdict, S
     if !allow_skips {
         let skipped = skipped.finish();
         if !skipped.is_empty() {
-            return Ok(Verdict {
+            return Ok(Exit {
                 code: EXIT_NOTHING_CHECKED,
                 reason: format!(
                     "every check of adapter {} was skipped (pass --allow-skips to accept that)",
@@ -74,7 +73,7 @@ pub fn verdict(runs: &[Run], allow_skips: bool, gate: Tier) -> Result<Verdict, S
         0 => "every check passed or is a known deviation".to_string(),
         n => format!("{n} checks fail only bars below gate {gate}; the rest passed or are known deviations"),
     };
-    Ok(Verdict { code: 0, reason })
+    Ok(Exit { code: 0, reason })
 }
 
 /// The adapters whose every check was skipped: nothing of them was checked.
