@@ -94,10 +94,12 @@ DTYPE_REFUSALS = (
 
 def dtype_refusal(e, dtype, by_class=None):
     """How the library's exception ``e``, raised by the start-up probe's call on operands of
-    ``dtype`` (all of it), refuses that dtype itself, or None: a binding's ``errors`` class
+    ``dtype`` (all of them), refuses that dtype itself, or None: a binding's ``errors`` class
     for ``unsupported``, the words of ``DTYPE_REFUSALS``, or a TypeError or
-    NotImplementedError whose message names the dtype (``float16``, ``boolean`` for bool; JAX:
-    "bitwise_and does not accept dtype float32")."""
+    NotImplementedError whose message names the dtype (JAX: "bitwise_and does not accept
+    dtype float32"), or a ValueError naming a bool or complex one (JAX: "jnp.hypot is not
+    well defined for complex-valued inputs"). A float or integer dtype named in a ValueError
+    is too often the function's complaint about an argument (PaddlePaddle's clip)."""
     for cls, kind in (by_class or {}).items():
         if isinstance(e, cls) and kind == "unsupported":
             return f"the binding's errors[{cls.__name__}]"
@@ -105,11 +107,21 @@ def dtype_refusal(e, dtype, by_class=None):
     words = next((w for w in DTYPE_REFUSALS if w in text), None)
     if words:
         return f"its message says {words!r}"
-    names = (backends.API_DTYPES[dtype],) + (("boolean",) if dtype == "bool" else ())
-    named = next((n for n in names if re.search(rf"(?<!\w){n}(?!\w)", text)), None)
-    if named and isinstance(e, (TypeError, NotImplementedError)):
+    classes = (TypeError, NotImplementedError) + ((ValueError,) if dtype in ("bool", "c64", "c128") else ())
+    named = dtype_named(text, dtype)
+    if named and isinstance(e, classes):
         return f"a {type(e).__name__} naming {named}"
     return None
+
+
+def dtype_named(text, dtype):
+    """The word of ``text`` (lower case) that names ``dtype``: its array API name (``float16``),
+    ``bool`` or ``boolean`` for bool, any word starting with ``complex`` (``complex-valued``)
+    for a complex dtype; None if none does."""
+    complex_ = r"complex[\w-]*"
+    pattern = {"bool": r"bool(ean)?\b", "c64": complex_, "c128": complex_}.get(dtype, backends.API_DTYPES[dtype] + r"\b")
+    found = re.search(r"(?<!\w)" + pattern, text)
+    return found and found.group(0)
 
 
 def broadcast_mismatch(np, shapes):
@@ -238,8 +250,9 @@ class Worker:
             why = f"adapter error at step {e.step}: {e.why}"
             if e.step.startswith(("building", "moving")):
                 return why, None
-            unreadable = self.unreadable(dtype)
-            return (f"{why}; {unreadable}", None) if unreadable else (None, why)
+            if self.readable(dtype):
+                return None, why
+            return f"{why} (an operand of {dtype}, as the adapter makes it, cannot be read back either)", None
         except Exception as e:
             refusal = dtype_refusal(e, dtype, self.backend.errors)
             return (f"{describe(e)} [taken as unsupported: {refusal}]", None) if refusal else (None, describe(e))
@@ -265,16 +278,15 @@ class Worker:
             message["out"] = desc
         self.call(message, data, probe=True)
 
-    def unreadable(self, dtype):
-        """Why an operand of ``dtype``, made as the calls make it, cannot be read back either
-        (so no result of that dtype can reach the host), or None."""
+    def readable(self, dtype):
+        """Whether an operand of ``dtype``, made as the calls make it, can be read back (if
+        not, no result of that dtype can reach the host)."""
         desc, data = self.probe_arg(dtype)
         try:
             self.backend.to_host(self.backend.array(self.layout(desc, [{"offset": 0, "len": len(data)}], data)))
-        except Exception as e:
-            what = str(e) if isinstance(e, (Refused, Scaffolding)) else describe(e)
-            return f"an operand of {dtype}, as the adapter makes it, cannot be read back either ({what})"
-        return None
+        except Exception:
+            return False
+        return True
 
     def hello(self, message):
         b = self.backend

@@ -55,6 +55,11 @@ class Run:
         return {r["status"] for r in self.checks.values()}
 
 
+def said(record):
+    """A check record's message and its failures' actual values, as one text."""
+    return " ".join([record.get("message", "")] + [f["actual"] for f in record.get("failures", [])])
+
+
 @unittest.skipUnless(os.path.isfile(BIN), f"no opspec binary at {BIN} (cargo build --release --bin opspec, "
                                           "or set OPSPEC_BIN)")
 class EndToEnd(unittest.TestCase):
@@ -142,13 +147,17 @@ class EndToEnd(unittest.TestCase):
     def test_renamed_functions_dtypes_and_a_setup_call_as_options(self):
         checks = "array-api:fake-renamed:{pow,atan2,acos,logical_and,add}:{f32,bool}:*"
         plain = Run("python:module=fake_renamed", checks)
-        self.assertAll(plain, "skip", 40)
-        messages = {r["message"] for r in plain.checks.values()}
+        self.assertGreaterEqual(len(plain.checks), 40, plain.output[-2000:])
+        messages = {r["message"] for r in plain.checks.values() if r["status"] == "skip"}
         self.assertIn("skipped: fake_renamed has no pow; if the library has it under another name, pass "
                       "names=pow:ITS_NAME", messages)
         self.assertIn("skipped: no dtype bool: looked for fake_renamed.bool; if the library names it otherwise pass "
                       "dtypes=bool:NAME (or a dotted path), or dtypes=numpy if it takes NumPy's dtypes", messages)
-        self.assertTrue(any("call fake_renamed.enable_behavior() first" in m for m in messages), messages)
+        # add is there, and raises until the setup call: its checks fail, naming the error.
+        failed = {i: r for i, r in plain.checks.items() if r["status"] != "skip"}
+        self.assertEqual(set(failed), {i for i in plain.checks if ":add:" in i})
+        self.assertTrue(all(r["status"] == "fail" and "RuntimeError: call fake_renamed.enable_behavior() first"
+                            in said(r) for r in failed.values()), failed)
         # path= instead of PYTHONPATH, so that the printed reproduce command runs as it is.
         options = (f"python:module=fake_renamed path={FAKES} names=pow:power,atan2:arctan2,acos:arccos "
                    "dtypes=bool:bool_ setup=fake_renamed.enable_behavior")
@@ -200,7 +209,8 @@ class EndToEnd(unittest.TestCase):
     def test_a_function_that_exists_and_raises_fails_its_checks(self):
         # fake_raises' add raises RuntimeError on every call, its clip ValueError for array
         # bounds: neither refuses a dtype, so their checks run and fail at the must tier,
-        # naming the error. Its multiply refuses float16 by name: unsupported there.
+        # naming the error; so does sign, whose result nothing reads. Its multiply refuses
+        # float16 by name: unsupported there.
         run = Run("python:module=fake_raises", "array-api:fake-raises:{add,clip,multiply}:{f16,f32}:*")
         raised = {"add": "RuntimeError: add kernel failed to launch (code 3)",
                   "clip": "ValueError: clip: min and max must be Python numbers, not arrays"}
@@ -209,9 +219,13 @@ class EndToEnd(unittest.TestCase):
             self.assertGreaterEqual(len(checks), 10, run.output[-2000:])
             for id_, record in checks.items():
                 self.assertEqual((record["status"], record["tier"]), ("fail", "must"), id_)
-                self.assertIn(error, " ".join(f["actual"] for f in record["failures"]), id_)
+                self.assertIn(error, said(record), id_)
             self.assertIn(f"opspec_worker: the start-up probe of {op} raised {error} for ", run.output)
         self.assertEqual(run.rc, 1)
+        sign = Run("python:module=fake_raises", "array-api:fake-raises:sign:f32:edges")
+        self.assertEqual(sign.status("array-api:fake-raises:sign:f32:edges"), "fail")
+        self.assertIn("converting the result: results of type NoneType have neither",
+                      said(sign.checks["array-api:fake-raises:sign:f32:edges"]))
         multiply = {i.split(":")[3]: r for i, r in run.checks.items() if ":multiply:" in i and i.endswith(":edges")}
         self.assertEqual(multiply["f32"]["status"], "pass")
         self.assertEqual(multiply["f16"]["status"], "skip")
@@ -300,6 +314,11 @@ class DtypeRefusals(unittest.TestCase):
         self.assertEqual(self.refusal(jax, "f32"), "a TypeError naming float32")
         boolean = TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor")
         self.assertEqual(self.refusal(boolean, "bool"), "a TypeError naming boolean")
+        # JAX refuses complex and bool operands with ValueErrors.
+        hypot = ValueError("jnp.hypot is not well defined for complex-valued inputs.")
+        self.assertEqual(self.refusal(hypot, "c64"), "a ValueError naming complex-valued")
+        self.assertEqual(self.refusal(ValueError("data type <class 'numpy.bool'> not inexact"), "bool"),
+                         "a ValueError naming bool")
 
     def test_other_errors_are_not_refusals(self):
         self.assertIsNone(self.refusal(RuntimeError("add kernel failed to launch (code 3)"), "f32"))
@@ -309,6 +328,7 @@ class DtypeRefusals(unittest.TestCase):
         # The dtype named must be this one, by a type error.
         self.assertIsNone(self.refusal(TypeError("does not accept dtype bfloat16"), "f16"))
         self.assertIsNone(self.refusal(ValueError("float32 operands must be contiguous"), "f32"))
+        self.assertIsNone(self.refusal(TypeError("cannot add int8 and float32"), "u8"))
 
     def test_a_bindings_exception_class_for_unsupported(self):
         class KernelMissing(Exception):
