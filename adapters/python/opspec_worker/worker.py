@@ -118,8 +118,8 @@ def dtype_named(text, dtype):
     """The word of ``text`` (lower case) that names ``dtype``: its array API name (``float16``),
     ``bool`` or ``boolean`` for bool, any word starting with ``complex`` (``complex-valued``)
     for a complex dtype; None if none does."""
-    complex_ = r"complex[\w-]*"
-    pattern = {"bool": r"bool(ean)?\b", "c64": complex_, "c128": complex_}.get(dtype, backends.API_DTYPES[dtype] + r"\b")
+    words = {"bool": r"bool(ean)?\b", "c64": r"complex[\w-]*", "c128": r"complex[\w-]*"}
+    pattern = words.get(dtype, backends.API_DTYPES[dtype] + r"\b")
     found = re.search(r"(?<!\w)" + pattern, text)
     return found and found.group(0)
 

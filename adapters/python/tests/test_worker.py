@@ -252,7 +252,8 @@ class EndToEnd(unittest.TestCase):
             "array-api:fake-raises:add:f16:edges": "failure", "array-api:fake-raises:add:f32:edges": "failure",
             "array-api:fake-raises:multiply:f16:edges": "skipped", "array-api:fake-raises:multiply:f32:edges": "passed",
         })
-        self.assertIn("RuntimeError: add kernel failed to launch (code 3)", outcomes["array-api:fake-raises:add:f32:edges"][1])
+        add = outcomes["array-api:fake-raises:add:f32:edges"]
+        self.assertIn("RuntimeError: add kernel failed to launch (code 3)", add[1])
 
 class ErrorKinds(unittest.TestCase):
     """The order of worker.error_kind's rules, on exceptions of real libraries' types."""
@@ -307,8 +308,8 @@ class DtypeRefusals(unittest.TestCase):
                           "coerced to any supported types according to the casting rule ''safe''")
         self.assertEqual(self.refusal(numpy, "f32"), "its message says 'not supported for the input types'")
         self.assertIsNotNone(self.refusal(RuntimeError("\"abs_cpu\" not implemented for 'Half'"), "f16"))
-        strict = TypeError("Only integer or boolean dtypes are allowed in bitwise_and(...). Got array_api_strict.float64 "
-                           "and array_api_strict.float64.")
+        strict = TypeError("Only integer or boolean dtypes are allowed in bitwise_and(...). Got "
+                           "array_api_strict.float64 and array_api_strict.float64.")
         self.assertIsNotNone(self.refusal(strict, "f64"))
         jax = TypeError("bitwise_and does not accept dtype float32. Accepted dtypes are subtypes of integer, bool.")
         self.assertEqual(self.refusal(jax, "f32"), "a TypeError naming float32")
