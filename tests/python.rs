@@ -3,7 +3,9 @@
 //! against JAX (64-bit mode) its promotion cases and the f32 and f64 `edges` and `random`
 //! checks, since eager JAX compiles every new shape (the whole suite takes over ten minutes);
 //! the layout checks of add and floor divide only. One trial per check id, prefixed with `python:`; each library's
-//! known deviations are in `expectations/<adapter>.yaml`.
+//! known deviations are in `expectations/<adapter>.yaml`. One more trial,
+//! `python:wrong:functions-that-exist-and-raise`, runs a namespace whose functions exist and
+//! raise through the `opspec` program: their checks fail, they are not skipped.
 //!
 //! The interpreter is `$OPSPEC_PYTHON`, else the venv `.ci/run` makes at
 //! `$HOME/.cache/opspec-python`. Without either, every trial is listed as ignored with the
@@ -112,5 +114,74 @@ fn main() -> ExitCode {
             trials.push(if known { trial.with_kind("known deviation") } else { trial });
         }
     }
+    let raising = "python:wrong:functions-that-exist-and-raise";
+    trials.push(match python {
+        Ok(p) => Trial::test(raising, move || functions_that_raise(&p)),
+        Err(why) => {
+            Trial::test(raising, || Ok(())).with_ignored_flag(true).with_kind(format!("skipped: {why}"))
+        }
+    });
     libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// A namespace (NumPy's, in a temporary folder) whose `add` raises RuntimeError on every call
+/// and whose `clip` raises ValueError for array bounds: both exist, so the start-up probe
+/// must not call them unsupported. Through the `opspec` program their checks fail at the must
+/// tier, naming the error, and the run exits 1.
+fn functions_that_raise(python: &str) -> Result<(), Failed> {
+    let dir = std::env::temp_dir().join(format!("opspec-python-raising-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let module = "import numpy\nfrom numpy import *\n\n\
+                  def add(x1, x2):\n    raise RuntimeError('add kernel failed (code 3)')\n\n\
+                  def clip(x, min=None, max=None):\n    \
+                  if isinstance(min, numpy.ndarray) or isinstance(max, numpy.ndarray):\n        \
+                  raise ValueError('clip: min and max must be numbers')\n    \
+                  return numpy.clip(x, min, max)\n";
+    std::fs::write(dir.join("raising.py"), module).map_err(|e| e.to_string())?;
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_opspec"))
+        .args(["run", "--no-tables", "--adapter", &format!("python:module=raising python={python}")])
+        .args(["--filter", "array-api:raising:{add,clip}:f32:*", "--out"])
+        .arg(dir.join("out"))
+        .env("PYTHONPATH", &dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let said = String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
+    let results =
+        std::fs::read_to_string(dir.join("out/results.jsonl")).map_err(|e| format!("{e}; {said}"))?;
+    let checks: Vec<serde_json::Value> = results
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|r| r["record"] == "check")
+        .collect();
+    for (op, error) in [
+        ("add", "RuntimeError: add kernel failed (code 3)"),
+        ("clip", "ValueError: clip: min and max must be numbers"),
+    ] {
+        let of_op: Vec<_> = checks
+            .iter()
+            .filter(|r| r["id"].as_str().is_some_and(|i| i.contains(&format!(":{op}:"))))
+            .collect();
+        if of_op.len() < 10 {
+            return Err(format!("{} {op} checks, expected at least 10:\n{said}", of_op.len()).into());
+        }
+        for r in of_op {
+            // The error is the check's message, or each failing input's actual value.
+            let actual: Vec<_> =
+                r["failures"].as_array().into_iter().flatten().map(|f| &f["actual"]).collect();
+            let texts =
+                [&r["message"]].into_iter().chain(actual).filter_map(|v| v.as_str()).collect::<Vec<_>>();
+            if r["status"] != "fail" || r["tier"] != "must" || !texts.iter().any(|a| a.contains(error)) {
+                return Err(format!(
+                    "{}: {} ({}), not a must failure naming `{error}`: {texts:?}",
+                    r["id"], r["status"], r["tier"]
+                )
+                .into());
+            }
+        }
+    }
+    if run.status.code() != Some(1) {
+        return Err(format!("the run exited {:?}, not 1:\n{said}", run.status.code()).into());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
 }

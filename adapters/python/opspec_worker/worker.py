@@ -1,6 +1,7 @@
 """The request loop: hello (with the probed support map), call, scatter_add, shutdown."""
 
 import platform
+import re
 import sys
 import traceback
 import warnings
@@ -77,6 +78,50 @@ def error_kind(e, mismatch=None, by_class=None):
     if word:
         return word[1], f"the words {word[0]!r}"
     return "other", "neither its type nor its message is one the worker knows"
+
+
+# How libraries word the refusal of a dtype itself, whatever the exception's class: NumPy's
+# ufuncs without a loop for it, PyTorch's kernels (``"abs_cpu" not implemented for 'Half'``),
+# array-api-strict's dtype checks.
+DTYPE_REFUSALS = (
+    "not supported for the input types",
+    "did not contain a loop with signature matching types",
+    "not implemented for '",
+    "dtypes are allowed in",
+    "unsupported data type",
+)
+
+
+def dtype_refusal(e, dtype, by_class=None):
+    """How the library's exception ``e``, raised by the start-up probe's call on operands of
+    ``dtype`` (all of them), refuses that dtype itself, or None: a binding's ``errors`` class
+    for ``unsupported``, the words of ``DTYPE_REFUSALS``, or a TypeError or
+    NotImplementedError whose message names the dtype (JAX: "bitwise_and does not accept
+    dtype float32"), or a ValueError naming a bool or complex one (JAX: "jnp.hypot is not
+    well defined for complex-valued inputs"). A float or integer dtype named in a ValueError
+    is too often the function's complaint about an argument (PaddlePaddle's clip)."""
+    for cls, kind in (by_class or {}).items():
+        if isinstance(e, cls) and kind == "unsupported":
+            return f"the binding's errors[{cls.__name__}]"
+    text = str(e).lower()
+    words = next((w for w in DTYPE_REFUSALS if w in text), None)
+    if words:
+        return f"its message says {words!r}"
+    classes = (TypeError, NotImplementedError) + ((ValueError,) if dtype in ("bool", "c64", "c128") else ())
+    named = dtype_named(text, dtype)
+    if named and isinstance(e, classes):
+        return f"a {type(e).__name__} naming {named}"
+    return None
+
+
+def dtype_named(text, dtype):
+    """The word of ``text`` (lower case) that names ``dtype``: its array API name (``float16``),
+    ``bool`` or ``boolean`` for bool, any word starting with ``complex`` (``complex-valued``)
+    for a complex dtype; None if none does."""
+    words = {"bool": r"bool(ean)?\b", "c64": r"complex[\w-]*", "c128": r"complex[\w-]*"}
+    pattern = words.get(dtype, backends.API_DTYPES[dtype] + r"\b")
+    found = re.search(r"(?<!\w)" + pattern, text)
+    return found and found.group(0)
 
 
 def broadcast_mismatch(np, shapes):
@@ -180,44 +225,72 @@ class Worker:
         return desc, host.tobytes()
 
     def probe(self, op, form, dtype):
-        """None if (op, form, dtype) works on a small input, else why not."""
+        """(why (op, form, dtype) is unsupported or None, the probe's error where the pair is
+        supported all the same or None), from a call on a small input."""
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            why = self.try_probe(op, form, dtype)
+            why, error = self.try_probe(op, form, dtype)
         texts = self.warnings.take(caught, f"the start-up probe of {op} ({form}, {dtype})")
-        return None if why is None else with_warnings(why, texts)
+        return (None if why is None else with_warnings(why, texts)), error
 
     def try_probe(self, op, form, dtype):
+        """``probe`` without the warnings. A pair is unsupported only when the namespace lacks
+        the function (or this form), or refuses the dtype itself: it has no such dtype, cannot
+        make or read back an array of it, or the function's error is a dtype refusal
+        (``dtype_refusal``). Any other error leaves the pair supported: its checks run and fail
+        with that error (docs/PROTOCOL.md, "What unsupported means")."""
         try:
-            desc, data = self.probe_arg(dtype)
-            buffers = [{"offset": 0, "len": len(data)}]
-            if op == "scatter_add":
-                index = self.np.array([[1], [1]], dtype=self.np.int64)
-                bufs = [{"offset": 0, "len": len(data)}, {"offset": len(data), "len": 16}]
-                message = {"input": desc, "indices": {"dtype": CODES["i64"], "shape": [2, 1], "strides": [1, 1],
-                                                      "byte_offset": 0, "buffer": 1},
-                           "updates": desc, "mode": "ignore", "buffers": bufs}
-                self.scatter_add(message, data + index.tobytes())
-                return None
-            arity = 3 if op in backends.TERNARY + backends.FUNCTIONS3 else 1 if op in backends.UNARY else 2
-            args = [desc] * arity
-            if form == "scalar":
-                args[1] = {"scalar": {"int": 1}}
-            message = {"op": op, "args": args, "buffers": buffers}
-            if form == "out":
-                message["out"] = desc
-            self.call(message, data, probe=True)
-            return None
+            self.probe_call(op, form, dtype)
         except Refused as e:
-            return str(e)
+            # The worker's own refusals: no such function, form or dtype in the namespace, or
+            # an operand made in another dtype. A result of a dtype the protocol does not
+            # carry is the function's doing.
+            return (str(e), None) if e.kind == "unsupported" else (None, str(e))
         except Scaffolding as e:
-            return f"adapter error at step {e.step}: {e.why}"
+            why = f"adapter error at step {e.step}: {e.why}"
+            if e.step.startswith(("building", "moving")):
+                return why, None
+            if self.readable(dtype):
+                return None, why
+            return f"{why} (an operand of {dtype}, as the adapter makes it, cannot be read back either)", None
         except Exception as e:
-            return describe(e)
+            refusal = dtype_refusal(e, dtype, self.backend.errors)
+            return (f"{describe(e)} [taken as unsupported: {refusal}]", None) if refusal else (None, describe(e))
+        return None, None
+
+    def probe_call(self, op, form, dtype):
+        desc, data = self.probe_arg(dtype)
+        buffers = [{"offset": 0, "len": len(data)}]
+        if op == "scatter_add":
+            index = self.np.array([[1], [1]], dtype=self.np.int64)
+            bufs = [{"offset": 0, "len": len(data)}, {"offset": len(data), "len": 16}]
+            message = {"input": desc, "indices": {"dtype": CODES["i64"], "shape": [2, 1], "strides": [1, 1],
+                                                  "byte_offset": 0, "buffer": 1},
+                       "updates": desc, "mode": "ignore", "buffers": bufs}
+            self.scatter_add(message, data + index.tobytes())
+            return
+        arity = 3 if op in backends.TERNARY + backends.FUNCTIONS3 else 1 if op in backends.UNARY else 2
+        args = [desc] * arity
+        if form == "scalar":
+            args[1] = {"scalar": {"int": 1}}
+        message = {"op": op, "args": args, "buffers": buffers}
+        if form == "out":
+            message["out"] = desc
+        self.call(message, data, probe=True)
+
+    def readable(self, dtype):
+        """Whether an operand of ``dtype``, made as the calls make it, can be read back (if
+        not, no result of that dtype can reach the host)."""
+        desc, data = self.probe_arg(dtype)
+        try:
+            self.backend.to_host(self.backend.array(self.layout(desc, [{"offset": 0, "len": len(data)}], data)))
+        except Exception:
+            return False
+        return True
 
     def hello(self, message):
         b = self.backend
-        support = []
+        support, raised = [], {}
         for op in message.get("ops", []):
             if op in backends.BINARY:
                 forms = ["tensors", "scalar"] + (["out"] if b.has_out else [])
@@ -234,10 +307,15 @@ class Worker:
                     entry = {"op": op, "dtype": code}
                     if form != "tensors":
                         entry["form"] = form
-                    why = self.probe(op, form, dtype)
+                    why, error = self.probe(op, form, dtype)
                     if why is not None:
                         entry["unsupported"] = why
+                    if error is not None:
+                        raised.setdefault((op, error), []).append(dtype if form == "tensors" else f"{dtype} {form}")
                     support.append(entry)
+        for (op, error), where in raised.items():
+            print(f"opspec_worker: the start-up probe of {op} raised {error} for {', '.join(where)}: not a refusal "
+                  f"of the dtype, so {op} is supported there and its checks fail with the error", file=sys.stderr)
         python = f"{platform.python_implementation()} {platform.python_version()}"
         return {
             "type": "hello", "id": message.get("id", 0), "protocol": PROTOCOL, "name": b.name,

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
@@ -52,6 +53,11 @@ class Run:
 
     def statuses(self):
         return {r["status"] for r in self.checks.values()}
+
+
+def said(record):
+    """A check record's message and its failures' actual values, as one text."""
+    return " ".join([record.get("message", "")] + [f["actual"] for f in record.get("failures", [])])
 
 
 @unittest.skipUnless(os.path.isfile(BIN), f"no opspec binary at {BIN} (cargo build --release --bin opspec, "
@@ -141,13 +147,17 @@ class EndToEnd(unittest.TestCase):
     def test_renamed_functions_dtypes_and_a_setup_call_as_options(self):
         checks = "array-api:fake-renamed:{pow,atan2,acos,logical_and,add}:{f32,bool}:*"
         plain = Run("python:module=fake_renamed", checks)
-        self.assertAll(plain, "skip", 40)
-        messages = {r["message"] for r in plain.checks.values()}
+        self.assertGreaterEqual(len(plain.checks), 40, plain.output[-2000:])
+        messages = {r["message"] for r in plain.checks.values() if r["status"] == "skip"}
         self.assertIn("skipped: fake_renamed has no pow; if the library has it under another name, pass "
                       "names=pow:ITS_NAME", messages)
         self.assertIn("skipped: no dtype bool: looked for fake_renamed.bool; if the library names it otherwise pass "
                       "dtypes=bool:NAME (or a dotted path), or dtypes=numpy if it takes NumPy's dtypes", messages)
-        self.assertTrue(any("call fake_renamed.enable_behavior() first" in m for m in messages), messages)
+        # add is there, and raises until the setup call: its checks fail, naming the error.
+        failed = {i: r for i, r in plain.checks.items() if r["status"] != "skip"}
+        self.assertEqual(set(failed), {i for i in plain.checks if ":add:" in i})
+        self.assertTrue(all(r["status"] == "fail" and "RuntimeError: call fake_renamed.enable_behavior() first"
+                            in said(r) for r in failed.values()), failed)
         # path= instead of PYTHONPATH, so that the printed reproduce command runs as it is.
         options = (f"python:module=fake_renamed path={FAKES} names=pow:power,atan2:arctan2,acos:arccos "
                    "dtypes=bool:bool_ setup=fake_renamed.enable_behavior")
@@ -196,6 +206,55 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("binding module with asarray(array)", bare.output)
 
 
+    def test_a_function_that_exists_and_raises_fails_its_checks(self):
+        # fake_raises' add raises RuntimeError on every call, its clip ValueError for array
+        # bounds: neither refuses a dtype, so their checks run and fail at the must tier,
+        # naming the error; so does sign, whose result nothing reads. Its multiply refuses
+        # float16 by name: unsupported there.
+        run = Run("python:module=fake_raises", "array-api:fake-raises:{add,clip,multiply}:{f16,f32}:*")
+        raised = {"add": "RuntimeError: add kernel failed to launch (code 3)",
+                  "clip": "ValueError: clip: min and max must be Python numbers, not arrays"}
+        for op, error in raised.items():
+            checks = {i: r for i, r in run.checks.items() if f":{op}:" in i}
+            self.assertGreaterEqual(len(checks), 10, run.output[-2000:])
+            for id_, record in checks.items():
+                self.assertEqual((record["status"], record["tier"]), ("fail", "must"), id_)
+                self.assertIn(error, said(record), id_)
+            self.assertIn(f"opspec_worker: the start-up probe of {op} raised {error} for ", run.output)
+        self.assertEqual(run.rc, 1)
+        sign = Run("python:module=fake_raises", "array-api:fake-raises:sign:f32:edges")
+        self.assertEqual(sign.status("array-api:fake-raises:sign:f32:edges"), "fail")
+        self.assertIn("converting the result: results of type NoneType have neither",
+                      said(sign.checks["array-api:fake-raises:sign:f32:edges"]))
+        multiply = {i.split(":")[3]: r for i, r in run.checks.items() if ":multiply:" in i and i.endswith(":edges")}
+        self.assertEqual(multiply["f32"]["status"], "pass")
+        self.assertEqual(multiply["f16"]["status"], "skip")
+        self.assertEqual(multiply["f16"]["message"], "skipped: TypeError: multiply does not accept dtype float16 "
+                                                     "[taken as unsupported: a TypeError naming float16]")
+
+    @unittest.skipUnless(importlib.util.find_spec("pytest"), "pytest is not installed in this interpreter")
+    def test_the_pytest_plugin_fails_the_items_of_a_function_that_raises(self):
+        # The plugin as a project's CI runs it (from the source tree, not the wheel): the items
+        # of add, which raises on every call, fail; multiply's f16 item is skipped.
+        project = tempfile.mkdtemp(prefix="opspec-plugin-test-")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), FAKES]))
+        command = [sys.executable, "-m", "pytest", "-p", "opspec.pytest_plugin", "-p", "no:cacheprovider", "-q",
+                   "--opspec-adapter", "python:module=fake_raises", "--opspec-binary", BIN, "--opspec-suite",
+                   "array-api", "--opspec-filter", "array-api:fake-raises:{add,multiply}:{f16,f32}:edges",
+                   "--junitxml", os.path.join(project, "junit.xml")]
+        done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 1, done.stdout[-3000:] + done.stderr[-2000:])
+        outcomes = {}
+        for case in ET.parse(os.path.join(project, "junit.xml")).getroot().iter("testcase"):
+            marks = [(c.tag, c.get("message", "") + (c.text or "")) for c in case if c.tag in ("failure", "skipped")]
+            outcomes[case.get("name")] = marks[0] if marks else ("passed", "")
+        self.assertEqual({n: o[0] for n, o in outcomes.items()}, {
+            "array-api:fake-raises:add:f16:edges": "failure", "array-api:fake-raises:add:f32:edges": "failure",
+            "array-api:fake-raises:multiply:f16:edges": "skipped", "array-api:fake-raises:multiply:f32:edges": "passed",
+        })
+        add = outcomes["array-api:fake-raises:add:f32:edges"]
+        self.assertIn("RuntimeError: add kernel failed to launch (code 3)", add[1])
+
 class ErrorKinds(unittest.TestCase):
     """The order of worker.error_kind's rules, on exceptions of real libraries' types."""
 
@@ -233,6 +292,52 @@ class ErrorKinds(unittest.TestCase):
             pass
 
         self.assertEqual(self.kind(KernelMissing("x"), by_class={KernelMissing: "unsupported"})[0], "unsupported")
+
+
+class DtypeRefusals(unittest.TestCase):
+    """worker.dtype_refusal: which errors of the start-up probe refuse the dtype itself (the
+    pair is unsupported) and which leave it supported, to fail its checks."""
+
+    def setUp(self):
+        from opspec_worker import worker
+
+        self.refusal = worker.dtype_refusal
+
+    def test_a_refusal_in_a_librarys_words_or_naming_the_dtype(self):
+        numpy = TypeError("ufunc 'bitwise_and' not supported for the input types, and the inputs could not be safely "
+                          "coerced to any supported types according to the casting rule ''safe''")
+        self.assertEqual(self.refusal(numpy, "f32"), "its message says 'not supported for the input types'")
+        self.assertIsNotNone(self.refusal(RuntimeError("\"abs_cpu\" not implemented for 'Half'"), "f16"))
+        strict = TypeError("Only integer or boolean dtypes are allowed in bitwise_and(...). Got "
+                           "array_api_strict.float64 and array_api_strict.float64.")
+        self.assertIsNotNone(self.refusal(strict, "f64"))
+        jax = TypeError("bitwise_and does not accept dtype float32. Accepted dtypes are subtypes of integer, bool.")
+        self.assertEqual(self.refusal(jax, "f32"), "a TypeError naming float32")
+        boolean = TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor")
+        self.assertEqual(self.refusal(boolean, "bool"), "a TypeError naming boolean")
+        # JAX refuses complex and bool operands with ValueErrors.
+        hypot = ValueError("jnp.hypot is not well defined for complex-valued inputs.")
+        self.assertEqual(self.refusal(hypot, "c64"), "a ValueError naming complex-valued")
+        self.assertEqual(self.refusal(ValueError("data type <class 'numpy.bool'> not inexact"), "bool"),
+                         "a ValueError naming bool")
+
+    def test_other_errors_are_not_refusals(self):
+        self.assertIsNone(self.refusal(RuntimeError("add kernel failed to launch (code 3)"), "f32"))
+        self.assertIsNone(self.refusal(ValueError("clip: min and max must be Python numbers, not arrays"), "f32"))
+        self.assertIsNone(self.refusal(TypeError("clip(): argument 'min' must be Number, not Tensor"), "f32"))
+        self.assertIsNone(self.refusal(NotImplementedError("array bounds are not implemented"), "f32"))
+        # The dtype named must be this one, by a type error.
+        self.assertIsNone(self.refusal(TypeError("does not accept dtype bfloat16"), "f16"))
+        self.assertIsNone(self.refusal(ValueError("float32 operands must be contiguous"), "f32"))
+        self.assertIsNone(self.refusal(TypeError("cannot add int8 and float32"), "u8"))
+
+    def test_a_bindings_exception_class_for_unsupported(self):
+        class KernelMissing(Exception):
+            pass
+
+        self.assertEqual(self.refusal(KernelMissing("x"), "f32", {KernelMissing: "unsupported"}),
+                         "the binding's errors[KernelMissing]")
+        self.assertIsNone(self.refusal(KernelMissing("x"), "f32", {KernelMissing: "other"}))
 
 
 if __name__ == "__main__":
