@@ -14,7 +14,7 @@ pub mod shard;
 pub use exit::{
     EXIT_BAD_INPUT, EXIT_FAIL, EXIT_INCOMPLETE, EXIT_NOTHING_CHECKED, SkippedAdapters, Verdict, verdict,
 };
-pub use file::{FORMAT, ResultsWriter, Run, VERSION, read};
+pub use file::{FORMAT, ResultsWriter, Run, VERSION, distinct, read};
 pub use info::{Gap, RunInfo};
 pub use record::{
     BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status,
