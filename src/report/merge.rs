@@ -435,8 +435,11 @@ fn disagreement(a: &RunInfo, b: &RunInfo) -> Option<(&'static str, String, Strin
 }
 
 /// The merged run's id: a hash of its shards' ids, so that one merge of the same shards made
-/// twice is one run to `report`.
+/// twice is one run to `report`; none where a shard has none (written before runs had one).
 fn merged_run_id(runs: &[Run]) -> String {
+    if runs.iter().any(|r| r.info.run_id.is_empty()) {
+        return String::new();
+    }
     let ids: BTreeSet<&str> = runs.iter().map(|r| r.info.run_id.as_str()).collect();
     let joined = ids.into_iter().collect::<Vec<_>>().join(" ");
     format!("{:032x}", fnv1a_128([joined.as_bytes()]))
