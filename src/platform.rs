@@ -45,6 +45,14 @@ pub const OSES: [&str; 14] = [
     "wasi",
 ];
 
+/// Which build of opspec this is: its version, profile (`release` or `debug`) and the hash of
+/// the code it was built from (`build.rs`), the same for every build of one checkout, on any
+/// machine. Runs of two builds are not shards of one run (`docs/SHARDING.md`).
+pub fn build_id() -> String {
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    format!("opspec {} {profile}, source {}", env!("CARGO_PKG_VERSION"), env!("OPSPEC_SOURCE_HASH"))
+}
+
 /// The CPU features opspec's own code and the in-process adapters may pick kernels by.
 pub fn cpu_features() -> Vec<String> {
     #[cfg(target_arch = "x86_64")]

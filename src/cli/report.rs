@@ -31,7 +31,9 @@ pub(super) fn merge(shards: &[PathBuf], out: &Path, render: &Render) -> Result<u
 }
 
 /// Prints the summary of `runs`, writes their report into `out`, and returns the exit code.
+/// One run given twice is refused.
 pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result<u8, String> {
+    results::distinct(&runs.iter().collect::<Vec<_>>())?;
     say(&terminal_summary(runs, render.verbose, render.gate)?);
     report::write(out, runs, render.gate, render.github_summary.as_deref())?;
     say(&format!(
@@ -46,9 +48,11 @@ pub(super) fn show(runs: &[results::Run], out: &Path, render: &Render) -> Result
     Ok(verdict.code)
 }
 
-/// `diff`: the changes as text (and HTML); exit 1 on a new failure.
+/// `diff`: the changes as text (and HTML); exit 1 on a new failure. A run compared with
+/// itself is refused: it would show no change, whatever the run.
 pub(super) fn compare(old: &Path, new: &Path, html: Option<&Path>) -> Result<u8, String> {
     let (a, b) = (results::read(old)?, results::read(new)?);
+    results::distinct(&[&a, &b])?;
     let d = report::diff(&a, &b)?;
     say(&d.text());
     if let Some(path) = html {

@@ -20,9 +20,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::bits::format::Format;
+use crate::bits::hash::fnv1a_128;
 use crate::judge::accuracy::UlpTally;
 use crate::results::shard::{Shard, chunk_key, shard_of, split_key};
-use crate::results::{self, ResultsWriter, Run};
+use crate::results::{self, ResultsWriter, Run, RunInfo};
 use crate::results::{CaseFailure, CheckResult, ChunkResult, Status};
 use crate::run::record::write_accuracy;
 use crate::run::{RunOptions, sweep_message};
@@ -84,6 +85,14 @@ impl Shards {
                             run.info.plan_hash
                         ));
                     }
+                    if let Some((field, a, b)) = disagreement(&first.info, &run.info) {
+                        return Err(format!(
+                            "{} and {} are not shards of one run: `info.{field}` is {a} in one, {b} in \
+                             the other (the shards of one run run one build of opspec on one catalog)",
+                            name(first),
+                            name(&run)
+                        ));
+                    }
                     if shard.total() != first_shard.total() {
                         return Err(format!(
                             "{} is shard {first_shard} but {} is shard {shard}: merge the shards of one N",
@@ -122,6 +131,7 @@ impl Shards {
             Ok(format!("shard {shard}, {why}"))
         };
         let mut info = first.info.clone();
+        info.run_id = merged_run_id(&self.runs);
         info.shard = None;
         info.adapters = adapter_versions(&self.runs)?;
         info.seconds = self.runs.iter().map(|r| r.info.seconds).fold(0.0, f64::max);
@@ -408,6 +418,33 @@ impl SweepJoin {
     }
 }
 
+/// The first field of the build and catalog the shards of one run share (the plan hash aside)
+/// in which `b` differs from `a`, with both values.
+fn disagreement(a: &RunInfo, b: &RunInfo) -> Option<(&'static str, String, String)> {
+    let fields = |i: &RunInfo| {
+        let shown = |v: &str| if v.is_empty() { "not recorded".to_string() } else { format!("`{v}`") };
+        [
+            ("build_id", shown(&i.build_id)),
+            ("opspec_version", shown(&i.opspec_version)),
+            ("build", shown(&i.build)),
+            ("spec_revision", shown(&i.spec_revision)),
+            ("contract_version", i.contract_version.to_string()),
+        ]
+    };
+    fields(a).into_iter().zip(fields(b)).find(|(x, y)| x.1 != y.1).map(|((field, x), (_, y))| (field, x, y))
+}
+
+/// The merged run's id: a hash of its shards' ids, so that one merge of the same shards made
+/// twice is one run to `report`; none where a shard has none (written before runs had one).
+fn merged_run_id(runs: &[Run]) -> String {
+    if runs.iter().any(|r| r.info.run_id.is_empty()) {
+        return String::new();
+    }
+    let ids: BTreeSet<&str> = runs.iter().map(|r| r.info.run_id.as_str()).collect();
+    let joined = ids.into_iter().collect::<Vec<_>>().join(" ");
+    format!("{:032x}", fnv1a_128([joined.as_bytes()]))
+}
+
 fn name(run: &Run) -> String {
     run.path.display().to_string()
 }
@@ -509,6 +546,29 @@ mod tests {
         writer.check(&r).unwrap();
         writer.finish(1.0, 0).unwrap();
         path
+    }
+
+    #[test]
+    fn shards_of_two_builds_or_two_catalogs_are_refused_naming_the_field() {
+        let dir = std::env::temp_dir().join(format!("opspec-merge-builds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chunks = chunks_in_two_shards();
+        let out = dir.join("merged.jsonl");
+        for (field, edit) in
+            [("build_id", "\"build_id\":\"another "), ("spec_revision", "\"spec_revision\":\"0")]
+        {
+            let files = [shard(&dir, 1, chunks, [5, 7]), shard(&dir, 2, chunks, [5, 7])];
+            let text = std::fs::read_to_string(&files[1]).unwrap();
+            std::fs::write(&files[1], text.replacen(&format!("\"{field}\":\""), edit, 1)).unwrap();
+            let e = merge(&files, &out, 0).unwrap_err();
+            let [one, two] = files.map(|f| f.display().to_string());
+            assert!(
+                e.starts_with(&format!("{one} and {two} are not shards of one run: `info.{field}` is ")),
+                "{e}"
+            );
+            assert!(!out.exists());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct Run {
     /// False when the file ended before its `end` record: the run was killed.
     pub complete: bool,
     checks: Source,
+    /// A hash of the records read (0 for a run held in memory): a copy of the file has it too.
+    content: u64,
 }
 
 /// Where a run's results come from.
@@ -83,7 +85,16 @@ impl Run {
         sources: BTreeMap<String, String>,
         complete: bool,
     ) -> Run {
-        Run { path, info, sources, complete, checks: Source::Memory(results) }
+        Run { path, info, sources, complete, checks: Source::Memory(results), content: 0 }
+    }
+
+    /// Whether `other` is this run, read twice: the same run id, or (in files written before
+    /// runs had one) the same records.
+    pub fn is(&self, other: &Run) -> bool {
+        match (self.info.run_id.as_str(), other.info.run_id.as_str()) {
+            ("", "") => self.content != 0 && self.content == other.content,
+            (a, b) => a == b,
+        }
     }
 
     /// Every planned check's result, owned, one at a time, in the order of the plan (a
@@ -307,6 +318,8 @@ pub fn read(path: &Path) -> Result<Run, String> {
     let mut reader = BufReader::new(file);
     let mut buf = Vec::new();
     let mut offset = reader.read_until(b'\n', &mut buf).map_err(|e| at(1, e.to_string()))? as u64;
+    let mut content = DefaultHasher::new();
+    content.write_u64(line_hash(&buf));
     let header = run_record::<PlannedHashes>(&buf).map_err(|e| at(1, e))?;
     let mut info = *header.info;
     let mut index = header.planned.0;
@@ -334,6 +347,7 @@ pub fn read(path: &Path) -> Result<Run, String> {
             }
             Err(e) => return Err(at(line, format!("not a results record: {e}"))),
         };
+        content.write_u64(line_hash(&buf));
         match record {
             Record::Check(r) if !complete => {
                 let id = r.id.to_string();
@@ -350,6 +364,12 @@ pub fn read(path: &Path) -> Result<Run, String> {
                 let line = NonZeroU64::new(line).unwrap_or(NonZeroU64::MIN);
                 *place = Some(Place { offset: start, line, hash: line_hash(&buf) });
             }
+            Record::End { seconds, .. } if seconds.is_nan() || seconds < 0.0 => {
+                return Err(at(
+                    line,
+                    format!("the `end` record's `seconds` is {seconds}: a duration is not negative"),
+                ));
+            }
             Record::End { seconds, finished_at } if !complete => {
                 (info.seconds, info.finished_at, complete) = (seconds, finished_at, true);
             }
@@ -360,7 +380,26 @@ pub fn read(path: &Path) -> Result<Run, String> {
     drop(index);
     let missing = if places.iter().any(Option::is_none) { unrun(path, &places)? } else { Vec::new() };
     let checks = Source::File { at: places, missing };
-    Ok(Run { path: path.to_path_buf(), info, sources: header.sources, complete, checks })
+    let content = content.finish().max(1);
+    Ok(Run { path: path.to_path_buf(), info, sources: header.sources, complete, checks, content })
+}
+
+/// Refuses a run given twice among `runs` (its results would count twice), naming both files.
+pub fn distinct(runs: &[&Run]) -> Result<(), String> {
+    for (i, run) in runs.iter().enumerate() {
+        if let Some(earlier) = runs[..i].iter().find(|earlier| earlier.is(run)) {
+            let id = match run.info.run_id.as_str() {
+                "" => "the same records".to_string(),
+                id => format!("run id {id}"),
+            };
+            return Err(format!(
+                "{} and {} are one run ({id}): give each run once",
+                earlier.path.display(),
+                run.path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The first record of a results file, checked to be one of the format this opspec reads.
@@ -529,6 +568,87 @@ mod tests {
         let path = file(&dir, &[C], &[C], true);
         let e = refused(&path, |t| t.replacen("\"adapter\":null", "\"adapter\":\"cpu\"", 1));
         assert!(e.contains("results.jsonl:2: not a results record: its `adapter` is not the one"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn each_kind_of_disagreeing_record_is_refused_at_its_line_naming_its_field() {
+        use crate::results::ChunkResult;
+        use crate::spec::authority::Tier;
+        let dir = dir("disagrees");
+        let failed = |n: usize| {
+            let mut r = CheckResult::new(A.parse().unwrap());
+            (r.status, r.inputs, r.failed_inputs) = (Status::Fail, 7, n);
+            r.add_failed(Tier::Should, n as u64);
+            r
+        };
+        let chunk: ChunkResult =
+            serde_json::from_value(serde_json::json!({"chunk": 0, "cases": 6, "failed": 1})).unwrap();
+        let cases: Vec<(CheckResult, &str)> = vec![
+            (
+                CheckResult { failed_inputs: 1, ..failed(2) },
+                "`failed_by_tier` counts 2 failed inputs, above `failed_inputs` 1",
+            ),
+            (
+                CheckResult { status: Status::KnownDeviation, tier: None, ..failed(0) },
+                "status known_deviation, but no failure",
+            ),
+            (CheckResult { status: Status::Skip, ..failed(1) }, "status skip, but 1 `failed_inputs`"),
+            (
+                CheckResult { chunks: vec![chunk], ..failed(1) },
+                "its `chunks` hold 6 cases, but `inputs` is 7",
+            ),
+            (CheckResult { max_ulp_error: Some(-1.5), ..failed(1) }, "`max_ulp_error` is -1.5"),
+            (CheckResult { seconds: -2.0, ..failed(1) }, "`seconds` is -2"),
+        ];
+        for (r, says) in cases {
+            let path = dir.join("results.jsonl");
+            let writer = ResultsWriter::create(&path, &info(), &ids(&[A, B]), &BTreeMap::new()).unwrap();
+            writer.check(&CheckResult { inputs: 7, ..CheckResult::new(B.parse().unwrap()) }).unwrap();
+            writer.check(&r).unwrap();
+            let e = read(&path).unwrap_err();
+            assert!(e.contains(&format!("results.jsonl:3: check `{A}` contradicts itself: {says}")), "{e}");
+        }
+        let path = file(&dir, &[A], &[A], true);
+        let e = refused(&path, |t| t.replacen("\"seconds\":1.5", "\"seconds\":-1.5", 1));
+        assert!(e.contains("results.jsonl:3: the `end` record's `seconds` is -1.5"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn one_run_given_twice_is_refused_by_its_id_or_without_one_by_its_records() {
+        let dir = dir("twice-given");
+        let [first, other, copy] = ["first.jsonl", "other.jsonl", "copy.jsonl"].map(|f| dir.join(f));
+        std::fs::rename(file(&dir, &[A, B], &[A, B], true), &first).unwrap();
+        // Another run of the plan, whose checks finished in another order.
+        std::fs::rename(file(&dir, &[A, B], &[B, A], true), &other).unwrap();
+        std::fs::copy(&first, &copy).unwrap();
+        let runs = [&first, &first, &copy, &other].map(|p| read(p).unwrap_or_else(|e| panic!("{e}")));
+        let [a, again, copied, another] = &runs;
+        assert!(distinct(&[a, another]).is_ok(), "two runs of one command are two runs");
+        let id = &a.info.run_id;
+        for (twice, path) in [(again, &first), (copied, &copy)] {
+            let e = distinct(&[a, another, twice]).unwrap_err();
+            assert!(
+                e.ends_with(&format!("{} are one run (run id {id}): give each run once", path.display())),
+                "{e}"
+            );
+        }
+        // Files written before runs had an id: the same records are the same run.
+        let without_id = |p: &Path| {
+            let text = std::fs::read_to_string(p).unwrap();
+            std::fs::write(
+                p,
+                text.replacen(&format!("\"run_id\":\"{}\",", read(p).unwrap().info.run_id), "", 1),
+            )
+            .unwrap();
+            read(p).unwrap()
+        };
+        let (old, old_other) = (without_id(&first), without_id(&other));
+        std::fs::copy(&first, &copy).unwrap();
+        let old_copy = read(&copy).unwrap();
+        assert!(old.info.run_id.is_empty() && distinct(&[&old, &old_other]).is_ok());
+        assert!(distinct(&[&old, &old_copy]).unwrap_err().contains("are one run (the same records)"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -9,6 +9,15 @@ use crate::spec::Catalog;
 /// What a run was: enough to reproduce it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunInfo {
+    /// This run's id: 32 random hex digits drawn as it starts (a merge's is derived from its
+    /// shards'). `report` and `diff` refuse one run given twice by it (empty in files written
+    /// before it was recorded).
+    #[serde(default)]
+    pub run_id: String,
+    /// Which build of opspec ran ([`crate::platform::build_id`]): `merge` joins the shards of
+    /// one build only (empty in files written before it was recorded).
+    #[serde(default)]
+    pub build_id: String,
     pub opspec_version: String,
     /// `release` or `debug`: how this opspec was built (a debug build is slow, and refuses
     /// `--exhaustive`).
@@ -74,6 +83,8 @@ impl RunInfo {
             Err(_) => format!("{} (rayon's default: one per CPU)", rayon::current_num_threads()),
         };
         RunInfo {
+            run_id: run_id(),
+            build_id: crate::platform::build_id(),
             opspec_version: env!("CARGO_PKG_VERSION").to_string(),
             build: if cfg!(debug_assertions) { "debug" } else { "release" }.to_string(),
             catalog: catalog.origin.to_string(),
@@ -96,6 +107,21 @@ impl RunInfo {
             shard: None,
         }
     }
+}
+
+/// A fresh run id: 128 bits from the standard library's per-process random hash keys, the
+/// time and the process.
+fn run_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let half = |salt: u8| {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u8(salt);
+        h.write_u128(now.as_nanos());
+        h.write_u32(std::process::id());
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(0), half(1))
 }
 
 /// The reference's libraries, with the versions built into this binary.

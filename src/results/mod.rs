@@ -9,7 +9,7 @@ pub mod record;
 pub mod rerun;
 pub mod shard;
 
-pub use file::{FORMAT, ResultsWriter, Run, VERSION, read};
+pub use file::{FORMAT, ResultsWriter, Run, VERSION, distinct, read};
 pub use info::{Gap, RunInfo};
 pub use record::{
     BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status,

@@ -148,6 +148,11 @@ fn agreeing_id<'de, D: Deserializer<'de>>(deserializer: D) -> Result<CheckId, D:
     }
 }
 
+/// A sum of counts as a contradiction names it: past 2^64 - 1 where it overflowed.
+fn shown(sum: Option<u64>) -> String {
+    sum.map_or("more than 2^64 - 1".to_string(), |n| n.to_string())
+}
+
 /// The result of one check.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckResult {
@@ -333,6 +338,32 @@ impl CheckResult {
         if listed > failed {
             return Some(format!("{listed} listed failures of {failed} failed inputs"));
         }
+        match self.failed_by_tier.values().try_fold(0u64, |sum, &n| sum.checked_add(n)) {
+            Some(sum) if sum <= failed as u64 => {}
+            Some(sum) => {
+                return Some(format!(
+                    "`failed_by_tier` counts {sum} failed inputs, above `failed_inputs` {failed}"
+                ));
+            }
+            None => return Some("`failed_by_tier` counts overflow".to_string()),
+        }
+        if self.status == Status::KnownDeviation && failed == 0 && self.tier.is_none() {
+            return Some(
+                "status known_deviation, but no failure: 0 `failed_inputs` and no `tier`".to_string(),
+            );
+        }
+        if self.status == Status::Skip && (failed > 0 || self.tier.is_some()) {
+            return Some(format!(
+                "status skip, but {failed} `failed_inputs`{}",
+                if self.tier.is_some() { " and a `tier`" } else { "" }
+            ));
+        }
+        if let Some(e) = self.max_ulp_error.filter(|e| e.is_nan() || *e < 0.0) {
+            return Some(format!("`max_ulp_error` is {e}: an error is a distance, not negative or NaN"));
+        }
+        if self.seconds.is_nan() || self.seconds < 0.0 {
+            return Some(format!("`seconds` is {}: a duration is not negative or NaN", self.seconds));
+        }
         if let Some(h) = &self.ulp_histogram {
             if h.len() != ULP_BUCKETS.len() {
                 return Some(format!("a ULP histogram of {} buckets, not {}", h.len(), ULP_BUCKETS.len()));
@@ -353,6 +384,19 @@ impl CheckResult {
             }
             if let Some(wrong) = c.ulp.contradiction(c.cases, None) {
                 return Some(format!("chunk {}: {wrong}", c.chunk));
+            }
+        }
+        if !self.chunks.is_empty() {
+            let sum = |count: fn(&ChunkResult) -> u64| {
+                self.chunks.iter().try_fold(0u64, |sum, c| sum.checked_add(count(c)))
+            };
+            let (cases, failed_cases) = (sum(|c| c.cases), sum(|c| c.failed));
+            if cases != Some(inputs as u64) {
+                return Some(format!("its `chunks` hold {} cases, but `inputs` is {inputs}", shown(cases)));
+            }
+            if failed_cases != Some(failed as u64) {
+                let n = shown(failed_cases);
+                return Some(format!("its `chunks` hold {n} failed cases, but `failed_inputs` is {failed}"));
             }
         }
         None
@@ -479,7 +523,73 @@ mod tests {
         assert_eq!(r.contradiction().as_deref(), Some("chunk 0: 6 failed cases of 5"));
         let r = CheckResult { chunks: vec![chunk(3, 5, 1), chunk(3, 5, 1)], ..failed(2) };
         assert_eq!(r.contradiction().as_deref(), Some("chunk 3 listed twice"));
-        let r = CheckResult { ulp_histogram: Some(vec![1; 10]), chunks: vec![chunk(0, 5, 1)], ..failed(1) };
+        let r = CheckResult { ulp_histogram: Some(vec![1; 10]), chunks: vec![chunk(0, 10, 1)], ..failed(1) };
         assert_eq!(r.contradiction(), None);
+    }
+
+    #[test]
+    fn counts_statuses_and_measures_that_disagree_are_contradictions_naming_the_field() {
+        let failed = |n: usize| {
+            let mut r = CheckResult::new("array-api:cpu:exp:f32:edges".parse().unwrap());
+            (r.status, r.inputs, r.failed_inputs) = (Status::Fail, 10, n);
+            r.add_failed(Tier::Should, n as u64);
+            r
+        };
+        let by_tier = |pairs: &[(Tier, u64)]| pairs.iter().copied().collect::<BTreeMap<_, _>>();
+        let chunk = |chunk: u64, cases: u64, failed: u64| -> ChunkResult {
+            serde_json::from_value(serde_json::json!({"chunk": chunk, "cases": cases, "failed": failed}))
+                .unwrap()
+        };
+        // What runs write: tiers adding up to the failed inputs; an error (no failed input, a
+        // must) listed as a known deviation; a skip; chunks adding up to the counts.
+        let deviation_by_error = CheckResult { status: Status::KnownDeviation, ..failed(0) };
+        let deviation_by_error = CheckResult { tier: Some(Tier::Must), ..deviation_by_error };
+        let sweep = CheckResult { chunks: vec![chunk(0, 6, 1), chunk(1, 4, 1)], ..failed(2) };
+        let skip = CheckResult { status: Status::Skip, ..CheckResult::new(failed(0).id) };
+        for ok in [failed(3), deviation_by_error, sweep.clone(), skip.clone()] {
+            assert_eq!(ok.contradiction(), None, "{ok:?}");
+        }
+        let cases: Vec<(CheckResult, &str)> = vec![
+            (
+                CheckResult { failed_by_tier: by_tier(&[(Tier::Must, 2), (Tier::Should, 2)]), ..failed(3) },
+                "`failed_by_tier` counts 4 failed inputs, above `failed_inputs` 3",
+            ),
+            (
+                CheckResult {
+                    failed_by_tier: by_tier(&[(Tier::Must, u64::MAX), (Tier::Should, 1)]),
+                    ..failed(3)
+                },
+                "`failed_by_tier` counts overflow",
+            ),
+            (
+                CheckResult { status: Status::KnownDeviation, tier: None, ..failed(0) },
+                "status known_deviation, but no failure: 0 `failed_inputs` and no `tier`",
+            ),
+            (
+                CheckResult { status: Status::Skip, ..failed(2) },
+                "status skip, but 2 `failed_inputs` and a `tier`",
+            ),
+            (
+                CheckResult { tier: Some(Tier::Must), ..skip },
+                "status skip, but 0 `failed_inputs` and a `tier`",
+            ),
+            (CheckResult { inputs: 11, ..sweep.clone() }, "its `chunks` hold 10 cases, but `inputs` is 11"),
+            (
+                CheckResult { failed_inputs: 3, failed_by_tier: BTreeMap::new(), ..sweep.clone() },
+                "its `chunks` hold 2 failed cases, but `failed_inputs` is 3",
+            ),
+            (
+                CheckResult { chunks: vec![chunk(0, u64::MAX, 0), chunk(1, 1, 0)], ..sweep },
+                "its `chunks` hold more than 2^64 - 1 cases",
+            ),
+            (CheckResult { max_ulp_error: Some(-0.5), ..failed(1) }, "`max_ulp_error` is -0.5"),
+            (CheckResult { max_ulp_error: Some(f64::NAN), ..failed(1) }, "`max_ulp_error` is NaN"),
+            (CheckResult { seconds: -1.0, ..failed(1) }, "`seconds` is -1: a duration"),
+            (CheckResult { seconds: f64::NAN, ..failed(1) }, "`seconds` is NaN"),
+        ];
+        for (r, says) in cases {
+            let why = r.contradiction().unwrap_or_default();
+            assert!(why.contains(says), "{why:?} should say {says:?}");
+        }
     }
 }
