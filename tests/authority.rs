@@ -31,6 +31,59 @@ enum Fault {
     ExpThreeSteps,
     /// No value to grade: sqrt of f32 gives an f64 result.
     WrongDtype,
+    /// floor_divide in f32 and f64 is `floor(x1 / x2)` in the hardware's division (the reading
+    /// the page prefers, not opspec's exact floor).
+    FloorOfDivide,
+    /// floor_divide in f64 is CPython's `//` (the reading the page allows).
+    PythonFloorDivide,
+    /// floor_divide of an infinity by a finite number is NaN, and of a finite number by an
+    /// infinity of the other sign -1 (the values the bullets' notes allow, not the ones they
+    /// state).
+    PythonInfinities,
+    /// atan2(+0, -0) is +0, which is no approximation to +π.
+    Atan2Zero,
+}
+
+/// CPython's `float_floor_div` (`Objects/floatobject.c`, `_float_div_mod`), in f64.
+fn cpython_floor_div(vx: f64, wx: f64) -> f64 {
+    let rem = vx % wx;
+    let mut div = (vx - rem) / wx;
+    if rem != 0.0 && (wx < 0.0) != (rem < 0.0) {
+        div -= 1.0;
+    }
+    if div == 0.0 {
+        return 0f64.copysign(vx / wx);
+    }
+    let floor = div.floor();
+    if div - floor > 0.5 { floor + 1.0 } else { floor }
+}
+
+/// The floor_divide faults, element by element (`None`: the right result).
+fn floor_divide_fault(fault: Fault, f: Format, x: u64, y: u64) -> Option<u64> {
+    let finite = f.is_finite(x) && f.is_finite(y) && !f.is_zero(x) && !f.is_zero(y);
+    match (fault, f.bits) {
+        (Fault::FloorOfDivide, 64) if finite => {
+            Some((f64::from_bits(x) / f64::from_bits(y)).floor().to_bits())
+        }
+        (Fault::FloorOfDivide, 32) if finite => {
+            Some(u64::from((f32::from_bits(x as u32) / f32::from_bits(y as u32)).floor().to_bits()))
+        }
+        (Fault::PythonFloorDivide, 64) if finite => {
+            Some(cpython_floor_div(f64::from_bits(x), f64::from_bits(y)).to_bits())
+        }
+        (Fault::PythonInfinities, _) if f.is_infinite(x) && f.is_finite(y) && !f.is_zero(y) => {
+            Some(f.quiet_nan())
+        }
+        (Fault::PythonInfinities, _)
+            if f.is_finite(x)
+                && !f.is_zero(x)
+                && f.is_infinite(y)
+                && f.is_sign_negative(x) != f.is_sign_negative(y) =>
+        {
+            f.from_f64_exact(-1.0)
+        }
+        _ => None,
+    }
 }
 
 struct Faulty(Fault);
@@ -58,10 +111,22 @@ impl Adapter for Faulty {
         }
         let result = CpuAdapter.binary(op, a, b)?;
         // The faults are element-wise: broadcast calls are left right.
-        if op != BinaryOp::Add || a.shape() != result.shape() || b.shape() != result.shape() {
+        if a.shape() != result.shape() || b.shape() != result.shape() {
             return Ok(result);
         }
         let (xs, ys) = (a.to_bits(), b.to_bits());
+        match (self.0, op) {
+            (_, BinaryOp::FloorDivide) => {
+                return map_bits(&result, |f, i, r| floor_divide_fault(self.0, f, xs[i], ys[i]).unwrap_or(r));
+            }
+            (Fault::Atan2Zero, BinaryOp::Atan2) => {
+                return map_bits(&result, |f, i, r| {
+                    if xs[i] == f.pos_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r }
+                });
+            }
+            (_, BinaryOp::Add) => {}
+            _ => return Ok(result),
+        }
         match self.0 {
             Fault::ZeroSign => map_bits(&result, |f, i, r| {
                 if xs[i] == f.neg_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r }
@@ -203,4 +268,49 @@ fn a_failure_with_no_graded_input_is_a_must() {
     assert!(edges.failed_by_tier.is_empty() && edges.message.contains("dtype f64"), "{}", edges.message);
     assert!(edges.report(&Default::default()).contains("fail (must)"));
     assert_eq!(gates(&results), [true, true, true]);
+}
+
+/// The floor_divide results of `fault`, failed ones only, each checked to be graded at a tier in
+/// `tiers`; none is a must.
+fn floor_divide_failures(fault: Fault, tiers: &[Tier]) -> Vec<CheckResult> {
+    let results = run(fault, &["floor_divide"]);
+    let failed: Vec<CheckResult> = failed(&results).into_iter().cloned().collect();
+    assert!(!failed.is_empty(), "the fault shows");
+    for r in &failed {
+        assert!(r.tier.is_some_and(|t| tiers.contains(&t)), "{}", r.report(&Default::default()));
+    }
+    assert!(!gates(&results)[0], "conforms");
+    failed
+}
+
+#[test]
+fn floor_of_divide_meets_the_must_and_the_should_but_not_opspecs_reading() {
+    let failed = floor_divide_failures(Fault::FloorOfDivide, &[Tier::Quality]);
+    let f = &failed[0].failures[0];
+    assert!(f.authority.starts_with("opspec's reading"), "{}", f.authority);
+}
+
+#[test]
+fn pythons_floor_division_conforms() {
+    floor_divide_failures(Fault::PythonFloorDivide, &[Tier::Should, Tier::Quality]);
+}
+
+#[test]
+fn the_python_values_for_infinite_operands_miss_only_the_recommendation() {
+    let failed = floor_divide_failures(Fault::PythonInfinities, &[Tier::Should]);
+    let ids: Vec<String> = failed.iter().map(|r| r.id.to_string()).collect();
+    for row in ["pinf-by-positive-finite", "ninf-by-negative-finite", "positive-finite-by-ninf"] {
+        assert!(ids.contains(&format!("array-api:faulty:floor_divide:f32:{row}")), "{row}: {ids:?}");
+    }
+    let f = &failed.iter().find(|r| r.id.case == "positive-finite-by-ninf").unwrap().failures[0];
+    assert!(f.authority.starts_with("should: the result the bullet states"), "{}", f.authority);
+}
+
+#[test]
+fn zero_is_no_approximation_to_pi() {
+    let results = run(Fault::Atan2Zero, &["atan2"]);
+    let row = results.iter().find(|r| r.id.to_string() == "array-api:faulty:atan2:f32:pzero-nzero").unwrap();
+    assert_eq!((row.status, row.tier), (Status::Fail, Some(Tier::Must)), "{}", row.message);
+    let f = &row.failures[0];
+    assert!(f.authority.contains("approximation to +π") && f.authority.contains("131072"), "{}", f.authority);
 }

@@ -5,12 +5,12 @@
 //! must and should tiers.
 
 use crate::bits::value::Domain;
-use crate::judge::context::Context;
+use crate::judge::context::{Context, approximation_steps};
 use crate::judge::expect::Expect;
 use crate::spec::authority::Tier;
 use crate::spec::matching::governing_rows;
 use crate::spec::profile::{Profile, Relaxation};
-use crate::spec::schema::{Accuracy, Outcome};
+use crate::spec::schema::{Accuracy, Outcome, Row};
 use crate::spec::suite::NanPolicy;
 
 /// The bar a result misses, and on whose authority.
@@ -40,6 +40,7 @@ impl Context<'_> {
         let rows = governing_rows(self.table, self.format, inputs);
         Ok(match self.tier_under(&rows, inputs, actual, nan)? {
             Tier::Must => Grade { tier: Tier::Must, basis: self.must_basis(&rows, inputs, actual, nan)? },
+            Tier::Should if let Some(basis) = self.preference(&rows) => Grade { tier: Tier::Should, basis },
             Tier::Should => {
                 let authority = self.authority;
                 let quote = if self.table.accuracy == Accuracy::Approximate {
@@ -109,6 +110,30 @@ impl Context<'_> {
         latitude.accepts((Domain::Float(self.format), self.output, nan), inputs, expect, actual, &full)
     }
 
+    /// The preference a should failure misses where the table states one: a governing row that
+    /// prefers one result to others, or a reading of the table the document prefers.
+    fn preference(&self, rows: &[usize]) -> Option<String> {
+        let table = self.table;
+        if let Some(row) =
+            rows.iter().map(|&r| &table.rows[r]).find(|r| matches!(r.result, Outcome::Prefer(_)))
+        {
+            return Some(format!(
+                "should: the result the bullet states, which \"{}\" prefers to the one its note allows ({})",
+                row.text,
+                self.row_cited(row)
+            ));
+        }
+        let reading = table.readings.iter().find(|r| r.meets == Tier::Should)?;
+        let source = table.source(&reading.source).map_or(reading.source.as_str(), |s| s.title.as_str());
+        Some(format!("should: \"{}\" ({source}; {})", reading.text, self.path.display()))
+    }
+
+    /// Where a row is: its source, bullet, file and line.
+    fn row_cited(&self, row: &Row) -> String {
+        let source = self.table.source(&row.source).map_or(row.source.as_str(), |s| s.title.as_str());
+        format!("{source}, bullet {}; {}:{}", row.bullet, self.path.display(), row.id.referenced.line())
+    }
+
     /// The must `actual` breaks: the first governing row that rejects it, or the clause that
     /// governs the remaining cases.
     fn must_basis(
@@ -122,14 +147,17 @@ impl Context<'_> {
             let row = &self.table.rows[r];
             let expect = self.row_expectation(r, inputs)?;
             if !expect.accepts(self.output, actual, nan) || rows.len() == 1 {
-                let source = self.table.source(&row.source).map_or(row.source.as_str(), |s| s.title.as_str());
-                return Ok(format!(
-                    "must: \"{}\" ({source}, bullet {}; {}:{})",
-                    row.text,
-                    row.bullet,
-                    self.path.display(),
-                    row.id.referenced.line()
-                ));
+                let reading = match row.result {
+                    Outcome::Approx(_) => format!(
+                        "; opspec reads \"an approximation to\" as within {} representable steps",
+                        approximation_steps(self.format)
+                    ),
+                    Outcome::CorrectlyRounded if !self.table.readings.is_empty() => {
+                        "; nor any reading the document prefers or allows".to_string()
+                    }
+                    _ => String::new(),
+                };
+                return Ok(format!("must: \"{}\" ({}){reading}", row.text, self.row_cited(row)));
             }
         }
         if let Some(rounding) = self.authority.and_then(|a| a.rounding.as_ref()).filter(|_| self.rounds()) {
@@ -164,6 +192,10 @@ impl Context<'_> {
             Accuracy::Exact => format!(
                 "opspec's reading: IEEE 754-2019's sign of a zero result, which {}'s document states only in its rows",
                 self.op
+            ),
+            Accuracy::CorrectlyRounded if !self.table.readings.is_empty() => format!(
+                "opspec's reading: the oracle's value, the bullet's words with \"the division result\" read as the exact quotient, where the document also prefers or allows other readings ({})",
+                self.path.display()
             ),
             Accuracy::CorrectlyRounded if self.rounds() => {
                 "opspec's bar: ties to even (roundTiesToEven), where the document names no tie rule"

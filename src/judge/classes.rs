@@ -546,7 +546,7 @@ pub(crate) fn constant(outcome: &Outcome) -> bool {
         Outcome::NanWithSign(rule) | Outcome::Sign(rule) | Outcome::SignedInfinity(rule) => {
             *rule != SignRule::ProductOfSigns
         }
-        Outcome::AnyOf(list) => list.iter().all(constant),
+        Outcome::AnyOf(list) | Outcome::Prefer(list) => list.iter().all(constant),
         Outcome::Operand(_)
         | Outcome::NegOperand(_)
         | Outcome::AbsOperand(_)

@@ -10,7 +10,7 @@ use crate::judge::expect::Expect;
 use crate::oracle;
 use crate::oracle::reference;
 use crate::spec::LoadedTable;
-use crate::spec::authority::{Authority, Tier};
+use crate::spec::authority::{Authority, ReadingValue, Tier};
 use crate::spec::matching::governing_rows;
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
 use crate::spec::suite::{SignalingPolicy, Suite};
@@ -138,10 +138,40 @@ impl<'a> Context<'a> {
     }
 
     fn default_expectation_of(&self, tier: Tier, inputs: &[u64], reference: u64) -> Result<Expect, String> {
-        let f = self.format;
         if self.output == Domain::Bool {
             return Ok(Expect::Bits(reference));
         }
+        let accuracy = self.accuracy_expectation(tier, inputs, reference)?;
+        let others = self.readings_meeting(tier, inputs);
+        Ok(if others.is_empty() {
+            accuracy
+        } else {
+            Expect::AnyOf(std::iter::once(accuracy).chain(others.into_iter().map(Expect::Bits)).collect())
+        })
+    }
+
+    /// The values of the table's other readings ([`crate::spec::authority::Reading`]) that meet
+    /// `tier`, for finite operands.
+    fn readings_meeting(&self, tier: Tier, inputs: &[u64]) -> Vec<u64> {
+        use crate::oracle::floor_division::{floor_of_divide, in_widths, python_floor_divide};
+        let f = self.format;
+        if !inputs.iter().all(|&x| f.is_finite(x)) {
+            return Vec::new();
+        }
+        let [a, b] = inputs else { return Vec::new() };
+        let mut values = Vec::new();
+        for reading in self.table.readings.iter().filter(|r| tier <= r.meets) {
+            let compute = match reading.value {
+                ReadingValue::FloorOfDivide => floor_of_divide,
+                ReadingValue::PythonFloorDivide => python_floor_divide,
+            };
+            values.extend(in_widths(compute, f, *a, *b));
+        }
+        values
+    }
+
+    fn accuracy_expectation(&self, tier: Tier, inputs: &[u64], reference: u64) -> Result<Expect, String> {
+        let f = self.format;
         let opens = |grant: fn(&Authority, OpKind) -> bool| {
             tier != Tier::Quality && self.authority.is_some_and(|a| grant(a, self.op))
         };
@@ -206,14 +236,19 @@ impl<'a> Context<'a> {
             Outcome::SignedInfinity(rule) => {
                 Expect::Bits(if negative(f, *rule, inputs) { f.neg_inf() } else { f.pos_inf() })
             }
-            // The row says only "an implementation-dependent approximation": the step bound is
-            // opspec's.
-            Outcome::Approx(_) if tier == Tier::Should && self.recommends_approximations() => Expect::Finite,
-            Outcome::Approx(_) if tier != Tier::Quality => Expect::AnyValue,
+            // The row says only "an implementation-dependent approximation": the suite's step
+            // bound is opspec's; the must is opspec's reading of "an approximation to".
+            Outcome::Approx(c) if tier != Tier::Quality => {
+                Expect::WithinSteps { reference: constant(f, *c), steps: approximation_steps(f) }
+            }
             Outcome::Approx(c) => Expect::WithinSteps { reference: constant(f, *c), steps: self.steps()? },
             Outcome::AnyOf(list) => {
                 Expect::AnyOf(list.iter().map(|o| self.outcome(tier, o, inputs)).collect::<Result<_, _>>()?)
             }
+            Outcome::Prefer(list) if tier == Tier::Must => {
+                Expect::AnyOf(list.iter().map(|o| self.outcome(tier, o, inputs)).collect::<Result<_, _>>()?)
+            }
+            Outcome::Prefer(list) => self.outcome(tier, &list[0], inputs)?,
             Outcome::CorrectlyRounded => self.default_expectation(tier, inputs)?,
             Outcome::Unspecified => Expect::AnyValue,
         })
@@ -230,6 +265,15 @@ fn negative(f: Format, rule: SignRule, inputs: &[u64]) -> bool {
         SignRule::Negative => true,
         SignRule::ProductOfSigns => inputs.iter().filter(|&&x| f.is_sign_negative(x)).count() % 2 == 1,
     }
+}
+
+/// How far from the correctly rounded constant a result still counts as "an approximation to"
+/// it, at the must and should tiers: 2^(p-7) representable steps for a p-bit significand, a
+/// relative error of about 0.8 to 1.6 % (2 steps in bf16, 16 in f16, 2^17 in f32), at most
+/// 2^32 - 1 steps (f64: about 10^-6 relative, still looser than a float32 result). A NaN, an
+/// infinity, zero, the other sign or another constant a row names is at least 25 % away.
+pub fn approximation_steps(f: Format) -> u32 {
+    u32::try_from(1u64 << (f.precision() - 7)).unwrap_or(u32::MAX)
 }
 
 /// A named constant correctly rounded to the format.

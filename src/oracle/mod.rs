@@ -34,6 +34,7 @@ pub mod clip;
 pub mod complex;
 pub mod exact;
 pub mod fast;
+pub mod floor_division;
 pub mod fpenv;
 pub mod functions;
 pub mod integer;

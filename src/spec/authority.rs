@@ -125,6 +125,45 @@ pub struct Approximations {
     pub should: Option<Quote>,
 }
 
+/// Another reading of a table's `correctly_rounded` rows that the table's own document
+/// prefers or allows (floor_divide's Note: `floor(divide(x1, x2))` preferred, Python's `//`
+/// allowed). Its value meets every tier down to `meets`; the oracle's value stays opspec's
+/// reading, and meets every tier.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    /// How the value is computed.
+    pub value: ReadingValue,
+    /// The lowest tier the value meets: `should` where the document prefers it, `must` where
+    /// it only allows it.
+    pub meets: Tier,
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// The document's words, quoted.
+    pub text: String,
+}
+
+/// The values a [`Reading`] can name (computed in `crate::oracle::floor_division`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadingValue {
+    /// `floor(divide(x1, x2))`: the quotient correctly rounded, then floored.
+    FloorOfDivide,
+    /// Python's `x1 // x2` (CPython's float floor division).
+    PythonFloorDivide,
+}
+
+impl ReadingValue {
+    /// The operation whose result it reads.
+    pub fn op(self) -> OpKind {
+        match self {
+            ReadingValue::FloorOfDivide | ReadingValue::PythonFloorDivide => {
+                OpKind::Binary(opspec_adapter::BinaryOp::FloorDivide)
+            }
+        }
+    }
+}
+
 /// A sentence of the cited document, as it stands.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(transparent)]

@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_saphyr::budget::BudgetBreach;
 use serde_saphyr::{Location, Spanned};
 
+use super::authority::Tier;
 use super::locate::locate;
 
 use super::limits::check_shape;
@@ -196,6 +197,20 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
     if let Some(i) = table.not_covered.iter().position(|n| !sources.contains(n.source.as_str())) {
         let m = format!("unknown source `{}`", table.not_covered[i].source);
         return Err(field(&format!("not_covered[{i}].source"), m));
+    }
+    for (i, r) in table.readings.iter().enumerate() {
+        if !sources.contains(r.source.as_str()) {
+            return Err(field(&format!("readings[{i}].source"), format!("unknown source `{}`", r.source)));
+        }
+        if r.value.op() != op {
+            return Err(field(&format!("readings[{i}].value"), format!("not a reading of `{op}`")));
+        }
+        if r.meets == Tier::Quality {
+            return Err(field(
+                &format!("readings[{i}].meets"),
+                "`must` or `should`: opspec's own reading is the oracle's".into(),
+            ));
+        }
     }
     let ids: HashSet<&str> = table.rows.iter().map(|r| r.id.value.as_str()).collect();
     let mut seen = HashSet::new();
@@ -409,7 +424,7 @@ fn check_constants(
                     "an approximation has a step bound only in an `approximate` table".into(),
                 ));
             }
-            Outcome::AnyOf(list) => values.extend(list),
+            Outcome::AnyOf(list) | Outcome::Prefer(list) => values.extend(list),
             _ => {}
         }
     }
@@ -610,7 +625,10 @@ fn check_outcome(arity: usize, result: &Outcome) -> Result<(), String> {
             Err(format!("field `result`: operand {} does not exist", o.name()))
         }
         Outcome::AnyOf(list) if list.is_empty() => Err("field `result.any_of`: empty".into()),
-        Outcome::AnyOf(list) => list.iter().try_for_each(|o| check_outcome(arity, o)),
+        Outcome::Prefer(list) if list.len() < 2 => {
+            Err("field `result.prefer`: name the preferred result and at least one other".into())
+        }
+        Outcome::AnyOf(list) | Outcome::Prefer(list) => list.iter().try_for_each(|o| check_outcome(arity, o)),
         _ => Ok(()),
     }
 }

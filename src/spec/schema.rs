@@ -48,6 +48,10 @@ pub struct SpecTable {
     /// `<suite>:<adapter>:<op>:<dtype>:into-rules`.
     #[serde(default)]
     pub into_rules: Option<IntoRules>,
+    /// Other readings of the `correctly_rounded` rows that the document prefers or allows,
+    /// each with the tiers it meets.
+    #[serde(default)]
+    pub readings: Vec<super::authority::Reading>,
 }
 
 impl SpecTable {
@@ -378,6 +382,10 @@ pub enum Outcome {
     Approx(NamedConstant),
     /// Any of the listed results is allowed.
     AnyOf(Vec<Outcome>),
+    /// The first result is the one the bullet states (a should); the others are those its note
+    /// allows (floor_divide's "libraries may return NaN to match Python behavior"): any of them
+    /// meets the must.
+    Prefer(Vec<Outcome>),
     /// Any result at all: the document leaves the behaviour unspecified.
     Unspecified,
     /// What the table's accuracy class requires: for `correctly_rounded` and `exact` tables
