@@ -28,6 +28,10 @@ pub enum ErrorKind {
     Adapter,
     /// Anything else.
     Other,
+    /// No result and no refusal: the process that serves the adapter died (a signal or an
+    /// exit), hung or garbled its reply during the call. Hosts return it, never a library: a
+    /// call that ends so fails every check it serves, whatever errors the check allows.
+    Crashed,
 }
 
 impl ErrorKind {
@@ -44,6 +48,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Adapter => "adapter",
             ErrorKind::Other => "other",
+            ErrorKind::Crashed => "crashed",
         }
     }
 }
