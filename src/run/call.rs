@@ -158,8 +158,11 @@ mod tests {
         assert_eq!(guarded(t, || Outcome::Ok(5)), Ok(Ok(5)));
         let panicked = guarded(t, || -> Outcome<i32> { panic!("boom") }).unwrap_err();
         assert!(panicked.contains("panicked: boom"), "{panicked}");
-        let hung = guarded(Duration::from_millis(200), || Outcome::Ok(thread::sleep(Duration::from_secs(5))))
-            .unwrap_err();
+        let hangs = || -> Outcome<()> {
+            thread::sleep(Duration::from_secs(5));
+            Ok(())
+        };
+        let hung = guarded(Duration::from_millis(200), hangs).unwrap_err();
         assert!(hung.contains("did not return"), "{hung}");
     }
 
@@ -169,7 +172,8 @@ mod tests {
     fn a_crashed_process_is_no_result_but_a_returned_error_is() {
         let t = Duration::from_secs(30);
         let refused = AdapterError::new(ErrorKind::Other, "ZeroDivisionError");
-        assert_eq!(guarded(t, move || Outcome::<i32>::Err(refused.clone())), Ok(Err(refused)));
+        let returned = refused.clone();
+        assert_eq!(guarded(t, move || Outcome::<i32>::Err(returned)), Ok(Err(refused)));
         let died = || AdapterError::new(ErrorKind::Crashed, "the worker ended (signal: 8 (SIGFPE))");
         let crashed = guarded(t, move || Outcome::<i32>::Err(died())).unwrap_err();
         assert!(crashed.contains("no result: crashed: the worker ended (signal: 8 (SIGFPE))"), "{crashed}");
@@ -180,7 +184,10 @@ mod tests {
     #[test]
     fn warnings_raised_on_the_adapter_thread_reach_the_callers() {
         let (value, warned) = warnings::collect(|| {
-            guarded(Duration::from_secs(30), || Outcome::Ok(warnings::raise(["W: lossy".to_string()])))
+            guarded(Duration::from_secs(30), || -> Outcome<()> {
+                warnings::raise(["W: lossy".to_string()]);
+                Ok(())
+            })
         });
         assert_eq!((value, warned), (Ok(Ok(())), vec!["W: lossy".to_string()]));
     }
@@ -196,7 +203,10 @@ mod tests {
         assert!(guarded(t, || -> Outcome<i32> { panic!("boom") }).is_err());
         let after_panic = on();
         assert_ne!(after_panic, first, "a panic retires the thread");
-        let sleeps = || Outcome::Ok(thread::sleep(Duration::from_millis(500)));
+        let sleeps = || -> Outcome<()> {
+            thread::sleep(Duration::from_millis(500));
+            Ok(())
+        };
         assert!(guarded(Duration::from_millis(50), sleeps).is_err());
         assert_ne!(on(), after_panic, "a time-out abandons the thread");
     }
