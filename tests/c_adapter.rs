@@ -167,7 +167,16 @@ fn a_library_that_dies_of_sigfpe_on_division_by_zero_fails_those_checks() {
     let spec = format!("fpe=lib:{}", lib.display());
     let out = dir.join("report");
     let filter = "array-api:fpe:floor_divide:i8:{edges,random,by-zero}";
-    let run = opspec(&["run", "--no-tables", "--adapter", &spec, "--filter", filter, "--out", out.to_str().unwrap()]);
+    let run = opspec(&[
+        "run",
+        "--no-tables",
+        "--adapter",
+        &spec,
+        "--filter",
+        filter,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let all = text(&run);
     assert_eq!(run.status.code(), Some(1), "{all}");
     let checks = checks(&out);

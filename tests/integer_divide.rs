@@ -113,7 +113,11 @@ fn panicking_on_division_by_zero_fails_the_by_zero_checks_and_the_run_goes_on() 
         assert_eq!(r.failed_inputs, r.inputs, "{}", r.id);
         for f in &r.failures {
             assert!(f.authority.contains("leaves division by zero undefined"), "{}", f.authority);
-            assert!(f.authority.contains("suites/numr.yaml `integers.division_by_zero: undefined`"), "{}", f.authority);
+            assert!(
+                f.authority.contains("suites/numr.yaml `integers.division_by_zero: undefined`"),
+                "{}",
+                f.authority
+            );
         }
     }
 }

@@ -15,8 +15,8 @@ use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
 use opspec::spec::authority::Tier;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp,
-    UnaryOp,
+    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Scalar, ScalarSide, Support, Tensor,
+    TernaryOp, UnaryOp,
 };
 use opspec_cpu::{CpuAdapter, broadcast_shapes};
 
@@ -791,7 +791,10 @@ fn integer_division_by_zero_may_fail_but_not_panic() {
     // divisions by zero fail a must, with the reason; the other checks still run.
     for (adapter, reason) in [
         (DividesByZero::Panics, "the adapter panicked: attempt to divide by zero"),
-        (DividesByZero::Dies, "no result: crashed: worker 4321, request 7: the worker ended (signal: 8 (SIGFPE))"),
+        (
+            DividesByZero::Dies,
+            "no result: crashed: worker 4321, request 7: the worker ended (signal: 8 (SIGFPE))",
+        ),
     ] {
         let (results, failed) = outcomes(adapter);
         assert!(results.len() >= 2 * 8 * 4, "edges, random, by-zero and layouts of two ops in eight dtypes");

@@ -149,7 +149,10 @@ fn bad_results_are_errors_naming_the_adapter_and_the_worker_stays() {
     assert!(dtype.contains("the result is i32 [2], the destination f32 [2]"), "{dtype}");
     let id = w.binary(BinaryOp::Add, &f32s(2), &f32s(2)).unwrap_err();
     assert_eq!(id.kind, ErrorKind::Crashed, "a garbled stream ends its worker");
-    assert!(id.message.contains("answers request 7, not 3") && id.message.contains("a new worker starts"), "{id}");
+    assert!(
+        id.message.contains("answers request 7, not 3") && id.message.contains("a new worker starts"),
+        "{id}"
+    );
 }
 
 #[test]
@@ -183,7 +186,10 @@ fn a_hang_is_killed_at_the_deadline() {
     let w = scripted("hang", &hello(), "cat \"$1\"; exec sleep 60", Duration::from_millis(300)).unwrap();
     let hung = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err();
     assert_eq!(hung.kind, ErrorKind::Crashed);
-    assert!(hung.message.contains("did not answer within 0.3 s") && hung.message.contains("SIGKILL"), "{hung}");
+    assert!(
+        hung.message.contains("did not answer within 0.3 s") && hung.message.contains("SIGKILL"),
+        "{hung}"
+    );
 }
 
 /// `frame` with its header's data length set to `len` (the data itself not sent).
