@@ -119,6 +119,80 @@ fn a_build_that_segfaults_on_multiply_fails_those_checks_and_the_run_finishes() 
     assert!(all.contains(" calls of multiply f32 in a row"), "{all}");
 }
 
+/// A C adapter of int8 `floor_divide` alone (one-dimensional operands) that, given a zero
+/// divisor, raises SIGFPE, as an x86 integer division by zero does.
+const SIGFPE_ON_ZERO: &str = r#"#include <signal.h>
+#include <string.h>
+#include "opspec.h"
+static int32_t supports(void* ctx, const char* op, uint32_t form, opspec_dtype d, opspec_error* why) {
+    (void)ctx; (void)why;
+    int ok = strcmp(op, "floor_divide") == 0 && form == OPSPEC_FORM_TENSORS && d.code == OPSPEC_INT && d.bits == 8;
+    return ok ? OPSPEC_OK : OPSPEC_UNSUPPORTED;
+}
+static int32_t call(void* ctx, const char* op, size_t nargs, const opspec_arg* args, opspec_tensor* out,
+                    opspec_output* result, opspec_error* err) {
+    (void)ctx; (void)op; (void)out; (void)err;
+    const opspec_tensor *a = args[0].tensor, *b = args[1].tensor;
+    if (nargs != 2 || a->ndim != 1 || b->ndim != 1 || a->shape[0] != b->shape[0]) return OPSPEC_UNSUPPORTED;
+    opspec_tensor* r = result->alloc(result, a->dtype, 1, a->shape);
+    if (r == NULL) return OPSPEC_OTHER;
+    const int8_t *x = (const int8_t*)((const char*)a->data + a->byte_offset);
+    const int8_t *y = (const int8_t*)((const char*)b->data + b->byte_offset);
+    for (int64_t i = 0; i < a->shape[0]; i++) {
+        int p = x[i * a->strides[0]], q = y[i * b->strides[0]];
+        if (q == 0) raise(SIGFPE);
+        int f = p / q - (p % q != 0 && (p < 0) != (q < 0));
+        ((int8_t*)r->data)[i] = (int8_t)f;
+    }
+    return OPSPEC_OK;
+}
+static const opspec_adapter A = {sizeof(opspec_adapter), OPSPEC_ABI_MAJOR, OPSPEC_ABI_MINOR, "fpe", "1.0",
+                                 NULL, supports, call, NULL, NULL};
+OPSPEC_EXPORT const opspec_adapter* opspec_adapter_open(uint32_t major, uint32_t minor, const char* config,
+                                                        opspec_error* err) {
+    (void)major; (void)minor; (void)config; (void)err;
+    return &A;
+}
+"#;
+
+/// The array API lets an integer division by zero be any value or an error the library
+/// returns; a library that kills its process gives neither, and fails a must.
+#[test]
+fn a_library_that_dies_of_sigfpe_on_division_by_zero_fails_those_checks() {
+    let dir = scratch("sigfpe");
+    let source = dir.join("fpe.c");
+    std::fs::write(&source, SIGFPE_ON_ZERO).unwrap();
+    let lib = dir.join("libfpe.so");
+    build(&source, &lib, &[]);
+    let spec = format!("fpe=lib:{}", lib.display());
+    let out = dir.join("report");
+    let filter = "array-api:fpe:floor_divide:i8:{edges,random,by-zero}";
+    let run = opspec(&[
+        "run",
+        "--no-tables",
+        "--adapter",
+        &spec,
+        "--filter",
+        filter,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let all = text(&run);
+    assert_eq!(run.status.code(), Some(1), "{all}");
+    let checks = checks(&out);
+    let check = |case: &str| {
+        let id = format!("array-api:fpe:floor_divide:i8:{case}");
+        checks.iter().find(|c| c["id"] == id.as_str()).cloned().unwrap_or_else(|| panic!("no {id}: {all}"))
+    };
+    let by_zero = check("by-zero");
+    assert_eq!((&by_zero["status"], &by_zero["tier"]), (&"fail".into(), &"must".into()), "{by_zero}");
+    let message = by_zero["message"].as_str().unwrap();
+    assert!(message.contains("no result: crashed") && message.contains("signal: 8 (SIGFPE)"), "{message}");
+    for case in ["edges", "random"] {
+        assert_eq!(check(case)["status"], "pass", "the other calls still run: {all}");
+    }
+}
+
 #[test]
 fn libraries_that_are_not_adapters_make_their_checks_unavailable() {
     let dir = scratch("not-adapters");

@@ -1,7 +1,9 @@
 //! The Rust vendor harness's default isolation: the vendor's adapter runs in a worker process
 //! (this test binary, re-executed with `--opspec-harness-worker`), so an adapter that aborts
-//! the process fails the checks it was called for, and the run goes on to write its report.
-//! `harness = false`: `main` is both the test and, when re-executed, the worker.
+//! the process, or kills it with SIGFPE on an integer division by zero, fails the checks it was
+//! called for (even those that accept an error the library returns), and the run goes on to
+//! write its report. `harness = false`: `main` is both the test and, when re-executed, the
+//! worker.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -12,7 +14,8 @@ use opspec_adapter::{Adapter, AdapterError, BinaryOp, DType, OpKind, Support, Te
 use opspec_cpu::CpuAdapter;
 
 /// The CPU adapter, except that `maximum` aborts the process (as a crash in a vendor's
-/// `unsafe` or FFI code would).
+/// `unsafe` or FFI code would), and an integer `floor_divide` by zero kills it with SIGFPE (as
+/// MegEngine's `F.floor_div` of int8 by 0 kills Python).
 struct Aborts;
 
 impl Adapter for Aborts {
@@ -31,6 +34,10 @@ impl Adapter for Aborts {
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         if op == BinaryOp::Maximum {
             std::process::abort();
+        }
+        if op == BinaryOp::FloorDivide && a.dtype().is_integer() && b.to_bits().contains(&0) {
+            // SAFETY: signals this process, which the default action of SIGFPE ends.
+            unsafe { libc::kill(libc::getpid(), libc::SIGFPE) };
         }
         CpuAdapter.binary(op, a, b)
     }
@@ -79,6 +86,19 @@ fn main() -> ExitCode {
     expect("the run writes its report", out.join("index.html").is_file());
     if !maximum.contains("signal") {
         println!("  the maximum check's record: {maximum}");
+    }
+
+    // The array API lets x // 0 be any value or an error; a dead process gives neither.
+    let (code, results) = run(&out, &["array-api:aborts:floor_divide:i8:*"]);
+    expect("a worker killed by SIGFPE fails the run (exit 1)", code == ExitCode::FAILURE);
+    let by_zero = record(&results, "array-api:aborts:floor_divide:i8:by-zero").unwrap_or_default();
+    expect("the division by zero fails", by_zero.contains("\"status\":\"fail\""));
+    expect("at the must tier", by_zero.contains("\"tier\":\"must\""));
+    expect("saying the worker died of SIGFPE", by_zero.contains("SIGFPE") && by_zero.contains("no result"));
+    let edges = record(&results, "array-api:aborts:floor_divide:i8:edges").unwrap_or_default();
+    expect("the other divisions' checks still pass", edges.contains("\"status\":\"pass\""));
+    if !by_zero.contains("SIGFPE") {
+        println!("  the by-zero check's record: {by_zero}");
     }
 
     let _ = std::fs::remove_dir_all(&out);

@@ -1,5 +1,6 @@
 //! The numr suite's integer `divide` checks catch wrong adapters: one that panics on `x / 0`
-//! fails the `by-zero` checks with the panic as the reason while the run goes on; one that
+//! fails the `by-zero` checks with the panic as the reason while the run goes on, at opspec's
+//! own tier (numr's seed calls division by zero undefined behavior); one that
 //! floors the quotient fails the signed dtypes' `edges` and `random` checks at opspec's own tier
 //! (the suite reads numr's `a / b` as truncation toward zero, `integers.divide: truncate`, and
 //! the words allow flooring too), and one that rounds to nearest fails them at the must tier.
@@ -106,6 +107,18 @@ fn panicking_on_division_by_zero_fails_the_by_zero_checks_and_the_run_goes_on() 
     for r in results.iter().filter(|r| r.status == Status::Fail) {
         let report = r.report(&Default::default());
         assert!(report.contains("panicked") && report.contains("attempt to divide by zero"), "{report}");
+        // "Division by zero is undefined behavior": no outcome fails a must; opspec asks for a
+        // value.
+        assert_eq!(r.tier, Some(Tier::Quality), "{}: {:?}", r.id, r.failed_by_tier);
+        assert_eq!(r.failed_inputs, r.inputs, "{}", r.id);
+        for f in &r.failures {
+            assert!(f.authority.contains("leaves division by zero undefined"), "{}", f.authority);
+            assert!(
+                f.authority.contains("suites/numr.yaml `integers.division_by_zero: undefined`"),
+                "{}",
+                f.authority
+            );
+        }
     }
 }
 

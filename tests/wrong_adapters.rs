@@ -13,8 +13,10 @@ use opspec::results::{CheckResult, Status};
 use opspec::results::{ResultsWriter, RunInfo};
 use opspec::run::{ElementwiseKind, RunOptions, Target, adapter_checks, run_all};
 use opspec::spec::Catalog;
+use opspec::spec::authority::Tier;
 use opspec_adapter::{
-    Adapter, AdapterError, BinaryOp, DType, OpKind, Scalar, ScalarSide, Support, Tensor, TernaryOp, UnaryOp,
+    Adapter, AdapterError, BinaryOp, DType, ErrorKind, OpKind, Scalar, ScalarSide, Support, Tensor,
+    TernaryOp, UnaryOp,
 };
 use opspec_cpu::{CpuAdapter, broadcast_shapes};
 
@@ -624,6 +626,53 @@ fn add_into_that_accepts_a_non_contiguous_out() {
     assert!(citation.text.contains("\"Returns an error if dtypes mismatch\""), "{}", citation.text);
 }
 
+/// The CPU adapter, except that where it would refuse an `add_into` destination, the process
+/// serving it dies instead (as a host reports it), leaving the destination unwritten.
+struct DiesOnRefusedOut;
+
+impl Adapter for DiesOnRefusedOut {
+    fn name(&self) -> &str {
+        "dies-on-refused-out"
+    }
+
+    wraps_cpu!("deliberately wrong");
+
+    fn binary_into(
+        &self,
+        op: BinaryOp,
+        a: &Tensor,
+        b: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), AdapterError> {
+        let mut scratch = out.clone();
+        CpuAdapter.binary_into(op, a, b, &mut scratch).map_err(|_| worker_died())?;
+        *out = scratch;
+        Ok(())
+    }
+}
+
+/// A refused destination is allowed (with `out` unchanged); a dead process is no refusal.
+#[test]
+fn a_process_that_dies_instead_of_refusing_an_out_fails() {
+    let catalog = Catalog::builtin().unwrap();
+    let name = "dies-on-refused-out".to_string();
+    let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
+        .into_iter()
+        .filter(|c| c.id.suite() == Some("numr") && c.id.op == "add_into")
+        .collect();
+    let results =
+        run_all(&catalog, &checks, &[(name, Arc::new(DiesOnRefusedOut))], &RunOptions::default(), 0);
+    let failed: BTreeMap<String, &CheckResult> =
+        results.iter().filter(|r| r.status == Status::Fail).map(|r| (r.id.case.clone(), r)).collect();
+    for case in ["into-rules", "layouts"] {
+        let r = failed.get(case).unwrap_or_else(|| panic!("no {case} check fails: {failed:?}"));
+        assert_eq!(r.tier, Some(Tier::Must), "{}", r.id);
+        let report = r.report(&Default::default());
+        assert!(report.contains("no result: crashed: worker 4321"), "{report}");
+    }
+    assert_eq!(failed.len(), 2, "the checks without refused destinations pass: {:?}", failed.keys());
+}
+
 /// The CPU adapter with round's ties going away from zero (C's `round`, numr's `round`) instead
 /// of to even.
 struct TiesAway;
@@ -674,12 +723,20 @@ fn round_ties_away_from_zero() {
     assert_only(&failed, &["half-to-even", "edges", "random"]);
 }
 
+/// The error a process host returns for a call whose worker died: what `process:`, `lib:`,
+/// `python:` and the vendor harness give when the library kills its process.
+fn worker_died() -> AdapterError {
+    AdapterError::new(ErrorKind::Crashed, "worker 4321, request 7: the worker ended (signal: 8 (SIGFPE))")
+}
+
 /// The CPU adapter, except that integer `floor_divide` and `remainder` with a zero divisor
-/// panic or return an error, or return an error on every call.
+/// panic, return an error, or kill the process serving them (as a host reports it), or
+/// return an error on every call.
 #[derive(Clone, Copy, PartialEq)]
 enum DividesByZero {
     Panics,
     Refuses,
+    Dies,
     RefusesEverything,
 }
 
@@ -688,6 +745,7 @@ impl Adapter for DividesByZero {
         match self {
             DividesByZero::Panics => "panics-on-zero",
             DividesByZero::Refuses => "refuses-zero",
+            DividesByZero::Dies => "dies-on-zero",
             DividesByZero::RefusesEverything => "refuses-every-division",
         }
     }
@@ -696,12 +754,15 @@ impl Adapter for DividesByZero {
 
     fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
         let divides = matches!(op, BinaryOp::FloorDivide | BinaryOp::Remainder) && !a.dtype().is_float();
-        let refused = || Err(AdapterError::new(opspec_adapter::ErrorKind::Other, "ZeroDivisionError"));
+        let refused = || Err(AdapterError::new(ErrorKind::Other, "ZeroDivisionError"));
         if divides && *self == DividesByZero::RefusesEverything {
             return refused();
         }
         if divides && b.to_bits().contains(&0) {
             assert!(*self != DividesByZero::Panics, "attempt to divide by zero");
+            if *self == DividesByZero::Dies {
+                return Err(worker_died());
+            }
             return refused();
         }
         CpuAdapter.binary(op, a, b)
@@ -724,11 +785,25 @@ fn integer_division_by_zero_may_fail_but_not_panic() {
         let results = run_all(&catalog, &checks, &[(name, adapter)], &RunOptions::default(), 0);
         let failed: BTreeSet<String> =
             results.iter().filter(|r| r.status == Status::Fail).map(|r| r.id.case.clone()).collect();
-        (results.len(), failed)
+        (results, failed)
     };
-    let (n, failed) = outcomes(DividesByZero::Panics);
-    assert!(n >= 2 * 8 * 4, "edges, random, by-zero and layouts of two ops in eight dtypes: {n}");
-    assert_eq!(failed, BTreeSet::from(["by-zero".to_string()]), "only the divisions by zero fail");
+    // A panic and a dead process give no result, which an "unspecified" result is not: the
+    // divisions by zero fail a must, with the reason; the other checks still run.
+    for (adapter, reason) in [
+        (DividesByZero::Panics, "the adapter panicked: attempt to divide by zero"),
+        (
+            DividesByZero::Dies,
+            "no result: crashed: worker 4321, request 7: the worker ended (signal: 8 (SIGFPE))",
+        ),
+    ] {
+        let (results, failed) = outcomes(adapter);
+        assert!(results.len() >= 2 * 8 * 4, "edges, random, by-zero and layouts of two ops in eight dtypes");
+        assert_eq!(failed, BTreeSet::from(["by-zero".to_string()]), "only the divisions by zero fail");
+        for r in results.iter().filter(|r| r.id.case == "by-zero") {
+            assert_eq!(r.tier, Some(Tier::Must), "{}", r.id);
+            assert!(r.message.contains(reason), "{}: {}", r.id, r.message);
+        }
+    }
     let (_, failed) = outcomes(DividesByZero::Refuses);
     assert!(failed.is_empty(), "an error for x / 0 is what the array API allows: {failed:?}");
     // An error is allowed for the divisions by zero only, not for the other inputs.

@@ -34,14 +34,16 @@ pub enum Failure {
 }
 
 /// The phrases the harness's stop messages use, in the order they are tried, and what each
-/// means. `run/call.rs`, `run/batch.rs` and the process hosts write them.
-const PHRASES: [(&str, fn(&str) -> Failure); 6] = [
+/// means. `run/call.rs`, `run/batch.rs` and the process hosts write them; a library's own error
+/// text follows the first phrase, so it is tried first.
+const PHRASES: [(&str, fn(&str) -> Failure); 7] = [
     ("the adapter returned an error: ", error_kind),
-    ("the adapter returned dtype ", |rest| Failure::Dtype(word(rest).to_string())),
-    ("the adapter returned shape ", |_| Failure::Shape),
-    ("panicked", |_| Failure::Crash),
     ("did not return within", |_| Failure::Hang),
     ("did not answer within", |_| Failure::Hang),
+    ("gave no result", |_| Failure::Crash),
+    ("panicked", |_| Failure::Crash),
+    ("the adapter returned dtype ", |rest| Failure::Dtype(word(rest).to_string())),
+    ("the adapter returned shape ", |_| Failure::Shape),
 ];
 
 /// The first word of `text`, up to a space, comma or colon.
@@ -74,6 +76,9 @@ impl Failure {
     pub fn unlistable(&self) -> Option<String> {
         match self {
             Failure::Dtype(d) if d.parse::<DType>().is_err() => Some(format!("`{d}` is not a dtype")),
+            Failure::Error(kind) if kind == ErrorKind::Crashed.name() => {
+                Some("a crashed process is stated as `crash`".into())
+            }
             Failure::Error(kind) if !ErrorKind::ALL.iter().any(|k| k.name() == kind) => {
                 let names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
                 Some(format!("`{kind}` is not an error kind ({})", names.join(", ")))
@@ -145,6 +150,12 @@ mod tests {
             ("chunk 3: the adapter call panicked", Failure::Crash),
             ("the adapter did not return within 120 s", Failure::Hang),
             ("the worker did not answer within 119.0 s and was killed (SIGKILL)", Failure::Hang),
+            ("the call gave no result: crashed: the worker died (signal: 8 (SIGFPE))", Failure::Crash),
+            (
+                "the call gave no result: crashed: the worker did not answer within 9.0 s and was killed",
+                Failure::Hang,
+            ),
+            ("the adapter returned an error: other: RuntimeError: thread panicked", Failure::Error("other".into())),
             ("cannot build the operand", Failure::Other),
         ];
         for (message, failure) in cases {
@@ -165,6 +176,7 @@ mod tests {
         assert!(Failure::Dtype("f33".into()).unlistable().is_some());
         assert!(Failure::Error("oops".into()).unlistable().is_some());
         assert!(Failure::Other.unlistable().is_some());
+        assert!(Failure::Error("crashed".into()).unlistable().is_some());
         assert_eq!(Failure::Error("unsupported".into()).unlistable(), None);
     }
 }

@@ -182,19 +182,26 @@ pub enum Unspecified {
     Avoid,
 }
 
-/// What an integer division by zero (`floor_divide`, `remainder`) must give. Such inputs are
-/// judged in a check of their own (`by-zero`), never in a batch with other inputs, so that an
-/// error the contract allows fails nothing else.
+/// What an integer division by zero (`floor_divide`, `remainder`, and `divide` where the
+/// suite sets `divide`) must give. Such inputs are judged in a check of their own (`by-zero`),
+/// never in a batch with other inputs, so that what the contract allows them fails nothing
+/// else. A call that gives no value (an error, a panic, a crash, a hang) fails a must unless
+/// the rule says otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DivisionByZero {
     /// Zero.
     Zero,
-    /// Any value (but the call must not fail).
+    /// Any value.
     Any,
-    /// Any value, or an error returned by the adapter: the array API's "unspecified and thus
-    /// implementation-defined". A panic, a crash or a hang still fails.
+    /// Any value, or an error returned by the library: the array API's "unspecified and thus
+    /// implementation-defined". A panic, a crashed process or a hang gives no result and still
+    /// fails a must.
     AnyOrError,
+    /// Undefined behaviour (numr's "undefined behavior (implementation-dependent)"): nothing
+    /// the call does fails a must; a call that gives no value (an error, a panic, a crash, a
+    /// hang) misses opspec's bar (quality), which asks for any value.
+    Undefined,
     /// Unspecified: such inputs are not generated.
     Avoid,
 }

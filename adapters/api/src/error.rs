@@ -28,11 +28,15 @@ pub enum ErrorKind {
     Adapter,
     /// Anything else.
     Other,
+    /// No result and no refusal: the process that serves the adapter died (a signal or an
+    /// exit), hung or garbled its reply during the call. Hosts return it, never a library: a
+    /// call that ends so fails every check it serves, whatever errors the check allows.
+    Crashed,
 }
 
 impl ErrorKind {
     /// Every kind.
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::ShapeMismatch,
         ErrorKind::DTypeMismatch,
         ErrorKind::NameMismatch,
@@ -43,6 +47,7 @@ impl ErrorKind {
         ErrorKind::Unsupported,
         ErrorKind::Adapter,
         ErrorKind::Other,
+        ErrorKind::Crashed,
     ];
 
     /// The snake-case name used in specs and reports.
@@ -58,6 +63,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Adapter => "adapter",
             ErrorKind::Other => "other",
+            ErrorKind::Crashed => "crashed",
         }
     }
 }

@@ -102,6 +102,18 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("DimensionError: kernel queue exhausted (code 7)", message)
         self.assertIn("[taken as other: neither its type nor its message is one the worker knows]", message)
 
+    def test_a_library_that_kills_its_process_fails_even_where_an_error_is_allowed(self):
+        # fake_sigfpe's integer floor_divide by zero kills Python with SIGFPE; the array API
+        # allows any value or an error for x // 0, and a dead process gives neither.
+        run = Run("python:module=fake_sigfpe", "array-api:fake-sigfpe:floor_divide:i8:{edges,random,by-zero}")
+        by_zero = run.checks["array-api:fake-sigfpe:floor_divide:i8:by-zero"]
+        self.assertEqual((by_zero["status"], by_zero["tier"]), ("fail", "must"), run.output[-3000:])
+        self.assertIn("no result: crashed", by_zero["message"])
+        self.assertIn("SIGFPE", by_zero["message"])
+        for case in ("edges", "random"):
+            self.assertEqual(run.status(f"array-api:fake-sigfpe:floor_divide:i8:{case}"), "pass", run.output[-3000:])
+        self.assertEqual(run.rc, 1)
+
     def test_views_do_not_go_through_the_librarys_take(self):
         # fake_take's take returns the whole source for a one-element index array.
         run = Run("python:module=fake_take", "array-api:fake-take:{add,multiply,equal}:{f32,i16,bool}:layouts")

@@ -112,8 +112,9 @@ impl ProcessAdapter {
     }
 
     /// Sends one request built by `build` (given its id) and returns the reply with its data
-    /// section, bounded by [`max_reply_data`] of the request and its tensor `operands`;
-    /// `group` keys the strike count, `what` describes the request in messages.
+    /// section, bounded by [`max_reply_data`] of the request and its tensor `operands`, or an
+    /// [`ErrorKind::Crashed`] error; `group` keys the strike count, `what` describes the
+    /// request in messages.
     fn request(
         &self,
         group: String,
@@ -124,7 +125,7 @@ impl ProcessAdapter {
         if let Some((n, last)) = self.strikes.lock().ok().and_then(|s| s.get(&group).cloned())
             && n >= STRIKES
         {
-            return Err(self.error(format!(
+            return Err(self.crashed(format!(
                 "not run: the worker failed the last {n} calls of {group} in a row (the last: {last}), so the rest of them fail unrun"
             )));
         }
@@ -142,7 +143,7 @@ impl ProcessAdapter {
                 // A worker that no longer starts (or hangs before `hello`) counts as a fault too.
                 let message = format!("request {id} ({what}): cannot start a new worker: {e}");
                 strike(&message);
-                return Err(self.error(message));
+                return Err(self.crashed(message));
             }
         };
         let pid = worker.pid();
@@ -171,7 +172,7 @@ impl ProcessAdapter {
                 drop(worker);
                 let message = format!("worker {pid}, request {id} ({what}): {e}");
                 strike(&message);
-                Err(self.error(format!("{message}; a new worker starts for the next call")))
+                Err(self.crashed(format!("{message}; a new worker starts for the next call")))
             }
         }
     }
@@ -179,6 +180,13 @@ impl ProcessAdapter {
     /// An error of ours about this adapter.
     fn error(&self, message: String) -> AdapterError {
         AdapterError::new(ErrorKind::Other, self.context(&message))
+    }
+
+    /// A call that gave no result because its worker faulted (died, hung, garbled its stream,
+    /// or would not start), or because earlier faults stopped the calls of its group: not a
+    /// refusal of the library's, so no check accepts it ([`ErrorKind::Crashed`]).
+    fn crashed(&self, message: String) -> AdapterError {
+        AdapterError::new(ErrorKind::Crashed, self.context(&message))
     }
 
     /// A `call` whose reply is a tensor (checked against `out`'s dtype and shape, if given).

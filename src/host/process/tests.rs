@@ -147,8 +147,12 @@ fn bad_results_are_errors_naming_the_adapter_and_the_worker_stays() {
     let mut out = f32s(2);
     let dtype = w.binary_into(BinaryOp::Add, &f32s(2), &f32s(2), &mut out).unwrap_err().message;
     assert!(dtype.contains("the result is i32 [2], the destination f32 [2]"), "{dtype}");
-    let id = w.binary(BinaryOp::Add, &f32s(2), &f32s(2)).unwrap_err().message;
-    assert!(id.contains("answers request 7, not 3") && id.contains("a new worker starts"), "{id}");
+    let id = w.binary(BinaryOp::Add, &f32s(2), &f32s(2)).unwrap_err();
+    assert_eq!(id.kind, ErrorKind::Crashed, "a garbled stream ends its worker");
+    assert!(
+        id.message.contains("answers request 7, not 3") && id.message.contains("a new worker starts"),
+        "{id}"
+    );
 }
 
 #[test]
@@ -161,13 +165,16 @@ fn a_crash_names_the_signal_and_the_request_and_a_group_that_keeps_crashing_stop
     )
     .unwrap();
     for _ in 0..STRIKES {
-        let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+        let crash = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err();
+        assert_eq!(crash.kind, ErrorKind::Crashed, "no refusal of the library's: {crash}");
+        let e = crash.message;
         assert!(e.contains("SIGSEGV") && e.contains("(call add: f32 [4], f32 [4])"), "{e}");
         assert!(e.contains("about to fall over") && e.contains("a new worker starts"), "{e}");
     }
-    let stopped = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
+    let stopped = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err();
+    assert_eq!(stopped.kind, ErrorKind::Crashed, "a call left unrun has no result either");
     assert!(
-        stopped.contains(&format!("not run: the worker failed the last {STRIKES} calls of add f32")),
+        stopped.message.contains(&format!("not run: the worker failed the last {STRIKES} calls of add f32")),
         "{stopped}"
     );
     let other = w.binary_into(BinaryOp::Add, &f32s(4), &f32s(4), &mut f32s(4)).unwrap_err();
@@ -177,8 +184,12 @@ fn a_crash_names_the_signal_and_the_request_and_a_group_that_keeps_crashing_stop
 #[test]
 fn a_hang_is_killed_at_the_deadline() {
     let w = scripted("hang", &hello(), "cat \"$1\"; exec sleep 60", Duration::from_millis(300)).unwrap();
-    let e = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err().message;
-    assert!(e.contains("did not answer within 0.3 s") && e.contains("SIGKILL"), "{e}");
+    let hung = w.binary(BinaryOp::Add, &f32s(4), &f32s(4)).unwrap_err();
+    assert_eq!(hung.kind, ErrorKind::Crashed);
+    assert!(
+        hung.message.contains("did not answer within 0.3 s") && hung.message.contains("SIGKILL"),
+        "{hung}"
+    );
 }
 
 /// `frame` with its header's data length set to `len` (the data itself not sent).

@@ -570,6 +570,8 @@ mod tests {
         assert_eq!(e.message, "adapter error at step building operand x1 (f32 []): ValueError: 0-d");
         // A message that does not repeat the step is kept whole.
         assert_eq!(adapter_error("other", None, "boom", Some("s")).message, "adapter error at step s: boom");
+        // `crashed` is the host's own kind: a worker that sends it sends an error, no crash.
+        assert_eq!(adapter_error("crashed", None, "boom", None).kind, ErrorKind::Other);
         // Written without them, as `serve` writes an error.
         let plain = serde_json::to_string(&Reply::error(3, &AdapterError::unsupported("no"))).unwrap();
         assert!(!plain.contains("step") && !plain.contains("warnings"), "{plain}");

@@ -15,7 +15,7 @@ use crate::oracle::ops::exact_integer;
 use crate::results::{CheckResult, Citation};
 use crate::run::batch::{Batch, CallError, Grader, Judge, Reading};
 use crate::run::check::{Check, IntegerCases, IntegerTarget, RunOptions};
-use crate::run::record::Recorder;
+use crate::run::record::{Failure, Recorder, Repro};
 use crate::spec::authority::Tier;
 use crate::spec::schema::Output;
 use crate::spec::suite::{DivisionByZero, IntegerContract, NanPolicy, Overflow, Quotient, Unspecified};
@@ -41,16 +41,12 @@ pub fn run(
         result.citation = Some(quotient_citation(ints.suite, rule));
     }
     let actual = match ints.batch.call(adapter, options) {
-        // A `by-zero` batch holds divisions by zero and nothing else, so the error is theirs.
-        Err(CallError::Refused(reason))
-            if target.cases == IntegerCases::ByZero
-                && ints.contract.division_by_zero == DivisionByZero::AnyOrError =>
-        {
-            result.inputs = ints.batch.cases.len();
-            result.message = format!("the contract allows an error here; {reason}");
-            return Ok(());
+        Ok(actual) => actual,
+        // A `by-zero` batch holds divisions by zero and nothing else, so the outcome is theirs.
+        Err(no_value) if target.cases == IntegerCases::ByZero => {
+            return ints.by_zero_without_value(no_value, &mut Recorder::new(result, options));
         }
-        outcome => outcome?,
+        Err(no_value) => return Err(no_value.into()),
     };
     let grade = |case: &[u64], actual: u64| ints.grade(case, actual);
     let judge = Judge { grader: Grader::Case(&grade), alone: None };
@@ -186,6 +182,42 @@ impl<'a> IntegerBatch<'a> {
         }
     }
 
+    /// Judges a `by-zero` call that gave no value, by the suite's `division_by_zero`: an error
+    /// the library returned is allowed under `any_or_error`; under `undefined` nothing the call
+    /// does fails a must, and giving no value misses only opspec's bar; else (a panic, a
+    /// crashed process, a hang, or an error the rule does not allow) the reason is returned,
+    /// and the check fails a must.
+    fn by_zero_without_value(&self, no_value: CallError, rec: &mut Recorder) -> Result<(), String> {
+        let n = self.batch.cases.len();
+        match (self.contract.division_by_zero, no_value) {
+            (DivisionByZero::AnyOrError, CallError::Refused(reason)) => {
+                rec.checked(n);
+                rec.result.message = format!("the contract allows an error here; {reason}");
+            }
+            (DivisionByZero::Undefined, no_value) => {
+                let reason = String::from(no_value);
+                let location = self.suite.path.display();
+                let basis = format!(
+                    "opspec's bar: a value; {} leaves division by zero undefined ({location} `integers.division_by_zero: undefined`), so no outcome fails a must",
+                    self.suite.suite.title
+                );
+                rec.checked(n);
+                rec.fail_graded(n, Grade::opspec(basis), false, || Failure {
+                    inputs: vec![format!("{n} divisions by zero")],
+                    expected: "any value".into(),
+                    actual: reason.clone(),
+                    steps: None,
+                    actual_bits: None,
+                    repro: Repro::Check,
+                    batch: None,
+                });
+                rec.result.message = format!("no value (opspec's bar; the document allows it): {reason}");
+            }
+            (_, no_value) => return Err(no_value.into()),
+        }
+        Ok(())
+    }
+
     /// The exact outcome of the operation on `case`.
     fn exact(&self, case: &[u64]) -> Result<Exact, String> {
         let operands: Vec<i128> = case.iter().map(|&x| self.int.value(x)).collect();
@@ -219,8 +251,10 @@ fn expectation(contract: IntegerContract, int: IntFormat, exact: Exact) -> Resul
     };
     let by_zero = match contract.division_by_zero {
         DivisionByZero::Zero => Some(Expect::Bits(0)),
-        // An error is judged by the check (`run`), a value here.
-        DivisionByZero::Any | DivisionByZero::AnyOrError => Some(Expect::AnyValue),
+        // A call that gives no value is judged by the check (`run`), a value here.
+        DivisionByZero::Any | DivisionByZero::AnyOrError | DivisionByZero::Undefined => {
+            Some(Expect::AnyValue)
+        }
         DivisionByZero::Avoid => None,
     };
     let value = |v: rug::Integer| match v.to_i128().filter(|&v| int.contains(v)) {

@@ -229,7 +229,7 @@ fn check_into_rules(
         let returned = guarded(options.timeout, move || {
             let mut out = out;
             let outcome = adapter.binary_into(op, &a, &b, &mut out);
-            (out, outcome)
+            (outcome, out)
         });
         let shown = format!(
             "{id}: {}(a: {dtype}{:?}, b: {dtype}{:?}) into out: {}",
@@ -238,7 +238,7 @@ fn check_into_rules(
             rules.b.shape,
             describe(&row.out, dtype)
         );
-        let (out, outcome) = match returned {
+        let (outcome, out) = match returned {
             Ok(r) => r,
             Err(panic) => {
                 rec.fail(1, || problem(&shown, "the call returns", panic));
