@@ -17,7 +17,7 @@ pub use exit::{
 pub use file::{FORMAT, ResultsWriter, Run, VERSION, read};
 pub use info::{Gap, RunInfo};
 pub use record::{
-    BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status,
-    ULP_BUCKETS, UlpWorst,
+    BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Resumed,
+    Status, ULP_BUCKETS, UlpWorst,
 };
 pub use rerun::Rerun;
