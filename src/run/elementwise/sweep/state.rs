@@ -370,6 +370,9 @@ mod tests {
 
     const ID: &str = "array-api:cpu:add:f16:exhaustive";
 
+    /// A change to a key or a tally, tried in turn.
+    type Change<T> = fn(&mut T);
+
     fn key() -> Key {
         Key {
             check: ID.to_string(),
@@ -416,7 +419,7 @@ mod tests {
         assert!(again.set_aside.is_none());
         drop(again);
         // Each part of the key another run's: not resumed, and the file set aside as it was.
-        let others: [(&str, fn(&mut Key)); 4] = [
+        let others: [(&str, Change<Key>); 4] = [
             ("opspec build", |k| k.opspec = "0.1.0 build fedcba9876543210".into()),
             ("catalog revision", |k| k.catalog = "c2".into()),
             ("adapter", |k| k.adapter = "cpu: opspec-cpu 0.1.0, baseline kernels".into()),
@@ -589,7 +592,7 @@ mod tests {
         assert_eq!(disagreement(&stored, &stored), None);
         let longer = ChunkTally { listed: vec![(vec![1, 2], 3), (vec![4, 5], 6)], ..tally() };
         assert_eq!(disagreement(&stored, &longer), None, "cut at another cap");
-        let changes: [(&str, fn(&mut ChunkTally)); 5] = [
+        let changes: [(&str, Change<ChunkTally>); 5] = [
             ("cases and failures: the file says 2 failures of 33554432 cases, the rerun found 0 of", |t| {
                 t.failed = 0
             }),
