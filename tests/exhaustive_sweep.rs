@@ -159,3 +159,140 @@ fn a_sweep_whose_adapter_fails_mid_chunk_fails_with_the_reason_and_the_run_goes_
         }
     }
 }
+
+/// The CPU adapter, but `add` in f16 of any pair whose second operand is 1.0 (0x3c00: chunk 30
+/// of the f16 pair sweep, whose case `i` pairs `i mod 2^16` with `i / 2^16`) has its last bit
+/// flipped.
+struct WrongInChunk30;
+
+impl Adapter for WrongInChunk30 {
+    fn name(&self) -> &str {
+        "resumer"
+    }
+
+    wraps_cpu!("wrong on x + 1.0");
+
+    fn binary(&self, op: BinaryOp, a: &Tensor, b: &Tensor) -> Result<Tensor, AdapterError> {
+        let right = CpuAdapter.binary(op, a, b)?;
+        if op != BinaryOp::Add || a.dtype() != DType::F16 {
+            return Ok(right);
+        }
+        let bits: Vec<u64> = right
+            .to_bits()
+            .iter()
+            .zip(b.to_bits())
+            .map(|(&r, y)| if y == 0x3c00 { r ^ 1 } else { r })
+            .collect();
+        Tensor::from_bits(right.dtype(), right.shape(), &bits)
+    }
+}
+
+/// A state folder of its own for test `label`, empty.
+fn state_dir(label: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("opspec-resume-{}-{label}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The f16 `add` sweep of [`WrongInChunk30`], only `chunks`, run with its state in `dir`,
+/// running `verify` resumed chunks again.
+fn resumed_sweep(chunks: &[u64], dir: &std::path::Path, verify: usize) -> CheckResult {
+    let catalog = Catalog::builtin().unwrap();
+    let mut check = sweep_checks(&catalog, &["resumer".to_string()])
+        .into_iter()
+        .find(|c| c.id.to_string() == "array-api:resumer:add:f16:exhaustive")
+        .expect("a sweep of add in f16");
+    let Target::Elementwise(ElementwiseKind::Sweep(target)) = &mut check.target else {
+        panic!("not a sweep")
+    };
+    target.chunks = chunks.to_vec();
+    check.planned = Some(chunks.len() << 25);
+    let adapters: Vec<(String, Arc<dyn Adapter>)> = vec![("resumer".to_string(), Arc::new(WrongInChunk30))];
+    let options =
+        RunOptions { state_dir: Some(dir.to_path_buf()), verify_resumed: verify, ..RunOptions::default() };
+    run_all(&catalog, &[check], &adapters, &options, 0).pop().unwrap()
+}
+
+const STATE_FILE: &str = "array-api_resumer_add_f16_exhaustive.jsonl";
+
+/// A state file that claims a chunk it never ran, with a real chunk's counts, is taken
+/// without `--verify-resumed` (the record and message say which chunks came from which
+/// file), and fails the check when the chunk is run again: the file is then set aside.
+#[test]
+fn a_forged_state_file_is_named_in_the_record_and_caught_when_its_chunks_run_again() {
+    let dir = state_dir("forged");
+    let honest = resumed_sweep(&[0], &dir, 0);
+    assert_eq!((honest.status, honest.inputs), (Status::Pass, 1 << 25), "{}", honest.message);
+    assert!(honest.resumed.is_empty());
+    let path = dir.join(STATE_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let chunk_0 = text.lines().nth(1).expect("chunk 0's line");
+    let forged = format!("{text}{}\n", chunk_0.replace(r#""chunk":0,"#, r#""chunk":30,"#));
+    std::fs::write(&path, &forged).unwrap();
+
+    let taken = resumed_sweep(&[0, 30], &dir, 0);
+    assert_eq!((taken.status, taken.inputs), (Status::Pass, 1 << 26), "{}", taken.message);
+    let [resumed] = taken.resumed.as_slice() else { panic!("{:?}", taken.resumed) };
+    assert_eq!(
+        (resumed.from.as_str(), resumed.chunks.as_slice()),
+        (path.to_str().unwrap(), &[[0, 1], [30, 31]][..])
+    );
+    assert!(resumed.verified.is_empty());
+    let says = format!("chunks 0, 30 (2) resumed from {}; none run again", path.display());
+    assert!(taken.message.contains(&says), "{}", taken.message);
+
+    let checked = resumed_sweep(&[0, 30], &dir, 2);
+    assert_eq!((checked.status, checked.tier), (Status::Fail, Some(opspec::spec::authority::Tier::Must)));
+    assert_eq!(checked.resumed[0].verified, [0, 30]);
+    let says = format!(
+        "resumed chunk 30 of {} disagrees with its rerun (cases and failures: the file says 0 failures of 33554432 cases, the rerun found",
+        path.display()
+    );
+    assert!(checked.message.contains(&says), "{}", checked.message);
+    let aside = dir.join(format!("{STATE_FILE}.refused"));
+    assert_eq!(std::fs::read_to_string(&aside).unwrap(), forged, "set aside as it was");
+    assert!(!path.exists(), "no later run resumes it");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A state file written for another version of the adapter is not resumed: it is set aside,
+/// the message says why, and the chunk runs afresh.
+#[test]
+fn a_state_file_of_another_adapter_version_is_set_aside() {
+    let dir = state_dir("adapter");
+    assert_eq!(resumed_sweep(&[], &dir, 0).status, Status::Pass, "no chunk: the key alone");
+    let path = dir.join(STATE_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut key: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(key["adapter"], "resumer: wrong on x + 1.0");
+    key["adapter"] = "resumer: 2.0".into();
+    let claimed = r#"{"chunk":0,"cases":33554432,"failed":0,"by_row":{},"listed":[]}"#;
+    std::fs::write(&path, format!("{key}\n{claimed}\n")).unwrap();
+    let r = resumed_sweep(&[0], &dir, 0);
+    assert_eq!((r.status, r.inputs), (Status::Pass, 1 << 25), "{}", r.message);
+    assert!(r.resumed.is_empty());
+    let says = format!(
+        "{} was not resumed: its adapter is `resumer: 2.0`, not this run's `resumer: wrong on x + 1.0`",
+        path.display()
+    );
+    assert!(r.message.contains(&says), "{}", r.message);
+    assert!(dir.join(format!("{STATE_FILE}.refused")).exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A state file of this run whose chunk's counts contradict each other fails the check at
+/// its line, before anything runs.
+#[test]
+fn a_state_file_with_an_inconsistent_chunk_fails_the_check_at_its_line() {
+    let dir = state_dir("inconsistent");
+    resumed_sweep(&[], &dir, 0);
+    let path = dir.join(STATE_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let wrong = r#"{"chunk":0,"cases":33554432,"failed":1,"by_row":{},"by_tier":{"must":1},"listed":[]}"#;
+    std::fs::write(&path, format!("{text}{wrong}\n")).unwrap();
+    let r = resumed_sweep(&[0], &dir, 0);
+    assert_eq!((r.status, r.inputs), (Status::Fail, 0), "{}", r.message);
+    let says = format!("{}:2: field `by_row`: fewer failures per row than the 1 failures", path.display());
+    assert!(r.message.contains(&says), "{}", r.message);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

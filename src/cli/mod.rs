@@ -238,6 +238,11 @@ enum Command {
         /// Seconds one adapter call may take before its check fails as hung.
         #[arg(long, default_value_t = RunOptions::default().timeout.as_secs_f64(), value_parser = parse_timeout, allow_hyphen_values = true)]
         timeout: f64,
+        /// With --exhaustive: how many of the chunks a sweep resumes from its state file
+        /// (`<out>/sweeps/`) to run again, drawn at random, failing the check where one
+        /// disagrees with the file (docs/SCALE.md).
+        #[arg(long, value_name = "N", default_value_t = RunOptions::default().verify_resumed)]
+        verify_resumed: usize,
         #[command(flatten)]
         render: Render,
     },
@@ -407,13 +412,14 @@ pub fn main_with(setup: Setup, args: impl IntoIterator<Item = OsString>) -> Exit
         Ok(catalog)
     };
     let outcome = match &cli.command {
-        Command::Run { select, out, timeout, render } => catalog().and_then(|catalog| {
+        Command::Run { select, out, timeout, verify_resumed, render } => catalog().and_then(|catalog| {
             let (selection, specs) = select.selection(&setup)?;
             expectations_for_the_run(&catalog, &cli.expectations, &selection.adapters)?;
             let out = out.as_deref().unwrap_or(&setup.out);
             let options = RunOptions {
                 timeout: Duration::from_secs_f64(*timeout),
                 state_dir: Some(out.join("sweeps")),
+                verify_resumed: *verify_resumed,
                 rerun: rerun(&setup, &specs),
                 ..RunOptions::default()
             };

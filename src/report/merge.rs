@@ -24,7 +24,7 @@ use crate::bits::hash::fnv1a_128;
 use crate::judge::accuracy::UlpTally;
 use crate::results::shard::{Shard, chunk_key, shard_of, split_key};
 use crate::results::{self, ResultsWriter, Run, RunInfo};
-use crate::results::{CaseFailure, CheckResult, ChunkResult, Status};
+use crate::results::{CaseFailure, CheckResult, ChunkResult, Resumed, Status};
 use crate::run::record::write_accuracy;
 use crate::run::{RunOptions, sweep_message};
 use crate::spec::authority::Tier;
@@ -287,6 +287,8 @@ struct SweepJoin {
     files: Vec<String>,
     by_tier: BTreeMap<Tier, u64>,
     seconds: f64,
+    /// The chunks those records took from state files.
+    resumed: Vec<Resumed>,
 }
 
 impl SweepJoin {
@@ -328,6 +330,7 @@ impl SweepJoin {
                 self.by_tier.insert(tier, sum);
             }
             self.seconds += r.seconds;
+            self.resumed.extend(r.resumed.iter().cloned());
         }
         let fails = r.status != Status::Pass && !(r.deviation.is_some() && r.failed_inputs == 0);
         if self.template.as_ref().is_none_or(|(_, failing)| !failing && fails) {
@@ -397,7 +400,9 @@ impl SweepJoin {
         if plain {
             let arity = if id.op.parse::<UnaryOp>().is_ok() { 1 } else { 2 };
             merged.message = sweep_message(&id.dtype, arity, cases, failed, &by_row);
+            self.resumed.iter().for_each(|r| merged.message += &format!("; {}", r.describe()));
         }
+        merged.resumed = self.resumed;
         merged.failed_by_row = by_row;
         if let Some(f) = id.dtype.parse().ok().and_then(Format::of) {
             write_accuracy(&ulp, f, &mut merged);

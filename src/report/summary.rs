@@ -67,6 +67,10 @@ struct Summary {
     full: BTreeMap<(Group, usize), (usize, CheckResult)>,
     /// Failures below the gate, by the tier they fail.
     below: BTreeMap<Tier, usize>,
+    /// The sweeps that took chunks from state files: the first [`LISTED`], each with what it
+    /// took and from where, and how many.
+    resumed: Vec<String>,
+    resumed_checks: usize,
     /// The Markdown lines of the first failing checks (as many as fit below the limit).
     markdown: Vec<String>,
     markdown_bytes: usize,
@@ -119,6 +123,13 @@ impl Summary {
         steps.into_iter().for_each(|step| *counts.entry(step).or_default() += 1);
         let counts = self.warnings.entry(adapter.clone()).or_default();
         r.warnings.iter().for_each(|w| *counts.entry(w.clone()).or_default() += 1);
+        if !r.resumed.is_empty() {
+            self.resumed_checks += 1;
+            if self.resumed.len() < LISTED {
+                let taken: Vec<String> = r.resumed.iter().map(|t| t.describe()).collect();
+                self.resumed.push(format!("  {}: {}\n", r.id, taken.join("; ")));
+            }
+        }
         self.reruns.add(run, &r);
         if r.status == Status::Fail && !r.fails(gate) {
             *self.below.entry(r.failed_tier()).or_default() += 1;
@@ -175,6 +186,13 @@ pub fn terminal_summary(runs: &[Run], verbose: bool, gate: Tier) -> Result<Strin
     out += &skip_reasons(&s.skip_reasons);
     out += &adapter_steps(&s.steps);
     out += &library_warnings(&s.warnings);
+    if s.resumed_checks > 0 {
+        let _ = writeln!(out, "\nsweeps resumed from state files (docs/SCALE.md):");
+        out.extend(s.resumed.iter().map(String::as_str));
+        if s.resumed_checks > s.resumed.len() {
+            let _ = writeln!(out, "  … and {} more", s.resumed_checks - s.resumed.len());
+        }
+    }
     out += &failures(runs, &s, gate);
     let total = s.total;
     let seconds: f64 = runs.iter().map(|r| r.info.seconds).sum();

@@ -12,7 +12,7 @@ pub mod shard;
 pub use file::{FORMAT, ResultsWriter, Run, VERSION, distinct, read};
 pub use info::{Gap, RunInfo};
 pub use record::{
-    BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Status,
-    ULP_BUCKETS, UlpWorst,
+    BatchPlace, CaseFailure, CheckResult, ChunkResult, Citation, KnownDeviation, ProfileVerdict, Resumed,
+    Status, ULP_BUCKETS, UlpWorst,
 };
 pub use rerun::Rerun;

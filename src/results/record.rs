@@ -222,6 +222,46 @@ pub struct CheckResult {
     /// joins the shards of a sweep from; `docs/SHARDING.md`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chunks: Vec<ChunkResult>,
+    /// For a sweep: the chunks it took from a state file instead of running them, one entry
+    /// per file (a merged sweep's shards may each have resumed from their own).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed: Vec<Resumed>,
+}
+
+/// A sweep's chunks taken from a state file (`docs/SCALE.md`, "Resuming").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resumed {
+    /// The state file.
+    pub from: String,
+    /// The chunks taken from it, as half-open ranges `[first, end)`, in order.
+    pub chunks: Vec<[u64; 2]>,
+    /// The resumed chunks drawn to be run again and compared with the file
+    /// (`run --verify-resumed`).
+    pub verified: Vec<u64>,
+    /// The seed they were drawn with.
+    pub seed: u64,
+}
+
+impl Resumed {
+    /// `chunks 0..5, 7 (6) resumed from FILE; chunk 3 run again to check it` (a check whose
+    /// rerun disagrees fails, saying so).
+    pub fn describe(&self) -> String {
+        let ranges: Vec<String> = self
+            .chunks
+            .iter()
+            .map(|&[a, b]| if b == a + 1 { a.to_string() } else { format!("{a}..{b}") })
+            .collect();
+        let count: u64 = self.chunks.iter().map(|&[a, b]| b - a).sum();
+        let verified = match self.verified.as_slice() {
+            [] => "none run again to check it".to_string(),
+            [k] => format!("chunk {k} run again to check it"),
+            ks => format!(
+                "chunks {} run again to check it",
+                ks.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            ),
+        };
+        format!("chunks {} ({count}) resumed from {}; {verified}", ranges.join(", "), self.from)
+    }
 }
 
 /// The input where a check's largest ULP error occurs, and the result there.
@@ -319,6 +359,7 @@ impl CheckResult {
             layouts: BTreeMap::new(),
             warnings: Vec::new(),
             chunks: Vec::new(),
+            resumed: Vec::new(),
         }
     }
 

@@ -270,6 +270,9 @@ pub struct RunOptions {
     pub table_seed: u64,
     /// Where sweeps keep their finished chunks, to resume from (none: not kept).
     pub state_dir: Option<PathBuf>,
+    /// How many of the chunks a sweep resumes from its state file it runs again, drawn at
+    /// random, to check the file's counts (`docs/SCALE.md`).
+    pub verify_resumed: usize,
     /// How the commands a failure prints rerun it (recorded in the run's [`RunInfo`]).
     ///
     /// [`RunInfo`]: crate::results::RunInfo
@@ -289,7 +292,9 @@ impl Default for RunOptions {
     /// for the largest scatter problems on a busy 2-core machine), so only a hang reaches it.
     /// Five listed failures show a pattern without flooding a report. 512 inputs per row are
     /// enough for a row to meet each of its operand classes' special values; the seed is
-    /// arbitrary and fixed, so the self-checks see the same inputs every run.
+    /// arbitrary and fixed, so the self-checks see the same inputs every run. One resumed chunk
+    /// run again costs at most one chunk's time (1/128 of a 16-bit sweep) and catches a state
+    /// file that is wrong throughout.
     fn default() -> Self {
         RunOptions {
             timeout: Duration::from_secs(120),
@@ -297,6 +302,7 @@ impl Default for RunOptions {
             table_cases_per_row: 512,
             table_seed: 0x0995_ec00,
             state_dir: None,
+            verify_resumed: 1,
             rerun: Rerun::default(),
         }
     }

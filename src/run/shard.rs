@@ -38,10 +38,18 @@ pub fn unit_keys(check: &Check) -> Vec<String> {
 /// between honest machines: paths of the catalog, the target, CPU features, threads.
 pub fn plan_hash(catalog: &Catalog, adapters: &[String], options: &RunOptions, units: &[String]) -> String {
     // Every option, named: a new option must be added here (or said not to change results).
-    // `state_dir` (where sweeps keep their finished chunks) and `rerun` (how printed commands
-    // rerun a check) change no result.
-    let RunOptions { timeout, max_listed_failures, table_cases_per_row, table_seed, state_dir: _, rerun: _ } =
-        options;
+    // `state_dir` (where sweeps keep their finished chunks), `verify_resumed` (how many resumed
+    // chunks run again) and `rerun` (how printed commands rerun a check) change no result of a
+    // sweep whose state file is its own.
+    let RunOptions {
+        timeout,
+        max_listed_failures,
+        table_cases_per_row,
+        table_seed,
+        state_dir: _,
+        verify_resumed: _,
+        rerun: _,
+    } = options;
     let mut bytes = Vec::new();
     let mut put = |field: &[u8]| {
         bytes.extend_from_slice(&(field.len() as u64).to_le_bytes());

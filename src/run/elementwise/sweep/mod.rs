@@ -19,7 +19,7 @@ mod state;
 
 use crate::generate::hard::HARD_CASES;
 use crate::generate::sweep::{chunk_count, operand_tensor};
-use crate::judge::classes::{ChunkTally, ClassJudge};
+use crate::judge::classes::{ChunkTally, ClassJudge, NO_ROW};
 use crate::judge::values::ValueJudge;
 use crate::oracle::fast;
 use crate::run::check::ElementwiseKind;
@@ -40,7 +40,7 @@ use crate::host::warnings;
 use crate::judge::authority::Grade;
 use crate::judge::context::Context;
 use crate::oracle::ReferenceKind;
-use crate::results::{CheckResult, ChunkResult};
+use crate::results::{CheckResult, ChunkResult, Resumed};
 use crate::run::call::apply_guarded;
 use crate::run::check::{CaseSet, Check, CheckId, FloatTarget, RunOptions, SweepTarget, Target};
 use crate::run::record::{Failure, Recorder, Repro, write_accuracy};
@@ -204,25 +204,43 @@ pub fn run(
         _ => SweepJudge::Pairs(ClassJudge::new(table, ctx, suite.suite.nan, &sweep)?),
     };
     result.reference = Some(ReferenceKind::of(table.op, f));
-    let fingerprint = format!(
-        "{} {} | {} | catalog {} | {} cases",
-        env!("CARGO_PKG_VERSION"),
-        state::build(),
-        adapter.version(),
-        catalog.revision,
-        sweep.len()
-    );
-    let mut state = State::open(options.state_dir.as_deref(), &check.id, &fingerprint, &sweep)?;
+    let key = state::Key {
+        check: check.id.to_string(),
+        opspec: format!("{} {}", env!("CARGO_PKG_VERSION"), state::build()),
+        catalog: catalog.revision.clone(),
+        adapter: format!("{}: {}", adapter.name(), adapter.version()),
+        cases: sweep.len(),
+    };
+    let rows = table.table.rows.iter().map(|r| r.id.value.as_str()).chain([NO_ROW]).collect();
+    let expected = state::Expected { sweep: &sweep, rows };
+    let mut state = State::open(options.state_dir.as_deref(), &key, &expected)?;
     let mut done: BTreeMap<u64, ChunkTally> =
         target.chunks.iter().filter_map(|k| state.finished.remove(k).map(|t| (*k, t))).collect();
-    let todo: Vec<u64> = target.chunks.iter().copied().filter(|k| !done.contains_key(k)).collect();
+    let seed = state::fresh_seed();
+    let resumed: Vec<u64> = done.keys().copied().collect();
+    let verify = state::chosen(&resumed, options.verify_resumed, seed);
+    if !resumed.is_empty() {
+        let chunks = ranges(&resumed);
+        let from = state.path.display().to_string();
+        result.resumed.push(Resumed { from, chunks, verified: verify.clone(), seed });
+        eprintln!("  {}: {}", check.id, result.resumed[0].describe());
+    }
+    // The chunks to run: those not finished, and the finished ones drawn to be checked.
+    let todo: Vec<u64> =
+        target.chunks.iter().copied().filter(|k| !done.contains_key(k) || verify.contains(k)).collect();
     let cases = |k: u64| sweep.chunk(k).end - sweep.chunk(k).start;
-    let mut progress =
-        Progress::new(check.id.to_string(), "cases", target.chunks.iter().map(|&k| cases(k)).sum());
+    let mut progress = Progress::new(
+        check.id.to_string(),
+        "cases",
+        target.chunks.iter().chain(&verify).map(|&k| cases(k)).sum(),
+    );
     // Each chunk's count is its chunk's size (checked on reading), so the sum is at most the
     // sweep's; it is added with a check all the same.
-    let resumed = done.values().try_fold(0u64, |sum, t| sum.checked_add(t.cases));
-    progress.advance(resumed.ok_or("the resumed chunks' cases overflow a count")?);
+    let skipped = done
+        .iter()
+        .filter(|(k, _)| !verify.contains(k))
+        .try_fold(0u64, |sum, (_, t)| sum.checked_add(t.cases));
+    progress.advance(skipped.ok_or("the resumed chunks' cases overflow a count")?);
     // The chunks' batches, in order; the adapter computes the next batch while this one is
     // judged.
     let batches: Vec<(u64, Range<u64>)> = todo
@@ -278,8 +296,22 @@ pub fn run(
             tally.merge(batch, options.max_listed_failures);
             if batches.get(i + 1).is_none_or(|(later, _)| later != k) {
                 let finished = std::mem::take(&mut tally);
-                state.record(*k, &finished)?;
-                done.insert(*k, finished);
+                match done.get(k) {
+                    Some(stored) => {
+                        if let Some(what) = state::disagreement(stored, &finished) {
+                            let aside = state.put_aside()?;
+                            return Err(format!(
+                                "resumed chunk {k} of {} disagrees with its rerun ({what}); the file is moved to {}",
+                                state.path.display(),
+                                aside.display()
+                            ));
+                        }
+                    }
+                    None => {
+                        state.record(*k, &finished)?;
+                        done.insert(*k, finished);
+                    }
+                }
             }
         }
         Ok(())
@@ -324,9 +356,24 @@ pub fn run(
     }
     rec.result.message =
         sweep_message(target.dtype.name(), target.arity, total.cases, total.failed, &total.by_row);
+    for note in rec.result.resumed.iter().map(Resumed::describe).chain(state.set_aside.clone()) {
+        rec.result.message += &format!("; {note}");
+    }
     write_accuracy(&total.ulp, f, rec.result);
     rec.result.failed_by_row = total.by_row;
     Ok(())
+}
+
+/// `chunks`, in order, as half-open ranges of consecutive chunks.
+fn ranges(chunks: &[u64]) -> Vec<[u64; 2]> {
+    let mut ranges: Vec<[u64; 2]> = Vec::new();
+    for &k in chunks {
+        match ranges.last_mut() {
+            Some(last) if last[1] == k => last[1] = k + 1,
+            _ => ranges.push([k, k + 1]),
+        }
+    }
+    ranges
 }
 
 /// Cases per adapter call: a chunk is called and judged in batches this large, whose buffers
