@@ -82,13 +82,24 @@ pub fn run_check(
             result.message = message;
         }
         Err(message) => result.message = message,
-        Ok(()) if result.status == Status::Fail => result.failure = Some(Failure::Values),
+        Ok(()) if result.status == Status::Fail => result.failure = Some(graded_failure(&result)),
         Ok(()) => {}
     }
     judge_profile(&mut result, completed);
     result.seconds = started.elapsed().as_secs_f64();
     judge_expectation(catalog, &mut result);
     result
+}
+
+/// How a check that ran to its end failed: on values, unless every input it lists is a call
+/// that gave no value (a by-zero check whose document leaves the outcome undefined grades
+/// that as an input), whose stop is then the failure.
+fn graded_failure(result: &CheckResult) -> Failure {
+    let mut stops = result.failures.iter().map(|f| Failure::of_stop(&f.actual));
+    match stops.next() {
+        Some(first) if first != Failure::Other && stops.all(|s| s == first) => first,
+        _ => Failure::Values,
+    }
 }
 
 /// The result of a check whose adapter could not be started: `unavailable`, with the reason
