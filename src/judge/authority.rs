@@ -161,7 +161,16 @@ impl Context<'_> {
             }
         }
         if let Some(rounding) = self.authority.and_then(|a| a.rounding.as_ref()).filter(|_| self.rounds()) {
-            return Ok(self.quoted("must", &rounding.must.0));
+            let quoted = self.quoted("must", &rounding.must.0);
+            return Ok(match (&self.table.rounds_as, &self.table.defined_as) {
+                (Some(op), Some(definition)) => format!(
+                    "{quoted}; opspec grades {}'s value on {op}'s terms, as its page reads: \"{}\" ({})",
+                    self.op,
+                    definition.text,
+                    self.path.display()
+                ),
+                _ => quoted,
+            });
         }
         let source = self.table.sources.first().map_or("its document", |s| s.title.as_str());
         Ok(format!("must: the value of {} that {source} defines ({})", self.op, self.path.display()))
@@ -206,7 +215,7 @@ impl Context<'_> {
     }
 
     fn rounds(&self) -> bool {
-        self.authority.is_some_and(|a| a.rounds(self.op))
+        self.authority.is_some_and(|a| a.rounds(self.rounding_op()))
     }
 
     fn cited(&self) -> String {

@@ -170,14 +170,26 @@ impl<'a> Context<'a> {
         values
     }
 
+    /// The operation on whose rounding terms the value is graded: the table's `rounds_as`
+    /// (square on multiply's), or its own.
+    pub fn rounding_op(&self) -> OpKind {
+        self.table.rounds_as.as_deref().and_then(crate::spec::parse_op).unwrap_or(self.op)
+    }
+
     fn accuracy_expectation(&self, tier: Tier, inputs: &[u64], reference: u64) -> Result<Expect, String> {
         let f = self.format;
         let opens = |grant: fn(&Authority, OpKind) -> bool| {
-            tier != Tier::Quality && self.authority.is_some_and(|a| grant(a, self.op))
+            tier != Tier::Quality && self.authority.is_some_and(|a| grant(a, self.rounding_op()))
         };
         Ok(match self.table.accuracy {
             Accuracy::Exact if tier != Tier::Quality && f.is_zero(reference) => {
                 Expect::AnyOf(vec![Expect::Bits(f.pos_zero()), Expect::Bits(f.neg_zero())])
+            }
+            Accuracy::CorrectlyRounded if tier == Tier::Must && opens(Authority::rounds_any_direction) => {
+                match oracle::ties::other_neighbour(self.op, f, inputs, reference) {
+                    Some(other) => Expect::AnyOf(vec![Expect::Bits(reference), Expect::Bits(other)]),
+                    None => nan_or_bits(f, reference),
+                }
             }
             Accuracy::CorrectlyRounded if opens(Authority::rounds) && self.ties_free(tier) => {
                 match oracle::ties::away(self.op, f, inputs, reference) {

@@ -52,6 +52,11 @@ pub struct SpecTable {
     /// each with the tiers it meets.
     #[serde(default)]
     pub readings: Vec<super::authority::Reading>,
+    /// The operation on whose rounding terms the value is graded, where the page defines this
+    /// one by it (square: "as if the operation is implemented as x * x"): the suite's
+    /// `authority.rounding` for that operation applies. Needs `defined_as`, the words.
+    #[serde(default)]
+    pub rounds_as: Option<String>,
 }
 
 impl SpecTable {
