@@ -50,6 +50,9 @@ enum Fault {
     /// sqrt in f32 rounds toward zero: a correctly rounded value under a supported rounding
     /// mode, not the recommended roundTiesToEven.
     SqrtTowardZero,
+    /// not_equal of an infinity and a finite number is False, as the literal "In the remaining
+    /// cases, the result is False." gives (IEEE 754 and opspec: True).
+    NotEqualLiteral,
     /// A left shift by the width or more shifts by the count modulo the width (x86's `shl`),
     /// not to 0.
     ShiftModulo,
@@ -160,6 +163,18 @@ impl Adapter for Faulty {
                 return map_bits(&result, |f, i, r| {
                     if xs[i] == f.pos_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r }
                 });
+            }
+            (Fault::NotEqualLiteral, BinaryOp::NotEqual) => {
+                let f = Format::of(a.dtype()).expect("a float dtype");
+                let literal =
+                    |x: u64, y: u64| !f.is_nan(x) && !f.is_nan(y) && f.is_infinite(x) != f.is_infinite(y);
+                let bits: Vec<u64> = result
+                    .to_bits()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| if literal(xs[i], ys[i]) { 0 } else { r })
+                    .collect();
+                return Tensor::from_bits(result.dtype(), result.shape(), &bits);
             }
             (_, BinaryOp::Add) => {}
             _ => return Ok(result),
@@ -410,4 +425,19 @@ fn square_rounded_toward_zero_is_not_on_multiplys_terms() {
 #[test]
 fn sqrt_rounded_toward_zero_conforms_and_misses_only_the_recommendation() {
     failures_at(Fault::SqrtTowardZero, "sqrt", Tier::Should, TIES_TO_EVEN);
+}
+
+#[test]
+fn not_equal_by_the_remaining_bullet_conforms_and_misses_only_opspecs_bar() {
+    let failed = failures_at(
+        Fault::NotEqualLiteral,
+        "not_equal",
+        Tier::Quality,
+        "opspec's bar: \"An infinity is unequal",
+    );
+    let ids: Vec<String> = failed.iter().map(|r| r.id.case.clone()).collect();
+    assert!(
+        ids.iter().any(|c| c == "infinity-vs-finite") && ids.iter().any(|c| c == "finite-vs-infinity"),
+        "{ids:?}"
+    );
 }

@@ -180,6 +180,19 @@ impl Context<'_> {
     /// where `rows` govern its input.
     fn quality_basis(&self, rows: &[usize]) -> String {
         let steps = self.step_bound.unwrap_or(0);
+        if let Some(row) = rows.iter().map(|&r| &self.table.rows[r]).find(|r| self.table.is_opspec_bar(r)) {
+            let document = self
+                .table
+                .sources
+                .iter()
+                .find(|s| !s.opspec_bar)
+                .map_or("its document", |s| s.title.as_str());
+            return format!(
+                "opspec's bar: \"{}\" ({}), which {document} does not state",
+                row.text,
+                self.row_cited(row)
+            );
+        }
         if let Some(row) =
             rows.iter().map(|&r| &self.table.rows[r]).find(|r| matches!(r.result, Outcome::Approx(_)))
         {

@@ -60,6 +60,11 @@ pub struct SpecTable {
 }
 
 impl SpecTable {
+    /// Whether `row` is cited to a source that is opspec's bar ([`Source::opspec_bar`]).
+    pub fn is_opspec_bar(&self, row: &Row) -> bool {
+        self.source(&row.source).is_some_and(|s| s.opspec_bar)
+    }
+
     /// The source with id `id`.
     pub fn source(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)
