@@ -42,6 +42,27 @@ enum Fault {
     PythonInfinities,
     /// atan2(+0, -0) is +0, which is no approximation to +π.
     Atan2Zero,
+    /// square in f16 rounds ties away from zero (multiply's terms: a must met, the should
+    /// missed).
+    SquareTiesAway,
+    /// square in f32 rounds toward zero: not the nearest value, which multiply's terms ask.
+    SquareTowardZero,
+    /// sqrt in f32 rounds toward zero: a correctly rounded value under a supported rounding
+    /// mode, not the recommended roundTiesToEven.
+    SqrtTowardZero,
+    /// not_equal of an infinity and a finite number is False, as the literal "In the remaining
+    /// cases, the result is False." gives (IEEE 754 and opspec: True).
+    NotEqualLiteral,
+    /// A left shift by the width or more shifts by the count modulo the width (x86's `shl`),
+    /// not to 0.
+    ShiftModulo,
+}
+
+/// The left shifts of `x` by `s` in `dtype` under [`Fault::ShiftModulo`].
+fn shift_modulo(dtype: DType, x: u64, s: u64) -> u64 {
+    let width = 8 * dtype.size() as u64;
+    let mask = if width == 64 { u64::MAX } else { (1 << width) - 1 };
+    if (s & mask) >= width { (x << (s % width)) & mask } else { (x << s) & mask }
 }
 
 /// CPython's `float_floor_div` (`Objects/floatobject.c`, `_float_div_mod`), in f64.
@@ -56,6 +77,21 @@ fn cpython_floor_div(vx: f64, wx: f64) -> f64 {
     }
     let floor = div.floor();
     if div - floor > 0.5 { floor + 1.0 } else { floor }
+}
+
+/// `r`, the nearest value to `exact`, rounded away from zero where `exact` is a tie.
+fn tie_away(f: Format, exact: f64, r: u64) -> u64 {
+    let away = r + 1;
+    let tie = f.is_finite(r)
+        && f.is_finite(away)
+        && exact.abs() > f.to_f64(r).abs()
+        && exact == (f.to_f64(r) + f.to_f64(away)) / 2.0;
+    if tie { away } else { r }
+}
+
+/// `r`, the nearest value to `exact`, rounded toward zero instead.
+fn toward_zero(f: Format, exact: f64, r: u64) -> u64 {
+    if f.to_f64(r).abs() > exact.abs() { r - 1 } else { r }
 }
 
 /// The floor_divide faults, element by element (`None`: the right result).
@@ -115,6 +151,10 @@ impl Adapter for Faulty {
             return Ok(result);
         }
         let (xs, ys) = (a.to_bits(), b.to_bits());
+        if (self.0, op) == (Fault::ShiftModulo, BinaryOp::BitwiseLeftShift) {
+            let bits: Vec<u64> = xs.iter().zip(&ys).map(|(&x, &s)| shift_modulo(a.dtype(), x, s)).collect();
+            return Tensor::from_bits(a.dtype(), a.shape(), &bits);
+        }
         match (self.0, op) {
             (_, BinaryOp::FloorDivide) => {
                 return map_bits(&result, |f, i, r| floor_divide_fault(self.0, f, xs[i], ys[i]).unwrap_or(r));
@@ -124,6 +164,18 @@ impl Adapter for Faulty {
                     if xs[i] == f.pos_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r }
                 });
             }
+            (Fault::NotEqualLiteral, BinaryOp::NotEqual) => {
+                let f = Format::of(a.dtype()).expect("a float dtype");
+                let literal =
+                    |x: u64, y: u64| !f.is_nan(x) && !f.is_nan(y) && f.is_infinite(x) != f.is_infinite(y);
+                let bits: Vec<u64> = result
+                    .to_bits()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &r)| if literal(xs[i], ys[i]) { 0 } else { r })
+                    .collect();
+                return Tensor::from_bits(result.dtype(), result.shape(), &bits);
+            }
             (_, BinaryOp::Add) => {}
             _ => return Ok(result),
         }
@@ -132,15 +184,9 @@ impl Adapter for Faulty {
                 if xs[i] == f.neg_zero() && ys[i] == f.neg_zero() { f.pos_zero() } else { r }
             }),
             // In f16 the exact sum of two values fits an f64, so a tie is seen exactly.
-            Fault::TiesAway if a.dtype() == DType::F16 => map_bits(&result, |f, i, r| {
-                let exact = f.to_f64(xs[i]) + f.to_f64(ys[i]);
-                let away = r + 1;
-                let tie = f.is_finite(r)
-                    && f.is_finite(away)
-                    && exact.abs() > f.to_f64(r).abs()
-                    && exact == (f.to_f64(r) + f.to_f64(away)) / 2.0;
-                if tie { away } else { r }
-            }),
+            Fault::TiesAway if a.dtype() == DType::F16 => {
+                map_bits(&result, |f, i, r| tie_away(f, f.to_f64(xs[i]) + f.to_f64(ys[i]), r))
+            }
             _ => Ok(result),
         }
     }
@@ -153,26 +199,43 @@ impl Adapter for Faulty {
             return Tensor::from_bits(DType::F64, x.shape(), &vec![0; x.to_bits().len()]);
         }
         let result = CpuAdapter.unary(op, x)?;
-        if self.0 != Fault::ExpThreeSteps || op != UnaryOp::Exp || x.dtype() != DType::F32 {
-            return Ok(result);
-        }
         let xs = x.to_bits();
-        map_bits(&result, |f, i, r| {
-            let off = f.is_finite(xs[i]) && !f.is_zero(xs[i]) && f.is_finite(r) && r > f.min_normal();
-            if off && f.is_finite(r + 3) { r + 3 } else { r }
-        })
+        // Exact in f64: the square of an f16 or f32 value; never an f32 value unless exact: the
+        // f64 root of an f32 value.
+        let square = |f: Format, i: usize| f.to_f64(xs[i]) * f.to_f64(xs[i]);
+        match (self.0, op, x.dtype()) {
+            (Fault::ExpThreeSteps, UnaryOp::Exp, DType::F32) => map_bits(&result, |f, i, r| {
+                let off = f.is_finite(xs[i]) && !f.is_zero(xs[i]) && f.is_finite(r) && r > f.min_normal();
+                if off && f.is_finite(r + 3) { r + 3 } else { r }
+            }),
+            (Fault::SquareTiesAway, UnaryOp::Square, DType::F16) => {
+                map_bits(&result, |f, i, r| tie_away(f, square(f, i), r))
+            }
+            (Fault::SquareTowardZero, UnaryOp::Square, DType::F32) => {
+                map_bits(&result, |f, i, r| toward_zero(f, square(f, i), r))
+            }
+            (Fault::SqrtTowardZero, UnaryOp::Sqrt, DType::F32) => {
+                map_bits(&result, |f, i, r| toward_zero(f, f.to_f64(xs[i]).sqrt(), r))
+            }
+            _ => Ok(result),
+        }
     }
 }
 
-/// The array-api suite's checks of `ops` against the faulty adapter, every family.
+/// The array-api suite's float checks of `ops` against the faulty adapter, every family.
 fn run(fault: Fault, ops: &[&str]) -> Vec<CheckResult> {
+    run_in(fault, ops, DType::is_float)
+}
+
+/// The array-api suite's checks of `ops` in the dtypes `keep` keeps.
+fn run_in(fault: Fault, ops: &[&str], keep: fn(DType) -> bool) -> Vec<CheckResult> {
     let catalog = Catalog::builtin().unwrap();
     let name = "faulty".to_string();
     let checks: Vec<_> = adapter_checks(&catalog, std::slice::from_ref(&name))
         .into_iter()
         .filter(|c| c.id.suite() == Some("array-api") && ops.contains(&c.id.op.as_str()))
-        // The faults are in the float kernels; promotion checks call other entry points.
-        .filter(|c| c.id.dtype.parse::<DType>().is_ok_and(|d| d.is_float()))
+        // The faults are in the element-wise kernels; promotion checks call other entry points.
+        .filter(|c| c.id.dtype.parse::<DType>().is_ok_and(keep))
         .collect();
     assert!(!checks.is_empty());
     run_all(&catalog, &checks, &[(name, Arc::new(Faulty(fault)))], &RunOptions::default(), 0)
@@ -313,4 +376,68 @@ fn zero_is_no_approximation_to_pi() {
     assert_eq!((row.status, row.tier), (Status::Fail, Some(Tier::Must)), "{}", row.message);
     let f = &row.failures[0];
     assert!(f.authority.contains("approximation to +π") && f.authority.contains("131072"), "{}", f.authority);
+}
+
+#[test]
+fn a_left_shift_past_the_width_that_is_not_zero_misses_only_opspecs_reading() {
+    let results = run_in(Fault::ShiftModulo, &["bitwise_left_shift"], |d| !d.is_float() && d != DType::Bool);
+    let failed = failed(&results);
+    assert!(failed.iter().any(|r| r.id.case == "edges"), "the edges shift by the width or more");
+    for r in &failed {
+        assert_eq!(r.tier, Some(Tier::Quality), "{}", r.report(&Default::default()));
+        let f = &r.failures[0];
+        assert!(f.authority.starts_with("opspec's reading of \"appending zeros\""), "{}", f.authority);
+    }
+    assert_eq!(gates(&results), [false, false, true]);
+}
+
+/// The results of `fault` on `op`, failed ones only, each graded at `tier` by an authority that
+/// starts with `basis`.
+fn failures_at(fault: Fault, op: &str, tier: Tier, basis: &str) -> Vec<CheckResult> {
+    let results = run(fault, &[op]);
+    let failed: Vec<CheckResult> = failed(&results).into_iter().cloned().collect();
+    assert!(!failed.is_empty(), "the fault shows");
+    for r in &failed {
+        assert_eq!(r.tier, Some(tier), "{}", r.report(&Default::default()));
+        assert!(r.failures[0].authority.starts_with(basis), "{}", r.failures[0].authority);
+    }
+    failed
+}
+
+const TIES_TO_EVEN: &str = "should: \"By default, the rounding mode should be roundTiesToEven";
+
+#[test]
+fn square_rounding_ties_away_conforms_and_misses_only_the_recommendation() {
+    failures_at(Fault::SquareTiesAway, "square", Tier::Should, TIES_TO_EVEN);
+}
+
+#[test]
+fn square_rounded_toward_zero_is_not_on_multiplys_terms() {
+    let failed =
+        failures_at(Fault::SquareTowardZero, "square", Tier::Must, "must: \"The results of element-wise");
+    assert!(
+        failed[0].failures[0].authority.contains("on multiply's terms"),
+        "{}",
+        failed[0].failures[0].authority
+    );
+}
+
+#[test]
+fn sqrt_rounded_toward_zero_conforms_and_misses_only_the_recommendation() {
+    failures_at(Fault::SqrtTowardZero, "sqrt", Tier::Should, TIES_TO_EVEN);
+}
+
+#[test]
+fn not_equal_by_the_remaining_bullet_conforms_and_misses_only_opspecs_bar() {
+    let failed = failures_at(
+        Fault::NotEqualLiteral,
+        "not_equal",
+        Tier::Quality,
+        "opspec's bar: \"An infinity is unequal",
+    );
+    let ids: Vec<String> = failed.iter().map(|r| r.id.case.clone()).collect();
+    assert!(
+        ids.iter().any(|c| c == "infinity-vs-finite") && ids.iter().any(|c| c == "finite-vs-infinity"),
+        "{ids:?}"
+    );
 }

@@ -161,7 +161,16 @@ impl Context<'_> {
             }
         }
         if let Some(rounding) = self.authority.and_then(|a| a.rounding.as_ref()).filter(|_| self.rounds()) {
-            return Ok(self.quoted("must", &rounding.must.0));
+            let quoted = self.quoted("must", &rounding.must.0);
+            return Ok(match (&self.table.rounds_as, &self.table.defined_as) {
+                (Some(op), Some(definition)) => format!(
+                    "{quoted}; opspec grades {}'s value on {op}'s terms, as its page reads: \"{}\" ({})",
+                    self.op,
+                    definition.text,
+                    self.path.display()
+                ),
+                _ => quoted,
+            });
         }
         let source = self.table.sources.first().map_or("its document", |s| s.title.as_str());
         Ok(format!("must: the value of {} that {source} defines ({})", self.op, self.path.display()))
@@ -171,6 +180,19 @@ impl Context<'_> {
     /// where `rows` govern its input.
     fn quality_basis(&self, rows: &[usize]) -> String {
         let steps = self.step_bound.unwrap_or(0);
+        if let Some(row) = rows.iter().map(|&r| &self.table.rows[r]).find(|r| self.table.is_opspec_bar(r)) {
+            let document = self
+                .table
+                .sources
+                .iter()
+                .find(|s| !s.opspec_bar)
+                .map_or("its document", |s| s.title.as_str());
+            return format!(
+                "opspec's bar: \"{}\" ({}), which {document} does not state",
+                row.text,
+                self.row_cited(row)
+            );
+        }
         if let Some(row) =
             rows.iter().map(|&r| &self.table.rows[r]).find(|r| matches!(r.result, Outcome::Approx(_)))
         {
@@ -206,7 +228,7 @@ impl Context<'_> {
     }
 
     fn rounds(&self) -> bool {
-        self.authority.is_some_and(|a| a.rounds(self.op))
+        self.authority.is_some_and(|a| a.rounds(self.rounding_op()))
     }
 
     fn cited(&self) -> String {

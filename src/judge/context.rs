@@ -11,7 +11,7 @@ use crate::oracle;
 use crate::oracle::reference;
 use crate::spec::LoadedTable;
 use crate::spec::authority::{Authority, ReadingValue, Tier};
-use crate::spec::matching::governing_rows;
+use crate::spec::matching::{governing_rows, governing_rows_among};
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
 use crate::spec::suite::{SignalingPolicy, Suite};
 
@@ -111,7 +111,18 @@ impl<'a> Context<'a> {
         self.expectation_at_under(Tier::Quality, rows, inputs)
     }
 
+    /// What `rows` give at `tier`. Below opspec's bar, where a row cited to a source that is
+    /// opspec's bar governs, what the document's own rows give is accepted as well.
     fn governed_by(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
+        let table = self.table;
+        if tier == Tier::Quality || !rows.iter().any(|&r| table.is_opspec_bar(&table.rows[r])) {
+            return self.outcomes(tier, rows, inputs);
+        }
+        let documents = governing_rows_among(table, self.format, inputs, |r| !table.is_opspec_bar(r));
+        Ok(Expect::AnyOf(vec![self.outcomes(tier, rows, inputs)?, self.outcomes(tier, &documents, inputs)?]))
+    }
+
+    fn outcomes(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
         match rows {
             [] => self.default_expectation(tier, inputs),
             [row] => self.outcome(tier, &self.table.rows[*row].result, inputs),
@@ -170,14 +181,26 @@ impl<'a> Context<'a> {
         values
     }
 
+    /// The operation on whose rounding terms the value is graded: the table's `rounds_as`
+    /// (square on multiply's), or its own.
+    pub fn rounding_op(&self) -> OpKind {
+        self.table.rounds_as.as_deref().and_then(crate::spec::parse_op).unwrap_or(self.op)
+    }
+
     fn accuracy_expectation(&self, tier: Tier, inputs: &[u64], reference: u64) -> Result<Expect, String> {
         let f = self.format;
         let opens = |grant: fn(&Authority, OpKind) -> bool| {
-            tier != Tier::Quality && self.authority.is_some_and(|a| grant(a, self.op))
+            tier != Tier::Quality && self.authority.is_some_and(|a| grant(a, self.rounding_op()))
         };
         Ok(match self.table.accuracy {
             Accuracy::Exact if tier != Tier::Quality && f.is_zero(reference) => {
                 Expect::AnyOf(vec![Expect::Bits(f.pos_zero()), Expect::Bits(f.neg_zero())])
+            }
+            Accuracy::CorrectlyRounded if tier == Tier::Must && opens(Authority::rounds_any_direction) => {
+                match oracle::ties::other_neighbour(self.op, f, inputs, reference) {
+                    Some(other) => Expect::AnyOf(vec![Expect::Bits(reference), Expect::Bits(other)]),
+                    None => nan_or_bits(f, reference),
+                }
             }
             Accuracy::CorrectlyRounded if opens(Authority::rounds) && self.ties_free(tier) => {
                 match oracle::ties::away(self.op, f, inputs, reference) {

@@ -36,6 +36,24 @@ pub fn away(op: OpKind, f: Format, inputs: &[u64], nearest_even: u64) -> Option<
     (exact == midpoint).then_some(away)
 }
 
+/// The representable value on the other side of `op`'s exact result from `nearest`, its
+/// correct rounding to nearest: the result of the directed rounding (roundTowardZero,
+/// roundTowardPositive or roundTowardNegative) that does not give `nearest`. `None` where the
+/// result is exact or not a number, and for the operations this module does not cover.
+pub fn other_neighbour(op: OpKind, f: Format, inputs: &[u64], nearest: u64) -> Option<u64> {
+    if f.is_nan(nearest) {
+        return None;
+    }
+    let exact = exact(op, f, inputs)?;
+    let r = decode(f, nearest);
+    if !exact.is_finite() || exact == r {
+        return None;
+    }
+    // Sign and magnitude: one more is one step further from zero (the largest finite value's
+    // next is the infinity).
+    Some(if exact.abs() > r.abs() { nearest + 1 } else { nearest - 1 })
+}
+
 /// The exact result (for a quotient or root, a close enough one: see [`PRECISION`]).
 fn exact(op: OpKind, f: Format, inputs: &[u64]) -> Option<Float> {
     let x = |i: usize| Float::with_val(PRECISION, decode(f, inputs[i]));

@@ -110,6 +110,13 @@ pub struct Rounding {
     /// What it recommends: ties to even. Without it, ties are free at the should tier too.
     #[serde(default)]
     pub should: Option<Quote>,
+    /// The operations (among `ops`) that no row holds to the nearest value: a result correctly
+    /// rounded in any of IEEE 754-2019's rounding directions (roundTowardZero,
+    /// roundTowardPositive and roundTowardNegative too) is "a correctly rounded value ... and a
+    /// supported rounding mode", so their must also accepts the exact result's other
+    /// neighbour.
+    #[serde(default)]
+    pub directed: Vec<String>,
 }
 
 /// Operations whose accuracy the document leaves open.
@@ -175,6 +182,11 @@ impl Authority {
         self.rounding.as_ref().is_some_and(|r| names(&r.ops, op))
     }
 
+    /// Whether the rounding clause lets `op` round in any direction ([`Rounding::directed`]).
+    pub fn rounds_any_direction(&self, op: OpKind) -> bool {
+        self.rounding.as_ref().is_some_and(|r| names(&r.ops, op) && names(&r.directed, op))
+    }
+
     /// Whether the document leaves `op`'s accuracy open.
     pub fn approximates(&self, op: OpKind) -> bool {
         self.approximations.as_ref().is_some_and(|a| names(&a.ops, op))
@@ -215,6 +227,14 @@ impl Authority {
             return err(
                 "cites",
                 "the clauses quote a document: cite it (document, version, section, url)".into(),
+            );
+        }
+        if let Some(r) = &self.rounding
+            && let Some(i) = r.directed.iter().position(|d| !r.ops.contains(d))
+        {
+            return err(
+                &format!("rounding.directed[{i}]"),
+                format!("`{}` is not in `rounding.ops`", r.directed[i]),
             );
         }
         for (field, list) in [

@@ -198,6 +198,20 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
         let m = format!("unknown source `{}`", table.not_covered[i].source);
         return Err(field(&format!("not_covered[{i}].source"), m));
     }
+    if let Some(name) = &table.rounds_as {
+        let problem = if super::parse_op(name).is_none() {
+            Some(format!("unknown operation `{name}`"))
+        } else if table.accuracy != Accuracy::CorrectlyRounded {
+            Some("only a `correctly_rounded` table rounds".into())
+        } else if table.defined_as.is_none() {
+            Some(format!("quote the words that define `{op}` by `{name}` (`defined_as`)"))
+        } else {
+            None
+        };
+        if let Some(m) = problem {
+            return Err(field("rounds_as", m));
+        }
+    }
     for (i, r) in table.readings.iter().enumerate() {
         if !sources.contains(r.source.as_str()) {
             return Err(field(&format!("readings[{i}].source"), format!("unknown source `{}`", r.source)));

@@ -84,8 +84,19 @@ pub fn condition_holds(f: Format, when: &Condition, inputs: &[u64]) -> bool {
 /// Indices of the rows that govern `inputs`: those whose condition holds, less those
 /// overridden by another row whose condition also holds.
 pub fn governing_rows(table: &SpecTable, f: Format, inputs: &[u64]) -> Vec<usize> {
-    let holding: Vec<usize> =
-        (0..table.rows.len()).filter(|&i| condition_holds(f, &table.rows[i].when, inputs)).collect();
+    governing_rows_among(table, f, inputs, |_| true)
+}
+
+/// [`governing_rows`] as if the table had only the rows `keep` keeps.
+pub fn governing_rows_among(
+    table: &SpecTable,
+    f: Format,
+    inputs: &[u64],
+    keep: impl Fn(&Row) -> bool,
+) -> Vec<usize> {
+    let holding: Vec<usize> = (0..table.rows.len())
+        .filter(|&i| keep(&table.rows[i]) && condition_holds(f, &table.rows[i].when, inputs))
+        .collect();
     holding
         .iter()
         .copied()

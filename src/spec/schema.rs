@@ -52,9 +52,19 @@ pub struct SpecTable {
     /// each with the tiers it meets.
     #[serde(default)]
     pub readings: Vec<super::authority::Reading>,
+    /// The operation on whose rounding terms the value is graded, where the page defines this
+    /// one by it (square: "as if the operation is implemented as x * x"): the suite's
+    /// `authority.rounding` for that operation applies. Needs `defined_as`, the words.
+    #[serde(default)]
+    pub rounds_as: Option<String>,
 }
 
 impl SpecTable {
+    /// Whether `row` is cited to a source that is opspec's bar ([`Source::opspec_bar`]).
+    pub fn is_opspec_bar(&self, row: &Row) -> bool {
+        self.source(&row.source).is_some_and(|s| s.opspec_bar)
+    }
+
     /// The source with id `id`.
     pub fn source(&self, id: &str) -> Option<&Source> {
         self.sources.iter().find(|s| s.id == id)

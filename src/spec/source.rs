@@ -21,6 +21,11 @@ pub struct Source {
     /// a row's `bullet` is 1 to this.
     #[serde(default)]
     pub bullets: Option<u32>,
+    /// The document is not the suite's (IEEE 754-2019 where the suite's document is silent):
+    /// rows cited to it are opspec's bar (quality). Below it, the document's own rows govern
+    /// their inputs, and the row's result is accepted as well.
+    #[serde(default)]
+    pub opspec_bar: bool,
 }
 
 /// Where a document is, without opspec's files.

@@ -150,9 +150,19 @@ impl<'a> IntegerBatch<'a> {
 
     /// The grade of `actual`, a result for `case` that its expectation rejects. The words
     /// `a / b` name no rounding, so a quotient rounded the other way than the suite's
-    /// `integers.divide` misses only opspec's reading (quality); any other result, and every
-    /// result of another operation, misses a must.
+    /// `integers.divide` misses only opspec's reading (quality), and so does any result of a
+    /// left shift by the width or more (the definition's "appending zeros" does not say what
+    /// such a count gives); any other result, and every result of another operation, misses a
+    /// must.
     pub fn grade(&self, case: &[u64], actual: u64) -> Grade {
+        if self.table.op == OpKind::Binary(BinaryOp::BitwiseLeftShift)
+            && self.int.value(case[1]) >= i128::from(self.int.bits)
+        {
+            return Grade::opspec(format!(
+                "opspec's reading of \"appending zeros\" in a fixed width: a shift by the width or more gives 0 ({}); the definition does not say what such a count gives",
+                self.table.path.display()
+            ));
+        }
         let (Ok(exact @ Exact::Quotient { .. }), Some(rule)) = (self.exact(case), self.contract.divide)
         else {
             return Grade::cited();

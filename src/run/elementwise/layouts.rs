@@ -75,25 +75,29 @@ fn filler(dtype: DType) -> u64 {
 
 /// The pairs of the check (every combination of the dtype's edge values, as the `edges`
 /// check has them, with the contract's exclusions for integers), their expectations and how
-/// results are read.
+/// results are read, with what grades a failing result: the table's context for floats, the
+/// integer batch for integers.
 fn pair_inputs<'a>(
     catalog: &'a Catalog,
     check: &Check,
     target: &LayoutTarget,
     options: &RunOptions,
-) -> Result<(Batch, Option<Context<'a>>), String> {
-    let (batch, ctx) = if target.dtype.is_float() {
+) -> Result<(Batch, Option<Context<'a>>, Option<IntegerBatch<'a>>), String> {
+    let (batch, ctx, ints) = if target.dtype.is_float() {
         let t = FloatTarget { table: target.table, dtype: target.dtype, cases: CaseSet::Edges };
         let floats = FloatBatch::prepare(catalog, check, &t, options)?;
-        (floats.batch, Some(floats.ctx))
+        (floats.batch, Some(floats.ctx), None)
     } else {
         let t = IntegerTarget { table: target.table, dtype: target.dtype, cases: IntegerCases::Edges };
-        (IntegerBatch::prepare(catalog, check, &t)?.batch, None)
+        let ints = IntegerBatch::prepare(catalog, check, &t)?;
+        let batch =
+            Batch { cases: ints.batch.cases.clone(), expected: ints.batch.expected.clone(), ..ints.batch };
+        (batch, None, Some(ints))
     };
     if batch.cases.is_empty() {
         return Err("the contract leaves every edge input out".into());
     }
-    Ok((batch, ctx))
+    Ok((batch, ctx, ints))
 }
 
 /// Runs a layout check against `adapter`.
@@ -107,16 +111,19 @@ pub fn run(
 ) -> Result<(), String> {
     let op = catalog.elementwise[target.table].op;
     let call = call_of(op).ok_or_else(|| format!("{op} is not called on tensors alone"))?;
-    let (Batch { cases, expected, reading, .. }, ctx) = pair_inputs(catalog, check, target, options)?;
+    let (Batch { cases, expected, reading, .. }, ctx, ints) = pair_inputs(catalog, check, target, options)?;
     let table = PairTable::new(cases);
-    let judge = ctx.as_ref().map(|ctx| Judge { grader: Grader::Table(ctx), alone: None });
+    let grade =
+        |case: &[u64], actual: u64| ints.as_ref().map_or_else(Grade::cited, |i| i.grade(case, actual));
+    let grader = ctx.as_ref().map_or(Grader::Case(&grade), Grader::Table);
+    let judge = Judge { grader, alone: None };
     let run = LayoutRun {
         op,
         dtype: target.dtype,
         table: &table,
         expected: &expected,
         reading,
-        judge: judge.as_ref(),
+        judge: &judge,
         adapter,
         options,
     };
@@ -154,8 +161,8 @@ struct LayoutRun<'a> {
     table: &'a PairTable,
     expected: &'a [Expect],
     reading: Reading,
-    /// Grades float failures (integer results are exact: a must).
-    judge: Option<&'a Judge<'a>>,
+    /// Grades a failing result: the table's context for floats, the integer batch for integers.
+    judge: &'a Judge<'a>,
     adapter: &'a Arc<dyn Adapter>,
     options: &'a RunOptions,
 }
@@ -341,10 +348,7 @@ impl LayoutRun<'_> {
         for &i in &bad {
             let case = &self.table.cases[pairs[i]];
             let expected = &self.expected[pairs[i]];
-            let (grade, allowed) = match self.judge {
-                Some(j) => j.verdict(rec, &self.reading, case, expected, actual[i]),
-                None => (Grade::cited(), false),
-            };
+            let (grade, allowed) = self.judge.verdict(rec, &self.reading, case, expected, actual[i]);
             rec.fail_graded(1, grade, allowed, || {
                 let mut inputs = describe();
                 inputs.push(format!("element {i} of {:?} ({} layout)", shot.shape, shot.layout.name()));
