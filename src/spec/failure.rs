@@ -155,7 +155,10 @@ mod tests {
                 "the call gave no result: crashed: the worker did not answer within 9.0 s and was killed",
                 Failure::Hang,
             ),
-            ("the adapter returned an error: other: RuntimeError: thread panicked", Failure::Error("other".into())),
+            (
+                "the adapter returned an error: other: RuntimeError: thread panicked",
+                Failure::Error("other".into()),
+            ),
             ("cannot build the operand", Failure::Other),
         ];
         for (message, failure) in cases {
