@@ -38,6 +38,13 @@ fn opspec(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_opspec")).args(args).output().unwrap()
 }
 
+/// `opspec run` of the checks `filter` selects on adapter `spec`, without table self-checks,
+/// writing to `out`.
+fn run_filtered(spec: &str, filter: &str, out: &Path) -> Output {
+    let out = out.to_str().unwrap();
+    opspec(&["run", "--no-tables", "--adapter", spec, "--filter", filter, "--out", out])
+}
+
 /// The check records of `out/results.jsonl`.
 fn checks(out: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
@@ -85,16 +92,7 @@ fn a_build_that_segfaults_on_multiply_fails_those_checks_and_the_run_finishes() 
     let spec = format!("crashy=lib:{}", lib.display());
     let out = dir.join("report");
     let filter = "array-api:crashy:{add,multiply}:f32:*";
-    let run = opspec(&[
-        "run",
-        "--no-tables",
-        "--adapter",
-        &spec,
-        "--filter",
-        filter,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = run_filtered(&spec, filter, &out);
     let all = text(&run);
     assert_eq!(run.status.code(), Some(1), "{all}");
     let checks = checks(&out);
@@ -167,16 +165,7 @@ fn a_library_that_dies_of_sigfpe_on_division_by_zero_fails_those_checks() {
     let spec = format!("fpe=lib:{}", lib.display());
     let out = dir.join("report");
     let filter = "array-api:fpe:floor_divide:i8:{edges,random,by-zero}";
-    let run = opspec(&[
-        "run",
-        "--no-tables",
-        "--adapter",
-        &spec,
-        "--filter",
-        filter,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = run_filtered(&spec, filter, &out);
     let all = text(&run);
     assert_eq!(run.status.code(), Some(1), "{all}");
     let checks = checks(&out);

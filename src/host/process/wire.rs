@@ -338,18 +338,8 @@ pub fn adapter_error(kind: &str, code: Option<String>, message: &str, step: Opti
         let why = message.split_once(&format!("{step}: ")).map_or(message, |(_, why)| why);
         return AdapterError::at_step(step, why);
     }
-    let known = [
-        ErrorKind::ShapeMismatch,
-        ErrorKind::DTypeMismatch,
-        ErrorKind::NameMismatch,
-        ErrorKind::IndexDType,
-        ErrorKind::Rank,
-        ErrorKind::OutOfRange,
-        ErrorKind::NotContiguous,
-        ErrorKind::Unsupported,
-        ErrorKind::Adapter,
-        ErrorKind::Other,
-    ];
+    // `crashed` is the hosts' to say: a worker that sends it is read as `other`.
+    let known = ErrorKind::ALL.into_iter().filter(|&k| k != ErrorKind::Crashed);
     let error = match known.into_iter().find(|k| k.name() == kind) {
         Some(k) => AdapterError::new(k, message),
         None => AdapterError::new(ErrorKind::Other, format!("(error kind `{kind}`) {message}")),
