@@ -33,10 +33,13 @@ pub enum Failure {
     Other,
 }
 
+/// What a phrase means, given the message's text after it.
+type Reading = fn(&str) -> Failure;
+
 /// The phrases the harness's stop messages use, in the order they are tried, and what each
 /// means. `run/call.rs`, `run/batch.rs` and the process hosts write them; a library's own error
 /// text follows the first phrase, so it is tried first.
-const PHRASES: [(&str, fn(&str) -> Failure); 7] = [
+const PHRASES: [(&str, Reading); 7] = [
     ("the adapter returned an error: ", error_kind),
     ("did not return within", |_| Failure::Hang),
     ("did not answer within", |_| Failure::Hang),
