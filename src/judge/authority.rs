@@ -32,6 +32,14 @@ impl Grade {
     pub fn opspec(basis: String) -> Grade {
         Grade { tier: Tier::Quality, basis }
     }
+
+    /// A refused destination-passing call (`add_into`) that changed its destination: the
+    /// refusal is what numr's seed asks; that `out` stays as it was is opspec's bar.
+    pub fn changed_on_refusal() -> Grade {
+        Grade::opspec(
+            "opspec's bar: a refused call leaves out unchanged; numr's add_into says only \"Returns an error if dtypes mismatch, if out is not contiguous, or if broadcast(a, b) does not equal out’s shape.\"".into(),
+        )
+    }
 }
 
 impl Context<'_> {
@@ -180,7 +188,16 @@ impl Context<'_> {
     /// where `rows` govern its input.
     fn quality_basis(&self, rows: &[usize]) -> String {
         let steps = self.step_bound.unwrap_or(0);
-        if let Some(row) = rows.iter().map(|&r| &self.table.rows[r]).find(|r| self.table.is_opspec_bar(r)) {
+        if let Some(row) = rows.iter().map(|&r| &self.table.rows[r]).find(|r| self.is_opspec_bar(r)) {
+            if !self.table.is_opspec_bar(row) {
+                return format!(
+                    "opspec's bar: \"{}\" ({}), which the {} suite borrows: its own document does not state it (suites/{}.yaml authority.own_sources)",
+                    row.text,
+                    self.row_cited(row),
+                    self.suite,
+                    self.suite
+                );
+            }
             let document = self
                 .table
                 .sources
@@ -216,7 +233,8 @@ impl Context<'_> {
                 self.op
             ),
             Accuracy::CorrectlyRounded if !self.table.readings.is_empty() => format!(
-                "opspec's reading: the oracle's value, the bullet's words with \"the division result\" read as the exact quotient, where the document also prefers or allows other readings ({})",
+                "opspec's reading: the oracle's value, {}, where the document also prefers or allows other readings ({})",
+                self.table.opspec_reading.as_deref().unwrap_or("the table's"),
                 self.path.display()
             ),
             Accuracy::CorrectlyRounded if self.rounds() => {

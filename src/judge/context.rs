@@ -12,8 +12,9 @@ use crate::oracle::reference;
 use crate::spec::LoadedTable;
 use crate::spec::authority::{Authority, ReadingValue, Tier};
 use crate::spec::matching::{governing_rows, governing_rows_among};
+use crate::spec::schema::Row;
 use crate::spec::schema::{Accuracy, NamedConstant, Outcome, Output, SignRule, SpecTable};
-use crate::spec::suite::{SignalingPolicy, Suite};
+use crate::spec::suite::{DivisionByZero, SignalingPolicy, Suite};
 
 /// The domain of `table`'s results for operands of format `f`.
 pub fn output_domain(table: &SpecTable, f: Format) -> Domain {
@@ -37,6 +38,8 @@ pub struct Context<'a> {
     pub signaling: SignalingPolicy,
     /// The suite's document-wide clauses (none for a table self-check).
     pub authority: Option<&'a Authority>,
+    /// What the suite says a division by zero gives (its `integers.division_by_zero`).
+    pub division_by_zero: Option<DivisionByZero>,
     /// The suite's name and the table's file, for failure texts.
     pub suite: &'a str,
     pub path: &'a std::path::Path,
@@ -59,6 +62,7 @@ impl<'a> Context<'a> {
             step_bound,
             signaling: suite.map_or(SignalingPolicy::AsQuiet, |s| s.signaling_nans),
             authority: suite.map(|s| &s.authority),
+            division_by_zero: suite.and_then(|s| s.integers.as_ref()).map(|c| c.division_by_zero),
             suite: suite.map_or("table", |s| s.name.as_str()),
             path: &table.path,
         }
@@ -78,7 +82,26 @@ impl<'a> Context<'a> {
 
     /// [`Context::expectation_at`] where the governing rows of `inputs` are known to be `rows`.
     pub fn expectation_at_under(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
+        if tier != Tier::Quality && self.undefined(inputs) {
+            return Ok(Expect::AnyValue);
+        }
         self.allow_signaling(inputs, self.governed_by(tier, rows, inputs)?)
+    }
+
+    /// Whether the suite's document leaves the result for `inputs` undefined: a float
+    /// division by zero where the suite reads division by zero as undefined behaviour (numr's
+    /// "Division by zero is undefined behavior (implementation-dependent)", which its `div`
+    /// states of every dtype). Only opspec's bar then asks for a value.
+    fn undefined(&self, inputs: &[u64]) -> bool {
+        self.division_by_zero == Some(DivisionByZero::Undefined)
+            && self.op == OpKind::Binary(opspec_adapter::BinaryOp::Divide)
+            && inputs.get(1).is_some_and(|&x| self.format.is_zero(x))
+    }
+
+    /// Whether `row` is opspec's bar under this suite: cited to a source marked `opspec_bar`,
+    /// or borrowed from a document that is not the suite's ([`Authority::borrows`]).
+    pub fn is_opspec_bar(&self, row: &Row) -> bool {
+        self.table.is_opspec_bar(row) || self.authority.is_some_and(|a| a.borrows(row))
     }
 
     /// What row `row`'s outcome requires for `inputs`.
@@ -115,10 +138,10 @@ impl<'a> Context<'a> {
     /// opspec's bar governs, what the document's own rows give is accepted as well.
     fn governed_by(&self, tier: Tier, rows: &[usize], inputs: &[u64]) -> Result<Expect, String> {
         let table = self.table;
-        if tier == Tier::Quality || !rows.iter().any(|&r| table.is_opspec_bar(&table.rows[r])) {
+        if tier == Tier::Quality || !rows.iter().any(|&r| self.is_opspec_bar(&table.rows[r])) {
             return self.outcomes(tier, rows, inputs);
         }
-        let documents = governing_rows_among(table, self.format, inputs, |r| !table.is_opspec_bar(r));
+        let documents = governing_rows_among(table, self.format, inputs, |r| !self.is_opspec_bar(r));
         Ok(Expect::AnyOf(vec![self.outcomes(tier, rows, inputs)?, self.outcomes(tier, &documents, inputs)?]))
     }
 
@@ -157,26 +180,36 @@ impl<'a> Context<'a> {
         Ok(if others.is_empty() {
             accuracy
         } else {
-            Expect::AnyOf(std::iter::once(accuracy).chain(others.into_iter().map(Expect::Bits)).collect())
+            Expect::AnyOf(
+                std::iter::once(accuracy)
+                    .chain(others.into_iter().map(|v| nan_or_bits(self.format, v)))
+                    .collect(),
+            )
         })
     }
 
     /// The values of the table's other readings ([`crate::spec::authority::Reading`]) that meet
-    /// `tier`, for finite operands.
+    /// `tier`. Floor division's readings are of finite operands (rows state the others); the
+    /// fused operations' are the IEEE operations they name, on any operands.
     fn readings_meeting(&self, tier: Tier, inputs: &[u64]) -> Vec<u64> {
         use crate::oracle::floor_division::{floor_of_divide, in_widths, python_floor_divide};
+        use crate::oracle::fused_readings::{add_multiply_once, add_multiply_wide, multiply_then_add};
         let f = self.format;
-        if !inputs.iter().all(|&x| f.is_finite(x)) {
-            return Vec::new();
-        }
-        let [a, b] = inputs else { return Vec::new() };
+        let finite = inputs.iter().all(|&x| f.is_finite(x));
         let mut values = Vec::new();
         for reading in self.table.readings.iter().filter(|r| tier <= r.meets) {
-            let compute = match reading.value {
-                ReadingValue::FloorOfDivide => floor_of_divide,
-                ReadingValue::PythonFloorDivide => python_floor_divide,
-            };
-            values.extend(in_widths(compute, f, *a, *b));
+            match (reading.value, inputs) {
+                (ReadingValue::FloorOfDivide, &[a, b]) if finite => {
+                    values.extend(in_widths(floor_of_divide, f, a, b))
+                }
+                (ReadingValue::PythonFloorDivide, &[a, b]) if finite => {
+                    values.extend(in_widths(python_floor_divide, f, a, b));
+                }
+                (ReadingValue::MultiplyThenAdd, &[a, b, c]) => values.push(multiply_then_add(f, a, b, c)),
+                (ReadingValue::AddMultiplyOnce, &[a, b, c]) => values.push(add_multiply_once(f, a, b, c)),
+                (ReadingValue::AddMultiplyWide, &[a, b, c]) => values.extend(add_multiply_wide(f, a, b, c)),
+                _ => {}
+            }
         }
         values
     }

@@ -37,6 +37,7 @@ pub mod fast;
 pub mod floor_division;
 pub mod fpenv;
 pub mod functions;
+pub mod fused_readings;
 pub mod integer;
 pub mod native;
 pub mod ops;

@@ -14,7 +14,7 @@ use crate::results::{CheckResult, ProfileVerdict, Status};
 use crate::spec::Catalog;
 use crate::spec::authority::Tier;
 use crate::spec::failure::Failure;
-use crate::verdict::check::{judge_expectation, judge_profile};
+use crate::verdict::check::{grade_at_opspec_bar, judge_expectation, judge_profile, whole_check_opspec_bar};
 
 /// Why `adapter` cannot take `check` (an unsupported operation or dtype, no shape checker),
 /// if it cannot. Asked before a check runs, so that a skip is known when checks are listed.
@@ -84,6 +84,9 @@ pub fn run_check(
         Err(message) => result.message = message,
         Ok(()) if result.status == Status::Fail => result.failure = Some(graded_failure(&result)),
         Ok(()) => {}
+    }
+    if let Some(basis) = whole_check_opspec_bar(catalog, &result.id) {
+        grade_at_opspec_bar(&mut result, &basis);
     }
     judge_profile(&mut result, completed);
     result.seconds = started.elapsed().as_secs_f64();

@@ -96,6 +96,34 @@ pub struct Authority {
     /// bounds are opspec's bar.
     #[serde(default)]
     pub complex: Option<Quote>,
+    /// The ids of the tables' sources that are this suite's own document. A row cited to none
+    /// of them (by `source` or `also`) is borrowed from another document: under this suite it
+    /// is opspec's bar, as a row of an `opspec_bar` source is. Absent: every source is the
+    /// suite's own.
+    #[serde(default)]
+    pub own_sources: Option<Vec<String>>,
+    /// dtypes the document does not name, which the suite checks by the document's rules all
+    /// the same: every bar of such a check is opspec's, except that a call which gives no
+    /// result at all (a crash, a hang) still fails a must.
+    #[serde(default)]
+    pub unnamed_dtypes: Option<UnnamedDtypes>,
+}
+
+/// dtypes outside the document, and its words that leave them to the implementation.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnnamedDtypes {
+    pub dtypes: Vec<String>,
+    pub says: Quote,
+    /// Where `says` is (the document's data types page).
+    pub cites: Citation,
+}
+
+impl UnnamedDtypes {
+    /// The words and where they are, for failure texts.
+    pub fn quoted(&self) -> String {
+        format!("\"{}\"{}", self.says.0, cited(&self.cites))
+    }
 }
 
 /// The rounding clauses.
@@ -150,7 +178,8 @@ pub struct Reading {
     pub text: String,
 }
 
-/// The values a [`Reading`] can name (computed in `crate::oracle::floor_division`).
+/// The values a [`Reading`] can name (computed in `crate::oracle::floor_division` and
+/// `crate::oracle::fused_readings`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReadingValue {
@@ -158,14 +187,25 @@ pub enum ReadingValue {
     FloorOfDivide,
     /// Python's `x1 // x2` (CPython's float floor division).
     PythonFloorDivide,
+    /// `x1 * x2 + x3` with the product rounded before the sum (no FMA).
+    MultiplyThenAdd,
+    /// `(x1 + x2) * x3` rounded once.
+    AddMultiplyOnce,
+    /// `(x1 + x2) * x3` with the sum and the product in the next wider format.
+    AddMultiplyWide,
 }
 
 impl ReadingValue {
     /// The operation whose result it reads.
     pub fn op(self) -> OpKind {
+        use opspec_adapter::{BinaryOp, TernaryOp};
         match self {
             ReadingValue::FloorOfDivide | ReadingValue::PythonFloorDivide => {
-                OpKind::Binary(opspec_adapter::BinaryOp::FloorDivide)
+                OpKind::Binary(BinaryOp::FloorDivide)
+            }
+            ReadingValue::MultiplyThenAdd => OpKind::Ternary(TernaryOp::FusedMulAdd),
+            ReadingValue::AddMultiplyOnce | ReadingValue::AddMultiplyWide => {
+                OpKind::Ternary(TernaryOp::FusedAddMul)
             }
         }
     }
@@ -192,12 +232,24 @@ impl Authority {
         self.approximations.as_ref().is_some_and(|a| names(&a.ops, op))
     }
 
+    /// Whether `row` is borrowed from a document that is not the suite's ([`Authority::own_sources`]).
+    pub fn borrows(&self, row: &super::schema::Row) -> bool {
+        !std::iter::once(&row.source).chain(row.also.iter().map(|a| &a.source)).any(|s| self.owns(s))
+    }
+
+    /// Whether the source with id `source` is the suite's own document.
+    pub fn owns(&self, source: &str) -> bool {
+        self.own_sources.as_ref().is_none_or(|own| own.iter().any(|s| s == source))
+    }
+
+    /// The document's words on `dtype`, where it is one the document does not name.
+    pub fn unnamed(&self, dtype: &str) -> Option<&UnnamedDtypes> {
+        self.unnamed_dtypes.as_ref().filter(|u| u.dtypes.iter().any(|d| d == dtype))
+    }
+
     /// Where the quotes come from, for failure texts.
     pub fn cited(&self) -> String {
-        self.cites.as_ref().map_or_else(String::new, |c| {
-            let url = c.url.as_ref().map_or_else(String::new, |u| format!(", {}", u.as_str()));
-            format!(" ({} {}, {}{url})", c.document.as_str(), c.version.as_str(), c.section.as_str())
-        })
+        self.cites.as_ref().map_or_else(String::new, cited)
     }
 
     /// Checks the clauses against the suite's tables: `ops` are the (operation, accuracy
@@ -219,6 +271,7 @@ impl Authority {
             self.approximations.as_ref().map(|a| &a.says),
             self.approximations.as_ref().and_then(|a| a.should.as_ref().map(|q| &q.0)),
             self.complex.as_ref().map(|q| &q.0),
+            self.unnamed_dtypes.as_ref().map(|u| &u.says.0),
         ];
         if quotes.iter().flatten().any(|q| q.trim().is_empty()) {
             return err("", "a clause quotes no sentence".into());
@@ -268,6 +321,12 @@ impl Authority {
         }
         Ok(())
     }
+}
+
+/// ` (document version, section, url)`.
+fn cited(c: &Citation) -> String {
+    let url = c.url.as_ref().map_or_else(String::new, |u| format!(", {}", u.as_str()));
+    format!(" ({} {}, {}{url})", c.document.as_str(), c.version.as_str(), c.section.as_str())
 }
 
 fn names(list: &[String], op: OpKind) -> bool {

@@ -119,6 +119,11 @@ impl ValueCases {
     pub fn is_named(self) -> bool {
         matches!(self, ValueCases::NamedVectors | ValueCases::NamedPermutation | ValueCases::NamedSwap)
     }
+
+    /// Whether `case` (a check id's case) names a value check of named tensors.
+    pub fn names_named(case: &str) -> bool {
+        VALUE_CASES.iter().any(|v| v.is_named() && v.name() == case)
+    }
 }
 
 /// The two families of broadcasting tables.
@@ -157,6 +162,19 @@ pub struct Decision {
     pub decision: String,
     /// Why.
     pub reason: String,
+    /// A document that answers the question after all, where one does: under a suite that
+    /// owns that source the vectors pinning the decision are musts; elsewhere, and without
+    /// it, they are opspec's reading.
+    #[serde(default)]
+    pub settled_by: Option<Settled>,
+}
+
+/// The words of a source that settle a decision.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settled {
+    pub source: String,
+    pub text: String,
 }
 
 /// A literal vector.
@@ -313,6 +331,12 @@ impl LoadedBroadcastTable {
     pub fn decision(&self, id: &str) -> Option<&Decision> {
         self.table.decisions.iter().find(|d| d.id.value == id)
     }
+
+    /// The decision the vector with id `vector` pins, if it pins one.
+    pub fn decision_of(&self, vector: &str) -> Option<&Decision> {
+        let v = self.table.vectors.iter().find(|v| v.id.value == vector)?;
+        self.decision(v.decision.as_deref()?)
+    }
 }
 
 /// Loads and validates a broadcasting table: the YAML `text` of `path` (relative to the
@@ -365,6 +389,13 @@ fn validate(file: &Path, table: &BroadcastTable) -> Result<Vec<Case>, LoadError>
                 &d.id,
                 format!("decision `{}`: field `id`: use a unique valid id", d.id.value),
             ));
+        }
+        if let Some(s) = d.settled_by.as_ref().filter(|s| !sources.contains(s.source.as_str())) {
+            let m = format!(
+                "decision `{}`: field `settled_by.source`: unknown source `{}`",
+                d.id.value, s.source
+            );
+            return Err(at(file, &d.id, m));
         }
     }
     if let Some(i) = table.not_covered.iter().position(|n| !sources.contains(n.source.as_str())) {

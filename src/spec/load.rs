@@ -212,6 +212,10 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
             return Err(field("rounds_as", m));
         }
     }
+    if !table.readings.is_empty() && table.opspec_reading.as_deref().is_none_or(|t| t.trim().is_empty()) {
+        let m = "the table names other `readings`: say in words which one the oracle computes";
+        return Err(field("opspec_reading", m.into()));
+    }
     for (i, r) in table.readings.iter().enumerate() {
         if !sources.contains(r.source.as_str()) {
             return Err(field(&format!("readings[{i}].source"), format!("unknown source `{}`", r.source)));
@@ -246,8 +250,11 @@ pub fn validate_table(file: &Path, table: &SpecTable, op: OpKind) -> Result<(), 
         let name = format!("property `{}`: ", p.id.value);
         check_bullet(table, &p.source, p.bullet)
             .map_err(|m| LoadError::in_field(file, &format!("properties[{i}].bullet"), name + &m))?;
-        if table.operands.len() != 2 {
-            return Err(err("field `property`: properties are defined for binary operations".into()));
+        let arity = if matches!(p.property, Property::Parity(_)) { 1 } else { 2 };
+        if table.operands.len() != arity {
+            let m =
+                format!("field `property`: this property is defined for operations of {arity} operand(s)");
+            return Err(err(m));
         }
         if let Property::InvariantUnder(transforms) = &p.property
             && (transforms.is_empty()

@@ -429,6 +429,22 @@ fn load_suite(path: &Path, text: &str, catalog: &Catalog) -> Result<LoadedSuite,
     }
     let classes: Vec<_> = indices.iter().map(|&i| (tables[i].op, tables[i].table.accuracy)).collect();
     suite.authority.validate(&classes, !complex.is_empty()).map_err(|(f, m)| field(&f, m))?;
+    for (i, id) in suite.authority.own_sources.iter().flatten().enumerate() {
+        let broadcast_sources = broadcasting.iter().flat_map(|&b| &catalog.broadcasting[b].table.sources);
+        if !indices.iter().any(|&t| tables[t].table.source(id).is_some())
+            && !broadcast_sources.clone().any(|s| s.id == *id)
+        {
+            let m =
+                format!("`{id}` is the id of no source of the suite's element-wise or broadcasting tables");
+            return Err(field(&format!("authority.own_sources[{i}]"), m));
+        }
+    }
+    for (i, name) in suite.authority.unnamed_dtypes.iter().flat_map(|u| &u.dtypes).enumerate() {
+        if !dtypes.iter().any(|d| d.to_string() == *name) {
+            let m = format!("`{name}` is not among the suite's dtypes");
+            return Err(field(&format!("authority.unnamed_dtypes.dtypes[{i}]"), m));
+        }
+    }
     Ok(LoadedSuite {
         path: path.to_path_buf(),
         suite,

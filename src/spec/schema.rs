@@ -52,6 +52,10 @@ pub struct SpecTable {
     /// each with the tiers it meets.
     #[serde(default)]
     pub readings: Vec<super::authority::Reading>,
+    /// opspec's own reading of the `correctly_rounded` rows, which the oracle computes, in
+    /// words; required with `readings`.
+    #[serde(default)]
+    pub opspec_reading: Option<String>,
     /// The operation on whose rounding terms the value is graded, where the page defines this
     /// one by it (square: "as if the operation is implemented as x * x"): the suite's
     /// `authority.rounding` for that operation applies. Needs `defined_as`, the words.
@@ -147,6 +151,17 @@ pub enum Property {
     /// A zero or subnormal result is allowed only where every operand is subnormal and the
     /// correctly rounded result is subnormal too.
     UnderflowOnlyFromSubnormals,
+    /// A unary function's symmetry: `f(-x)` equals `f(x)` (even) or `-f(x)` (odd), bit for
+    /// bit (any NaN matches any NaN).
+    Parity(Parity),
+}
+
+/// Whether a function is even or odd.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Parity {
+    Even,
+    Odd,
 }
 
 /// A transformation of the operands of a binary operation.

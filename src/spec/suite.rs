@@ -108,7 +108,8 @@ impl<'de> Deserialize<'de> for FloatDType {
 pub struct IntegerContract {
     /// A result outside the dtype's range.
     pub overflow: Overflow,
-    /// `floor_divide` or `remainder` by zero.
+    /// `floor_divide` or `remainder` by zero; where `undefined`, also a float `divide` by zero
+    /// (the document's words are on division, not on integers).
     pub division_by_zero: DivisionByZero,
     /// `pow` with a negative exponent.
     pub negative_exponent: Unspecified,

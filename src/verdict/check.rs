@@ -6,8 +6,10 @@ use crate::results::{CheckResult, KnownDeviation, Status};
 use crate::spec::Catalog;
 use crate::spec::aliases::old_ids;
 use crate::spec::authority::Tier;
+use crate::spec::broadcast::ValueCases;
 use crate::spec::expectations::Tolerance;
 use crate::spec::failure::Failure;
+use crate::spec::id::CheckId;
 
 impl CheckResult {
     /// The most authoritative tier a check that did not pass fails: its failures', a must
@@ -28,6 +30,60 @@ impl CheckResult {
             Status::Missing | Status::Unavailable => true,
             Status::Pass | Status::Skip | Status::KnownDeviation => false,
         }
+    }
+}
+
+/// Why every bar of check `id` is opspec's, where it is: its dtype is one its suite's
+/// document does not name (`authority.unnamed_dtypes`); it checks the values of named
+/// tensors, which the named-axes seed does not state (it states shapes and error codes); or
+/// it is a broadcasting vector pinning a decision that no document the suite owns settles.
+pub fn whole_check_opspec_bar(catalog: &Catalog, id: &CheckId) -> Option<String> {
+    let loaded = catalog.suite(id.suite()?)?;
+    let suite = &loaded.suite;
+    if let Some(unnamed) = suite.authority.unnamed(&id.dtype) {
+        return Some(format!(
+            "opspec's bar: the {} suite applies its document's rules to {}, a dtype the document does not name: {}",
+            suite.name,
+            id.dtype,
+            unnamed.quoted()
+        ));
+    }
+    if ValueCases::names_named(&id.case) {
+        return Some(format!(
+            "opspec's bar: the element values of named tensors, judged by the array API's element-wise tables; {} states shapes and error codes only",
+            suite.title
+        ));
+    }
+    let decision = loaded
+        .broadcasting
+        .iter()
+        .map(|&b| &catalog.broadcasting[b])
+        .find(|t| t.name == id.op)
+        .and_then(|t| t.decision_of(&id.case))?;
+    let settled = decision.settled_by.as_ref().filter(|s| suite.authority.owns(&s.source));
+    settled.is_none().then(|| {
+        format!(
+            "opspec's reading: decision `{}` (\"{}\"), where the {} suite's document leaves open: {}",
+            decision.id.value, decision.decision, suite.name, decision.question
+        )
+    })
+}
+
+/// Grades every failure of `result` at opspec's bar, for `basis`, except a call that gave no
+/// result (a crash or a hang), which fails a must whatever the bar (docs/AUTHORITY.md, rule 6).
+pub fn grade_at_opspec_bar(result: &mut CheckResult, basis: &str) {
+    if result.status != Status::Fail || matches!(result.failure, Some(Failure::Crash | Failure::Hang)) {
+        return;
+    }
+    let failed: u64 = result.failed_by_tier.values().sum();
+    result.failed_by_tier.clear();
+    if failed > 0 {
+        result.failed_by_tier.insert(Tier::Quality, failed);
+    }
+    result.tier = Some(Tier::Quality);
+    for f in &mut result.failures {
+        f.tier = Tier::Quality;
+        f.authority = basis.to_string();
     }
 }
 

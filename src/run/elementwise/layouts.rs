@@ -268,12 +268,17 @@ impl LayoutRun<'_> {
         match outcome {
             Err(AdapterError { .. }) if written.buffer() == before.as_slice() => Ok(Some("refused")),
             Err(e) => {
-                self.fail_call(
-                    shot,
-                    rec,
-                    describe,
-                    format!("error {e}, with the destination's buffer changed"),
-                );
+                let n = shot.numel().max(1);
+                rec.checked(n);
+                rec.fail_graded(n, Grade::changed_on_refusal(), false, || Failure {
+                    inputs: describe(),
+                    expected: "a refusal that leaves the destination's buffer unchanged".into(),
+                    actual: format!("error {e}, with the destination's buffer changed"),
+                    steps: None,
+                    actual_bits: None,
+                    batch: None,
+                    repro: Repro::Check,
+                });
                 Ok(Some("refused"))
             }
             Ok(()) if !same_layout => {

@@ -170,6 +170,7 @@ fn planned(table: &LoadedTable, target: &Target, suite: Option<&Suite>) -> Optio
         Target::Elementwise(ElementwiseKind::Property(t)) => {
             match &table.table.properties[t.property].property {
                 Property::InvariantUnder(transforms) => per_row * (transforms.len() + 1),
+                Property::Parity(_) => per_row * 2,
                 Property::UnderflowOnlyFromSubnormals => per_row,
             }
         }

@@ -9,12 +9,14 @@ use opspec_adapter::{Adapter, DType};
 use super::cite;
 use crate::bits::format::Format;
 use crate::generate::{Cases, Generator, random_cases, tiny_value};
+use crate::judge::authority::Grade;
 use crate::oracle::reference;
 use crate::results::CheckResult;
 use crate::run::batch::call_batch;
 use crate::run::check::{Check, PropertyTarget, RunOptions};
 use crate::run::record::{Failure, Recorder, Repro};
-use crate::spec::schema::{Property, PropertyRow, Transform};
+use crate::spec::authority::Quote;
+use crate::spec::schema::{Parity, Property, PropertyRow, Transform};
 use crate::spec::{Catalog, LoadedTable};
 
 /// Runs a property check; `adapter` is `None` for a table self-check.
@@ -36,7 +38,8 @@ pub fn run(
     let mut rec = Recorder::new(result, options);
     rec.checked(run.inputs());
     for v in violations {
-        rec.fail(1, || run.failure(v));
+        let grade = v.grade.clone();
+        rec.fail_graded(1, grade, false, || run.failure(v));
     }
     rec.finish("evaluations");
     Ok(())
@@ -50,6 +53,8 @@ pub struct PropertyRun<'a> {
     format: Format,
     /// The operands the property is checked on (before any transform).
     pub cases: Cases,
+    /// The suite's subnormal latitude, where it grants one.
+    subnormals: Option<&'a Quote>,
 }
 
 /// One input on which the property does not hold.
@@ -58,6 +63,8 @@ pub struct Violation {
     pub inputs: Vec<Vec<u64>>,
     pub expected: String,
     pub actual: String,
+    /// The bar the result misses.
+    pub grade: Grade,
 }
 
 impl<'a> PropertyRun<'a> {
@@ -75,6 +82,7 @@ impl<'a> PropertyRun<'a> {
         let mut generator = Generator::new(seed, &check.id.to_string());
         let cases = match &stated.property {
             Property::InvariantUnder(_) => random_cases(f, 2, n, &mut generator)?,
+            Property::Parity(_) => random_cases(f, 1, n, &mut generator)?,
             Property::UnderflowOnlyFromSubnormals => {
                 let tiny = tiny_value(f);
                 (0..n)
@@ -82,13 +90,15 @@ impl<'a> PropertyRun<'a> {
                     .collect::<Result<_, _>>()?
             }
         };
-        Ok(PropertyRun { table, stated, dtype: target.dtype, format: f, cases })
+        let subnormals = check.suite(catalog).and_then(|s| s.suite.authority.subnormals.as_ref());
+        Ok(PropertyRun { table, stated, dtype: target.dtype, format: f, cases, subnormals })
     }
 
     /// How many evaluations the check makes.
     pub fn inputs(&self) -> usize {
         match &self.stated.property {
             Property::InvariantUnder(transforms) => self.cases.len() * (transforms.len() + 1),
+            Property::Parity(_) => self.cases.len() * 2,
             Property::UnderflowOnlyFromSubnormals => self.cases.len(),
         }
     }
@@ -119,6 +129,30 @@ impl<'a> PropertyRun<'a> {
                             inputs: vec![self.cases[i].clone(), moved[i].clone()],
                             expected: format!("{} (the result for the first inputs)", f.describe(base[i])),
                             actual: f.describe(moved_results[i]),
+                            grade: Grade::cited(),
+                        });
+                    }
+                }
+            }
+            Property::Parity(parity) => {
+                let base = results(&self.cases)?;
+                let negated: Cases = self.cases.iter().map(|c| vec![f.neg(c[0])]).collect();
+                let negated_results = results(&negated)?;
+                for i in 0..self.cases.len() {
+                    let (expected, relation) = match parity {
+                        Parity::Even => (base[i], "f(x)"),
+                        Parity::Odd => (f.neg(base[i]), "-f(x)"),
+                    };
+                    if !same(f, expected, negated_results[i]) {
+                        violations.push(Violation {
+                            inputs: vec![self.cases[i].clone(), negated[i].clone()],
+                            expected: format!(
+                                "f(-x) = {} ({relation}, f(x) being {})",
+                                f.describe(expected),
+                                f.describe(base[i])
+                            ),
+                            actual: format!("f(-x) = {}", f.describe(negated_results[i])),
+                            grade: Grade::cited(),
                         });
                     }
                 }
@@ -135,6 +169,7 @@ impl<'a> PropertyRun<'a> {
                             inputs: vec![case.clone()],
                             expected: format!("no underflow: {} (correctly rounded)", f.describe(correct)),
                             actual: f.describe(actual),
+                            grade: self.underflow_grade(case, correct, actual)?,
                         });
                     }
                 }
@@ -143,15 +178,41 @@ impl<'a> PropertyRun<'a> {
         Ok(violations)
     }
 
+    /// The bar a tiny `actual` misses where the correctly rounded result is `correct`. The
+    /// sentence forbids underflow where the correct result is normal: a zero or subnormal
+    /// result there fails its must, unless the suite's subnormal latitude explains it (the
+    /// result for the operands read with subnormals as zeros, or that result flushed). Where
+    /// the correct result is itself zero or subnormal, counting a result some steps from it as
+    /// an underflow is opspec's reading of the word.
+    fn underflow_grade(&self, case: &[u64], correct: u64, actual: u64) -> Result<Grade, String> {
+        let f = self.format;
+        if f.is_zero(correct) || f.is_subnormal(correct) {
+            return Ok(Grade::opspec(
+                "opspec's reading: a subnormal or zero result other than the correctly rounded one counts as an underflow, where the correct result is itself subnormal or zero".into(),
+            ));
+        }
+        if let Some(latitude) = self.subnormals {
+            let flushed: Vec<u64> = case.iter().map(|&x| f.flush_subnormal(x)).collect();
+            let read_as_zeros = reference(self.table.op, f, &flushed)?;
+            if actual == read_as_zeros || actual == f.flush_subnormal(read_as_zeros) {
+                return Ok(Grade::opspec(format!(
+                    "opspec's bar: full subnormal support, which the document lets vary: \"{}\"",
+                    latitude.0
+                )));
+            }
+        }
+        Ok(Grade::cited())
+    }
+
     /// A violation as a listed failure; it reproduces with `eval` of the original operands.
     pub fn failure(&self, v: Violation) -> Failure {
         let f = self.format;
+        let show = |c: &Vec<u64>| match c.as_slice() {
+            [x] => format!("x = {}", f.describe(*x)),
+            _ => format!("(x1, x2) = ({}, {})", f.describe(c[0]), f.describe(c[1])),
+        };
         Failure {
-            inputs: v
-                .inputs
-                .iter()
-                .map(|c| format!("(x1, x2) = ({}, {})", f.describe(c[0]), f.describe(c[1])))
-                .collect(),
+            inputs: v.inputs.iter().map(show).collect(),
             expected: v.expected,
             actual: v.actual,
             steps: None,

@@ -16,6 +16,7 @@ use opspec_adapter::{Adapter, DType, OpKind, Tensor};
 use serde_saphyr::Spanned;
 
 use crate::bits::format::Format;
+use crate::judge::authority::Grade;
 use crate::oracle::broadcast::{expand, numpy_alignment, numpy_shape};
 use crate::oracle::scatter::parse_value;
 use crate::results::{CheckResult, Citation};
@@ -268,13 +269,16 @@ fn check_into_rules(
                 );
                 match outcome {
                     Ok(()) => rec.fail(1, || problem(&shown, &expected, "success".into())),
-                    Err(_) if out.to_bits() != before => rec.fail(1, || {
-                        problem(
-                            &shown,
-                            &expected,
-                            format!("an error, with out changed to the bits {:x?}", out.to_bits()),
-                        )
-                    }),
+                    // The error is the seed's must; what a refused call leaves in out, opspec's bar.
+                    Err(_) if out.to_bits() != before => {
+                        rec.fail_graded(1, Grade::changed_on_refusal(), false, || {
+                            problem(
+                                &shown,
+                                &expected,
+                                format!("an error, with out changed to the bits {:x?}", out.to_bits()),
+                            )
+                        })
+                    }
                     Err(_) => {}
                 }
             }
