@@ -125,6 +125,7 @@ pub struct Rounding {
 pub struct Approximations {
     pub ops: Vec<String>,
     /// The document's words.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub says: String,
     /// What it recommends there: approximations of the results. A NaN or an infinity where the
     /// exact result is finite misses it.
@@ -147,6 +148,7 @@ pub struct Reading {
     /// Id of the source document (one of the table's `sources`).
     pub source: String,
     /// The document's words, quoted.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
 }
 
@@ -174,7 +176,7 @@ impl ReadingValue {
 /// A sentence of the cited document, as it stands.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(transparent)]
-pub struct Quote(pub String);
+pub struct Quote(#[serde(deserialize_with = "crate::spec::source::quoted")] pub String);
 
 impl Authority {
     /// Whether the rounding clause governs `op`.
@@ -220,9 +222,6 @@ impl Authority {
             self.approximations.as_ref().and_then(|a| a.should.as_ref().map(|q| &q.0)),
             self.complex.as_ref().map(|q| &q.0),
         ];
-        if quotes.iter().flatten().any(|q| q.trim().is_empty()) {
-            return err("", "a clause quotes no sentence".into());
-        }
         if quotes.iter().flatten().next().is_some() && self.cites.is_none() {
             return err(
                 "cites",
