@@ -6,6 +6,10 @@ pub fn target() -> String {
     format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS)
 }
 
+/// The architecture on which [`cpu_features`] reports features ([`CPU_FEATURES`]); elsewhere it
+/// reports none.
+pub const CPU_FEATURES_ARCH: &str = "x86_64";
+
 /// Every CPU feature [`cpu_features`] can report (on x86_64; elsewhere it reports none).
 pub const CPU_FEATURES: [&str; 8] =
     ["sse4.2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl"];

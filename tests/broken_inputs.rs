@@ -222,6 +222,19 @@ const CORPUS: &[Broken] = &[
     case("table-not-covered-source", ADD, &[("  - source: array-api\n    what: complex", "  - source: nowhere\n    what: complex")], "  - source: nowhere", &["`not_covered[0].source`", "unknown source `nowhere`"]),
     case("table-citation-path", ADD, &[("      section: add, Special cases\n", "      section: ../notes/add.txt\n")], "section: ../notes", &["citation.section", "is a local path"]),
     case("table-citation-url", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: data-apis.org/add")], "url: data-apis.org/add", &["citation.url", "not a public URL"]),
+    case("table-citation-url-ipv6-loopback", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://[::1]/add.html")], "url: http://[::1]/add.html", &["citation.url", "not a public URL", "::1 is a private, loopback"]),
+    case("table-citation-url-localhost-dot", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://localhost./add.html")], "url: http://localhost./add.html", &["citation.url", "not a public URL", "`localhost.` is this machine"]),
+    case("table-citation-url-integer-ipv4", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://2130706433/add.html")], "url: http://2130706433/add.html", &["citation.url", "not a public URL", "127.0.0.1 is a private, loopback"]),
+    case("table-citation-url-hex-ipv4", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://0x7f.1/add.html")], "url: http://0x7f.1/add.html", &["citation.url", "not a public URL", "127.0.0.1"]),
+    case("table-citation-url-private-ipv4", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://192.168.0.10/add.html")], "url: http://192.168.0.10/add.html", &["citation.url", "not a public URL", "192.168.0.10 is a private"]),
+    case("table-citation-url-private-ipv4-10", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://10.1.2.3/add.html")], "url: http://10.1.2.3/add.html", &["citation.url", "not a public URL", "10.1.2.3 is a private"]),
+    case("table-citation-url-private-ipv4-172", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://172.20.0.1/add.html")], "url: http://172.20.0.1/add.html", &["citation.url", "not a public URL", "172.20.0.1 is a private"]),
+    case("table-citation-url-link-local", ADD, &[("      url: https://data-apis.org/array-api/2025.12/API_specification/generated/array_api.add.html", "      url: http://169.254.169.254/latest")], "url: http://169.254.169.254/latest", &["citation.url", "not a public URL", "169.254.169.254 is a private"]),
+    case("table-citation-drive-relative", ADD, &[("      section: add, Special cases\n", "      section: C:notes\\add.txt\n")], "section: C:notes", &["citation.section", "is a local path", "a Windows path on a drive"]),
+    case("table-citation-backslash-root", ADD, &[("      section: add, Special cases\n", "      section: \\notes\\add.txt\n")], "section: \\notes", &["citation.section", "is a local path", "a Windows path"]),
+    case("table-citation-backslash-up", ADD, &[("      section: add, Special cases\n", "      section: ..\\notes\\add.txt\n")], "section: ..\\notes", &["citation.section", "is a local path", "a Windows path"]),
+    case("table-quote-only-elided", ADD, &[("    text: If x1_i is +infinity and x2_i is -infinity, the result is NaN.\n", "    text: \"[...]\"\n")], "text: \"[...]\"", &["`rows[1].text`", "quotes no words of the document"]),
+    case("table-quote-elisions-and-blanks", ADD, &[("    text: If x1_i is +infinity and x2_i is -infinity, the result is NaN.\n", "    text: \" [...] […] \"\n")], "text: \" [...]", &["`rows[1].text`", "quotes no words"]),
     case("table-citation-empty", ADD, &[("      version: \"2025.12\"", "      version: \" \"")], "version: \" \"", &["citation.version", "needs text"]),
     // Bullets.
     case("table-bullet-zero", ADD, &[("    bullet: 2\n", "    bullet: 0\n")], "bullet: 0", &["`rows[1].bullet`", "bullet 0 is not one of `array-api`'s bullets 1 to 17"]),
@@ -262,11 +275,11 @@ const CORPUS: &[Broken] = &[
     case("table-row-unknown-field", ADD, &[("    bullet: 2\n", "    bulet: 2\n")], "bulet: 2", &["unknown field `bulet`"]),
     case("table-row-missing-field", ADD, &[("    text: If x1_i is +infinity and x2_i is -infinity, the result is NaN.\n", "")], "  - id: pinf-plus-ninf", &["rows[1]", "missing field `text`"]),
     case("expectation-why-blank", EXPECT, &[("    why: >-\n      The array API (maximum/minimum, special case 1): \"If either x1_i or x2_i is NaN, the\n      result is NaN\"; the result also depends on the operand order, which no reading allows.\n", "    why: \" \"\n")], "    why: \" \"", &["`deviations[0].why`", "say it"]),
-    case("expectation-max-ulp-nan", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .nan}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .nan", &["`deviations[0].tolerate.max_ulp`", "NaN is not a number of ULPs from 0 to 2^53"]),
+    case("expectation-max-ulp-nan", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .nan}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .nan", &["`deviations[0].tolerate.max_ulp`", "`.nan` is not a finite number"]),
     case("expectation-max-ulp-negative", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: -1}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: -1", &["`deviations[0].tolerate.max_ulp`", "-1 is not a number of ULPs"]),
     case("expectation-max-ulp-huge", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: 1e300}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: 1e300", &["`deviations[0].tolerate.max_ulp`", "from 0 to 2^53", "leave `max_ulp` out"]),
     case("expectation-max-ulp-past-cap", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {failed_inputs: 3, max_ulp: 9.1e15}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: 9.1e15", &["`deviations[0].tolerate.max_ulp`", "9100000000000000 is not a number of ULPs from 0 to 2^53"]),
-    case("expectation-max-ulp-inf", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .inf}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .inf", &["`deviations[0].tolerate.max_ulp`", "inf is not a number of ULPs"]),
+    case("expectation-max-ulp-inf", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: .inf}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: .inf", &["`deviations[0].tolerate.max_ulp`", "`.inf` is not a finite number"]),
     case("suite-step-bound-missing", NUMR, &[("pow: {f16: 1, bf16: 1, f32: 2, f64: 2}", "pow: {f16: 1, bf16: 1, f64: 2}")], "step_bounds:", &["`step_bounds`", "`pow` is approximate and checked in f32: give its bound"]),
     case("suite-step-bound-dtype-unused", NUMR, &[("dtypes: [f16, bf16, f32, f64, i8", "dtypes: [f16, bf16, f32, i8")], "pow: {f16: 1, bf16: 1, f32: 2, f64", &["`step_bounds.pow.f64`", "f64 is not among the suite's dtypes"]),
     case("suite-scatter-block-unused", MEGENGINE, &[("dtypes: [f16, f32, i8, i16, i32, u8]", "dtypes: [f16, f32, i8, i16, i32, u8]\nscatter: {mode: ignore, index_dtypes: [i32]}")], "scatter:", &["`scatter`", "names no scatter table"]),
@@ -356,11 +369,16 @@ const CORPUS: &[Broken] = &[
     case("authority-rounding-of-an-exact-op", NUMR, &[("    ops: [add, subtract, multiply, divide]", "    ops: [add, subtract, multiply, divide, maximum]")], "ops: [add, subtract, multiply, divide, maximum]", &["`authority.rounding.ops`", "`maximum` is not correctly rounded"]),
     case("authority-rounding-op-not-in-suite", NUMR, &[("    ops: [add, subtract, multiply, divide]", "    ops: [add, subtract, multiply, divide, sqrt]")], "ops: [add, subtract, multiply, divide, sqrt]", &["`authority.rounding.ops[4]`", "`sqrt` is not among the suite's specs"]),
     case("authority-quote-without-citation", MEGENGINE, &[("  cites:\n    document: MegEngine, megengine.functional.add and megengine.functional.mul docstrings (imperative/python/megengine/functional/elemwise.py)\n    version: v1.13.4\n    section: add and mul, the remaining cases\n    url: https://github.com/MegEngine/MegEngine/blob/v1.13.4/imperative/python/megengine/functional/elemwise.py\n", "")], "authority:", &["`authority.cites`", "cite it"]),
-    case("authority-empty-quote", MEGENGINE, &[("    must: >-\n      In the remaining cases, [...] the sum", "    must: \" \"\n    should: >-\n      In the remaining cases, [...] the sum")], "authority:", &["`authority`", "quotes no sentence"]),
+    case("authority-empty-quote", MEGENGINE, &[("    must: >-\n      In the remaining cases, [...] the sum", "    must: \" \"\n    should: >-\n      In the remaining cases, [...] the sum")], "must: \" \"", &["`authority.rounding.must`", "quotes no words of the document"]),
     // An entry whose `when` can never hold.
     case("expectation-when-unknown-cpu-feature", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      cpu_features: [avx512f, avx512]\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.cpu_features`", "`avx512` is not a CPU feature opspec reports", "avx512f"]),
     case("expectation-when-misspelt-target", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      target: x86-64-linux\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.target`", "`x86-64-linux` is not a target", "ARCH-OS"]),
     case("expectation-when-empty-target", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      target: \"\"\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.target`", "`` is not a target"]),
+    case("expectation-max-ulp-text", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {max_ulp: \"12\"}\n    why: >-\n      The array API (maximum/minimum")], "max_ulp: \"12\"", &["`deviations[0].tolerate.max_ulp`", "\"12\" is text, not a number"]),
+    case("expectation-failed-inputs-text", EXPECT, &[("    why: >-\n      The array API (maximum/minimum", "    tolerate: {failed_inputs: \"3\"}\n    why: >-\n      The array API (maximum/minimum")], "failed_inputs: \"3\"", &["`deviations[0].tolerate.failed_inputs`", "\"3\" is text, not a number"]),
+    case("expectation-flaky-star", EXPECT, &[("{array-api,numr}:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{nan-either,edges,layouts,layouts-large,random,broadcast-random,broadcast-strided}\"\n    fails: values\n", "*\"\n    flaky: true\n    fails: values\n")], "  - id: \"*\"", &["`deviations[0].id`", "`*` names every check of adapter `numr`", "would excuse any run"]),
+    case("expectation-shadowed", EXPECT, &[("  - id: \"array-api:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{exhaustive,grid}\"\n", "  - id: \"numr:numr:{maximum,minimum}:f32:edges\"\n    fails: values\n    tier: must\n    does: x\n    why: y\n  - id: \"array-api:numr:{maximum,minimum}:{f16,bf16,f32,f64}:{exhaustive,grid}\"\n")], "  - id: \"numr:numr:{maximum,minimum}:f32:edges\"", &["`deviations[1].id`", "never applies: each of its 2 checks is listed by an earlier entry (expectations/numr.yaml:9)"]),
+    case("expectation-when-features-off-their-arch", EXPECT, &[("    tier: must\n    does: >-\n      maximum and minimum", "    tier: must\n    when:\n      target: aarch64-linux\n      cpu_features: [avx2]\n    does: >-\n      maximum and minimum")], FIRST_ID, &["`deviations[0].when.cpu_features`", "CPU features on x86_64 only", "`target: aarch64-linux` the entry never applies"]),
     case("expectation-unknown-field", EXPECT, &[("    does: >-\n", "    dose: >-\n")], "dose:", &["unknown field `dose`"]),
 ];
 
@@ -457,6 +475,15 @@ fn whole_files_and_folders() {
     let err = refused("scatter-twice", &root);
     let says = ["`tensor_scatter_add` already has a table, specs/scatter/copy.yaml"];
     assert_eq!(misplaced(&err, SCATTER, line_of(&root.read(SCATTER), "op: tensor"), &says), None);
+    // A suite named `.yml` (or `.YAML`): refused, saying catalog files are `.yaml`, rather
+    // than left out unread.
+    for name in ["extra.yml", "extra.YAML"] {
+        let root = Root::new("yml");
+        root.write(&format!("suites/{name}"), &root.read(NUMR).replace("name: numr", "name: extra"));
+        let err = refused("yml", &root);
+        assert!(err.file.ends_with(format!("suites/{name}")), "{err}");
+        assert!(err.message.contains("catalog files are named `*.yaml`: rename it `extra.yaml`"), "{err}");
+    }
     // A table outside the tables' folders.
     let root = Root::new("stray");
     root.write("specs/other/add.yaml", &root.read(ADD));
@@ -575,15 +602,19 @@ fn command_lines_are_checked_before_any_work() {
     let file_out = file_as_out.to_string_lossy().into_owned();
     let empty_root = empty.0.to_string_lossy().into_owned();
     let manifest = manifest.to_string_lossy().into_owned();
-    let numr_expectations = Path::new(REPO).join("expectations/numr.yaml").to_string_lossy().into_owned();
+    // A vendor's file for an adapter the run does not name (the shipped numr.yaml again would
+    // be refused first: each of its entries is shadowed by the catalog's own copy).
+    let vendor = "adapter: vend\ndeviations:\n  - id: \"array-api:vend:add:f32:edges\"\n    does: x\n    why: y\n    fails: values\n    tier: must\n";
+    empty.write("vend.yaml", vendor);
+    let vendor_expectations = empty.path("vend.yaml").to_string_lossy().into_owned();
     let cases: &[(&[&str], i32, &[&str])] = &[
         (
-            &["run", "--expectations", &numr_expectations, "--filter", "add:f32:edges", "--out", &out_arg],
+            &["run", "--expectations", &vendor_expectations, "--filter", "add:f32:edges", "--out", &out_arg],
             2,
             &[
                 "--expectations",
-                "numr.yaml: its adapter `numr` is not one this run names (cpu)",
-                "--adapter numr=SPEC",
+                "vend.yaml: its adapter `vend` is not one this run names (cpu)",
+                "--adapter vend=SPEC",
             ],
         ),
         (&["run", "--timeout", "1e-300", "--out", &out_arg], 2, &["--timeout", "from 0.001 to 86400"]),
@@ -802,4 +833,124 @@ fn an_endless_stderr_line_is_cut() {
     assert!(stderr.contains(&forwarded) && stderr.contains(&quoted), "{}", &stderr[..stderr.len().min(2000)]);
     assert!(stderr.contains("adapter `flood`") && stderr.contains("exit status: 3"), "{}", stderr.len());
     assert!(stderr.len() < 100_000, "{} bytes of stderr", stderr.len());
+}
+
+/// Flags that contradict each other, or a value that would make a command do nothing and pass,
+/// are refused before any work, naming both flags (or the variable).
+#[test]
+fn contradicting_flags_are_refused_naming_both() {
+    let out = std::env::temp_dir().join(format!("opspec-broken-flags-{}", std::process::id()));
+    let out_arg = out.to_string_lossy().into_owned();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["run", "--no-tables", "--exact", "table:multiply:bf16:nan-either", "--out", &out_arg],
+            &["--no-tables", "--exact `table:multiply:bf16:nan-either`", "is one"],
+        ),
+        (
+            &["run", "--exhaustive", "--exact", "array-api:cpu:add:f32:edges", "--out", &out_arg],
+            &["--exhaustive", "--exact `array-api:cpu:add:f32:edges` is a sampled check"],
+        ),
+        (
+            &["list", "--exhaustive", "--exact", "table:multiply:bf16:nan-either"],
+            &["--exhaustive", "--exact"],
+        ),
+        (
+            &["run", "--exhaustive", "--layouts-large", "--out", &out_arg],
+            &["'--exhaustive' cannot be used with '--layouts-large'"],
+        ),
+        (&["oracle-agreement", "--cases", "0"], &["--cases", "`0` is not a number of inputs of 1 or more"]),
+    ];
+    for (args, says) in cases {
+        let (code, stderr) = opspec(args);
+        assert_eq!(code, 2, "opspec {args:?}: {stderr}");
+        for s in *says {
+            assert!(stderr.contains(s), "opspec {args:?} does not say {s:?}: {stderr}");
+        }
+    }
+    // A sweep check is what --exhaustive runs: --exact may name one.
+    let (code, stderr) = opspec(&["list", "--exhaustive", "--exact", "array-api:cpu:add:f16:exhaustive"]);
+    assert_eq!(code, 0, "{stderr}");
+    // Slurm never sets a step of 0: it is refused, not read as 1.
+    let slurm = [("ID", "1"), ("MIN", "1"), ("MAX", "1"), ("STEP", "0"), ("COUNT", "1")];
+    let mut command = Command::new(env!("CARGO_BIN_EXE_opspec"));
+    command.args(["list", "--shard", "auto"]);
+    for name in ["OPSPEC_SHARD", "CI_NODE_INDEX", "CI_NODE_TOTAL", "JOB_COMPLETION_INDEX"] {
+        command.env_remove(name);
+    }
+    for (part, value) in slurm {
+        command.env(format!("SLURM_ARRAY_TASK_{part}"), value);
+    }
+    let run = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--shard auto: SLURM_ARRAY_TASK_STEP=0 is not a step"), "{stderr}");
+    assert!(!out.exists(), "a refused run created its report folder");
+}
+
+/// A results file as the writer writes it (here a table self-check's, whose `suite` and
+/// `adapter` are `null`, as docs/RESULTS.md says) reads back; a byte-order mark at its start is
+/// skipped and one later is named; a pipe or FIFO is refused at once, saying why, not waited on.
+#[cfg(unix)]
+#[test]
+fn results_files_as_written_with_a_bom_or_through_a_pipe() {
+    let dir = std::env::temp_dir().join(format!("opspec-broken-results-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let arg = |p: &Path| p.to_string_lossy().into_owned();
+    let run = dir.join("run");
+    let (code, stderr) = opspec(&["run", "--exact", "table:multiply:bf16:nan-either", "--out", &arg(&run)]);
+    assert_eq!(code, 0, "{stderr}");
+    let written = std::fs::read_to_string(run.join("results.jsonl")).unwrap();
+    let record = written.lines().nth(1).unwrap();
+    assert!(
+        record.contains(r#""id":"table:multiply:bf16:nan-either","suite":null,"adapter":null"#),
+        "{record}"
+    );
+    let results_doc = std::fs::read_to_string(Path::new(REPO).join("docs/RESULTS.md")).unwrap();
+    assert!(
+        results_doc.contains("`suite` and `adapter` are `null` for a table\nself-check"),
+        "docs/RESULTS.md"
+    );
+    let report = |file: &Path| opspec(&["report", &arg(file), "--out", &arg(&dir.join("report"))]);
+    let (code, stderr) = report(&run.join("results.jsonl"));
+    assert_eq!(code, 0, "{stderr}");
+    // `suite: table` is not the part the id names; parts left out are not checked.
+    let table_suite = dir.join("table-suite.jsonl");
+    std::fs::write(
+        &table_suite,
+        written.replacen(r#""suite":null,"adapter":null,"#, r#""suite":"table","#, 1),
+    )
+    .unwrap();
+    let (code, stderr) = report(&table_suite);
+    assert!(code == 2 && stderr.contains("table-suite.jsonl:2:") && stderr.contains("`suite`"), "{stderr}");
+    let left_out = dir.join("left-out.jsonl");
+    std::fs::write(&left_out, written.replacen(r#""suite":null,"adapter":null,"#, "", 1)).unwrap();
+    assert_eq!(report(&left_out).0, 0);
+    // A byte-order mark.
+    let bom = dir.join("bom.jsonl");
+    std::fs::write(&bom, format!("\u{feff}{written}")).unwrap();
+    let (code, stderr) = report(&bom);
+    assert_eq!(code, 0, "{stderr}");
+    let (first, rest) = written.split_once('\n').unwrap();
+    std::fs::write(&bom, format!("{first}\n\u{feff}{rest}")).unwrap();
+    let (code, stderr) = report(&bom);
+    assert!(code == 2 && stderr.contains("bom.jsonl:2: a byte-order mark (U+FEFF)"), "{stderr}");
+    // A FIFO no one writes to, and a pipe on stdin.
+    let fifo = dir.join("fifo.jsonl");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let (code, stderr) = report(&fifo);
+    assert!(code == 2 && stderr.contains("fifo.jsonl: is not a regular file (a pipe"), "{stderr}");
+    let mut piped = Command::new(env!("CARGO_BIN_EXE_opspec"))
+        .args(["report", "/dev/stdin", "--out", &arg(&dir.join("report"))])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = piped.stdin.take().unwrap();
+    let _ = std::io::Write::write_all(&mut stdin, written.as_bytes());
+    drop(stdin);
+    let out = piped.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(2) && stderr.contains("save a stream first"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -108,8 +108,9 @@ struct Select {
     /// `parallel:`, a Kubernetes Indexed Job, or `OPSPEC_SHARD=I/N`).
     #[arg(long, value_name = "I/N|auto", conflicts_with = "exact")]
     shard: Option<ShardChoice>,
-    /// Also run the large layout sweep (`layouts-large` checks: sizes up to 2^24 elements).
-    #[arg(long)]
+    /// Also run the large layout sweep (`layouts-large` checks: sizes up to 2^24 elements);
+    /// not with --exhaustive, which runs the sweeps instead of the sampled checks.
+    #[arg(long, conflicts_with = "exhaustive")]
     layouts_large: bool,
     /// Sweeps instead of the sampled checks: every pair of f16 and bf16 values (2^32 per
     /// binary operation) and the dense f32/f64 grid; every f16, bf16 and f32 value of a
@@ -324,8 +325,8 @@ enum Command {
     /// hard inputs, for every operation and format they compute (or those named); exits 1 on a
     /// disagreement.
     OracleAgreement {
-        /// Inputs per operation and format.
-        #[arg(long, default_value_t = 100_000_000)]
+        /// Inputs per operation and format (at least 1).
+        #[arg(long, default_value_t = 100_000_000, value_parser = parse_cases)]
         cases: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -474,6 +475,16 @@ fn parse_timeout(text: &str) -> Result<f64, String> {
         Ok(s) if (MIN_TIMEOUT..=MAX_TIMEOUT).contains(&s) => Ok(s),
         _ => {
             Err(format!("`{text}` is not a number of seconds from {MIN_TIMEOUT} to {MAX_TIMEOUT} (one day)"))
+        }
+    }
+}
+
+/// `oracle-agreement --cases`: a comparison of no inputs would pass having compared nothing.
+fn parse_cases(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => {
+            Err(format!("`{text}` is not a number of inputs of 1 or more (0 would compare nothing and pass)"))
         }
     }
 }

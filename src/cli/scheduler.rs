@@ -111,7 +111,14 @@ fn slurm(var: &impl Fn(&str) -> Option<String>) -> Result<Option<Shard>, String>
     let min = required(var, "SLURM_ARRAY_TASK_MIN", because)?;
     let max = required(var, "SLURM_ARRAY_TASK_MAX", because)?;
     let count = required(var, "SLURM_ARRAY_TASK_COUNT", because)?;
-    let step = number(var, "SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
+    let step = match number(var, "SLURM_ARRAY_TASK_STEP")? {
+        Some(0) => {
+            return Err(
+                "SLURM_ARRAY_TASK_STEP=0 is not a step (Slurm's are 1 or more): give --shard I/N".into()
+            );
+        }
+        step => step.unwrap_or(1),
+    };
     let evenly = count > 0 && min.checked_add((count - 1).saturating_mul(step)) == Some(max);
     if !evenly || id < min || (id - min) % step != 0 {
         return Err(format!(
@@ -194,6 +201,14 @@ mod tests {
             ],
             &["--array=1,3,7", "give --shard I/N"],
         );
+        let step_zero = [
+            ("SLURM_ARRAY_TASK_ID", "1"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_MAX", "1"),
+            ("SLURM_ARRAY_TASK_STEP", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "1"),
+        ];
+        says(&step_zero, &["SLURM_ARRAY_TASK_STEP=0 is not a step", "give --shard I/N"]);
         says(&[("OPSPEC_SHARD", "2/4"), ("CI_NODE_INDEX", "3"), ("CI_NODE_TOTAL", "4")], &["2/4", "3/4"]);
         says(&[("OPSPEC_SHARD", "4")], &["OPSPEC_SHARD", "no `/`"]);
         says(&[("JOB_COMPLETION_INDEX", "0"), ("OPSPEC_SHARD_TOTAL", "99999999999")], &["too many"]);

@@ -308,11 +308,13 @@ impl<'de> Deserialize<'de> for PlannedHashes {
 
 /// Reads a results file in one pass, line by line, keeping [`Place`]s (24 bytes per planned
 /// check) and the ids of the planned checks it holds no record of; its results are read again
-/// by [`Run::checks`]. A file that ends early (a killed run, possibly in the middle of a line)
+/// by [`Run::checks`], so it must be a regular file, not a pipe. A UTF-8 byte-order mark at
+/// its start is skipped. A file that ends early (a killed run, possibly in the middle of a line)
 /// reads as incomplete; anything else malformed, a check recorded twice or not planned, or a
 /// record that contradicts itself ([`CheckResult::contradiction`]) is an error naming the file
 /// and line.
 pub fn read(path: &Path) -> Result<Run, String> {
+    regular_file(path)?;
     let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let at = |line: u64, what: String| format!("{}:{line}: {what}", path.display());
     let mut reader = BufReader::new(file);
@@ -320,7 +322,7 @@ pub fn read(path: &Path) -> Result<Run, String> {
     let mut offset = reader.read_until(b'\n', &mut buf).map_err(|e| at(1, e.to_string()))? as u64;
     let mut content = DefaultHasher::new();
     content.write_u64(line_hash(&buf));
-    let header = run_record::<PlannedHashes>(&buf).map_err(|e| at(1, e))?;
+    let header = run_record::<PlannedHashes>(without_bom(&buf)).map_err(|e| at(1, e))?;
     let mut info = *header.info;
     let mut index = header.planned.0;
     let mut places: Vec<Option<Place>> = vec![None; index.len()];
@@ -344,6 +346,12 @@ pub fn read(path: &Path) -> Result<Run, String> {
             // A killed run can leave half a line at the end.
             Err(e) if e.is_eof() && reader.fill_buf().map_err(|e| at(line, e.to_string()))?.is_empty() => {
                 break;
+            }
+            Err(_) if without_bom(&buf).len() < buf.len() => {
+                return Err(at(
+                    line,
+                    "a byte-order mark (U+FEFF) starts this line: only the file's first may".into(),
+                ));
             }
             Err(e) => return Err(at(line, format!("not a results record: {e}"))),
         };
@@ -382,6 +390,31 @@ pub fn read(path: &Path) -> Result<Run, String> {
     let checks = Source::File { at: places, missing };
     let content = content.finish().max(1);
     Ok(Run { path: path.to_path_buf(), info, sources: header.sources, complete, checks, content })
+}
+
+/// The UTF-8 byte-order mark, which an editor may put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `line` without a UTF-8 byte-order mark at its start: the first line of a results file may
+/// have one (the writer writes none; an editor that saved the file may have added it).
+fn without_bom(line: &[u8]) -> &[u8] {
+    line.strip_prefix(BOM).unwrap_or(line)
+}
+
+/// Refuses anything but a regular file (a pipe, a FIFO, a folder, a device): a run's results
+/// are read again on each pass over them, which a pipe cannot give.
+fn regular_file(path: &Path) -> Result<(), String> {
+    let kind =
+        std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let what = if kind.is_dir() { "a folder" } else { "not a regular file (a pipe, a FIFO or a device)" };
+    Err(format!(
+        "{}: is {what}; results are read more than once, so they must be a file (save a stream first: \
+         `cat > results.jsonl`)",
+        path.display()
+    ))
 }
 
 /// Refuses a run given twice among `runs` (its results would count twice), naming both files.
@@ -431,7 +464,7 @@ fn unrun(path: &Path, places: &[Option<Place>]) -> Result<Vec<CheckId>, String> 
     let file = File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let mut buf = Vec::new();
     BufReader::new(file).read_until(b'\n', &mut buf).map_err(|e| at(e.to_string()))?;
-    let planned = run_record::<Vec<String>>(&buf).map_err(at)?.planned;
+    let planned = run_record::<Vec<String>>(without_bom(&buf)).map_err(at)?.planned;
     if planned.len() != places.len() {
         return Err(at("the file changed while it was read".to_string()));
     }

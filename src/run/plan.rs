@@ -48,9 +48,10 @@ pub fn table_checks(catalog: &Catalog) -> Vec<Check> {
 const ANY_ADAPTER: &str = "*";
 
 /// The load-time checks that need the plan: no row alias may name a planned check
-/// ([`aliases::validate`]), and every expectations entry must name at least one planned check
-/// of its adapter (with the large layout checks and the sweeps): an entry that matches none (a
-/// renamed or removed check) is a load error at its line.
+/// ([`aliases::validate`]), and every expectations entry must be able to apply to a planned
+/// check of its adapter (with the large layout checks and the sweeps): an entry that matches
+/// none (a renamed or removed check), one that earlier entries shadow, or a `flaky` one that
+/// names every check is a load error at its line ([`crate::spec::expectations::Expectations::inapplicable`]).
 pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
     let any = [ANY_ADAPTER.to_string()];
     let mut planned = adapter_checks(catalog, &any);
@@ -72,7 +73,7 @@ pub fn validate_expectations(catalog: &Catalog) -> Result<(), LoadError> {
         adapters.push(&file.adapter);
         let owned: Vec<String> = answers.iter().map(|id| id.of_adapter(&file.adapter).to_string()).collect();
         let ids = owned.iter().map(String::as_str).collect();
-        if let Some(e) = catalog.expectations.unknown(&file.adapter, &ids).into_iter().next() {
+        if let Some(e) = catalog.expectations.inapplicable(&file.adapter, &ids).into_iter().next() {
             return Err(e);
         }
     }

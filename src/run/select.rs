@@ -85,7 +85,19 @@ impl Selection {
     /// checked against the catalog's suites and the `available` adapters first.
     pub fn plan(&self, catalog: &Catalog, available: &[&str]) -> Result<Vec<Check>, String> {
         if let Some(exact) = &self.exact {
-            return exact_check(catalog, exact, available).map(|c| vec![c]);
+            let check = exact_check(catalog, exact, available)?;
+            if !self.tables && check.id.suite().is_none() {
+                return Err(format!(
+                    "--no-tables leaves out the table self-checks, but --exact `{exact}` is one: give one of them"
+                ));
+            }
+            if self.exhaustive && !is_sweep(catalog, &check.id) {
+                return Err(format!(
+                    "--exhaustive runs the sweeps instead of the sampled checks, but --exact `{exact}` is a \
+                     sampled check: leave out --exhaustive to run it"
+                ));
+            }
+            return Ok(vec![check]);
         }
         for s in &self.suites {
             check_suite(catalog, s)?;
@@ -132,6 +144,12 @@ fn check_adapter(name: &str, available: &[&str]) -> Result<(), String> {
         return Ok(());
     }
     Err(format!("unknown adapter `{name}` (available: {})", available.join(", ")))
+}
+
+/// Whether `id` is a check of `run --exhaustive` (a sweep, or a `hard` check).
+fn is_sweep(catalog: &Catalog, id: &CheckId) -> bool {
+    let adapters: Vec<String> = id.adapter_name().map(str::to_string).into_iter().collect();
+    sweep_checks(catalog, &adapters).iter().any(|c| c.id == *id)
 }
 
 /// The one check whose id is `text`.

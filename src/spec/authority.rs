@@ -153,6 +153,7 @@ pub struct Rounding {
 pub struct Approximations {
     pub ops: Vec<String>,
     /// The document's words.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub says: String,
     /// What it recommends there: approximations of the results. A NaN or an infinity where the
     /// exact result is finite misses it.
@@ -175,6 +176,7 @@ pub struct Reading {
     /// Id of the source document (one of the table's `sources`).
     pub source: String,
     /// The document's words, quoted.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
 }
 
@@ -214,7 +216,7 @@ impl ReadingValue {
 /// A sentence of the cited document, as it stands.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(transparent)]
-pub struct Quote(pub String);
+pub struct Quote(#[serde(deserialize_with = "crate::spec::source::quoted")] pub String);
 
 impl Authority {
     /// Whether the rounding clause governs `op`.
@@ -273,9 +275,6 @@ impl Authority {
             self.complex.as_ref().map(|q| &q.0),
             self.unnamed_dtypes.as_ref().map(|u| &u.says.0),
         ];
-        if quotes.iter().flatten().any(|q| q.trim().is_empty()) {
-            return err("", "a clause quotes no sentence".into());
-        }
         if quotes.iter().flatten().next().is_some() && self.cites.is_none() {
             return err(
                 "cites",

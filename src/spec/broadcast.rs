@@ -147,6 +147,7 @@ pub struct Rule {
     /// Where in the document (`Broadcasting, bullet 2`; `The order rule, From the right`).
     pub section: String,
     /// The rule's text, as the document states it.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
 }
 

@@ -73,6 +73,7 @@ pub struct ComplexRow {
     /// Bullet number within the function's complex section (1-based).
     pub bullet: u32,
     /// The bullet's text, as the source states it.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// When the row applies.
     pub when: ComplexCondition,
@@ -205,6 +206,7 @@ pub struct ComponentRule {
     pub id: Spanned<String>,
     pub source: String,
     /// The statement, quoted (a sentence, or a cell of the document's component table).
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// The operand (1 or 2) that is a real-valued array of the parts' dtype (`f32` beside
     /// `c64`), where the rule is one for a real operand: its imaginary component does not
@@ -230,6 +232,7 @@ pub struct ComplexProperty {
     pub id: Spanned<String>,
     pub source: String,
     /// The statement, quoted.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     pub rule: Delegation,
 }

@@ -6,6 +6,7 @@
 //! listed check that passes is a failure ("remove the entry"), and an entry that names no
 //! check of the catalog is a load error, so the file cannot rot.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -73,9 +74,69 @@ pub struct Deviation {
 #[serde(deny_unknown_fields)]
 pub struct Tolerance {
     /// At most this many failing inputs per check.
+    #[serde(default, deserialize_with = "count")]
     pub failed_inputs: Option<usize>,
     /// At most this ULP error (approximate operations), up to [`MAX_TOLERATED_ULP`].
+    #[serde(default, deserialize_with = "ulps")]
     pub max_ulp: Option<f64>,
+}
+
+/// A number as YAML writes one: quoted text (`"12"`) is refused, not read as the number it
+/// spells, so that a value is never a string by accident.
+enum Number {
+    Whole(i128),
+    Real(f64),
+}
+
+struct NumberVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NumberVisitor {
+    type Value = Option<Number>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a number")
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Some(Number::Whole(v.into())))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Some(Number::Whole(v.into())))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Some(Number::Real(v)))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Err(E::custom(format!("\"{v}\" is text, not a number: write the number without quotes")))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// `tolerate.max_ulp`: any number (its range is checked with the entry).
+fn ulps<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    Ok(d.deserialize_any(NumberVisitor)?.map(|n| match n {
+        Number::Whole(w) => w as f64,
+        Number::Real(r) => r,
+    }))
+}
+
+/// `tolerate.failed_inputs`: a count.
+fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    use serde::de::Error;
+    match d.deserialize_any(NumberVisitor)? {
+        None => Ok(None),
+        Some(Number::Whole(w)) => usize::try_from(w)
+            .map(Some)
+            .map_err(|_| D::Error::custom(format!("{w} is not a count of inputs"))),
+        Some(Number::Real(r)) => Err(D::Error::custom(format!("{r} is not a whole number of inputs"))),
+    }
 }
 
 /// The largest `tolerate.max_ulp`: 2^53. A result `err` ULP from the exact value `v` is
@@ -97,6 +158,13 @@ pub struct Condition {
 }
 
 impl Condition {
+    /// Whether this condition holds wherever `other` does: it names no other target and no
+    /// CPU feature `other` does not.
+    fn holds_wherever(&self, other: &Condition) -> bool {
+        self.target.as_ref().is_none_or(|t| other.target.as_ref() == Some(t))
+            && self.cpu_features.iter().all(|f| other.cpu_features.contains(f))
+    }
+
     /// Whether the entry applies on this machine.
     pub fn holds(&self) -> bool {
         let features = crate::platform::cpu_features();
@@ -174,24 +242,53 @@ impl Expectations {
         (!declared.is_empty()).then(|| Profile::new(declared))
     }
 
-    /// Entries of `adapter`'s file that name no check among `ids` (the adapter's planned
-    /// checks), as load errors.
-    pub fn unknown(&self, adapter: &str, ids: &std::collections::HashSet<&str>) -> Vec<LoadError> {
+    /// Entries of `adapter`'s files that can never apply to a check among `ids` (the adapter's
+    /// planned checks), as load errors at their lines: one that names no check; one each of
+    /// whose checks an earlier entry (of these files, in order) lists wherever it applies, so
+    /// that [`Expectations::listed`] never reaches it; and a `flaky` one that names every check
+    /// of the adapter, which would excuse any run.
+    pub fn inapplicable(&self, adapter: &str, ids: &HashSet<&str>) -> Vec<LoadError> {
         let mut scratch = Scratch::default();
         let mut errors = Vec::new();
+        // Each entry read so far: where it is, its condition, and the checks it names.
+        let mut earlier: Vec<(&Path, u64, &Condition, HashSet<&str>)> = Vec::new();
         for (file, f) in self.files.iter().filter(|(_, f)| f.adapter == adapter) {
             for (i, (d, p)) in f.entries().enumerate() {
-                let names_one = match p.expansions(EXPANDED) {
-                    Some(named) => named.iter().any(|id| ids.contains(id.as_str())),
-                    None => ids.iter().any(|id| p.matches_in(id, &mut scratch)),
+                let named: HashSet<&str> = match p.expansions(EXPANDED) {
+                    Some(named) => named.iter().filter_map(|id| ids.get(id.as_str()).copied()).collect(),
+                    None => ids.iter().copied().filter(|id| p.matches_in(id, &mut scratch)).collect(),
                 };
-                if !names_one {
+                let at = |m: String| {
+                    LoadError::at_location(file, &d.id.referenced, format!("field `deviations[{i}].id`: {m}"))
+                };
+                let id = &d.id.value;
+                let before: Vec<_> = earlier.iter().filter(|e| e.2.holds_wherever(&d.when)).collect();
+                let first_lister = |c: &str| before.iter().find(|e| e.3.contains(c));
+                if named.is_empty() {
+                    let m = format!("`{id}` matches no check of adapter `{adapter}` (renamed or removed?)");
+                    errors.push(at(m));
+                } else if d.flaky && named.len() == ids.len() {
                     let m = format!(
-                        "field `deviations[{i}].id`: `{}` matches no check of adapter `{}` (renamed or removed?)",
-                        d.id.value, f.adapter
+                        "`{id}` names every check of adapter `{adapter}`, and a `flaky` entry's checks may \
+                         pass or fail: it would excuse any run (name the checks that change from run to run)"
                     );
-                    errors.push(LoadError::at_location(file, &d.id.referenced, m));
+                    errors.push(at(m));
+                } else if named.iter().all(|c| first_lister(c).is_some()) {
+                    let mut by: Vec<String> = named
+                        .iter()
+                        .filter_map(|c| first_lister(c).map(|e| format!("{}:{}", e.0.display(), e.1)))
+                        .collect();
+                    by.sort();
+                    by.dedup();
+                    let m = format!(
+                        "`{id}` never applies: each of its {} checks is listed by an earlier entry ({}), \
+                         which is found first (remove it, or narrow the earlier one)",
+                        named.len(),
+                        by.join(", ")
+                    );
+                    errors.push(at(m));
                 }
+                earlier.push((file, d.id.referenced.line(), &d.when, named));
             }
         }
         errors
@@ -254,6 +351,16 @@ fn load_file(
                 platform::OSES.join(", ")
             );
             return Err(at_when("target", m));
+        }
+        if let Some(t) = &d.when.target
+            && !d.when.cpu_features.is_empty()
+            && t.split_once('-').is_some_and(|(arch, _)| arch != platform::CPU_FEATURES_ARCH)
+        {
+            let m = format!(
+                "opspec reports CPU features on {} only: with `target: {t}` the entry never applies",
+                platform::CPU_FEATURES_ARCH
+            );
+            return Err(at_when("cpu_features", m));
         }
         if let Some(f) = d.when.cpu_features.iter().find(|f| !platform::CPU_FEATURES.contains(&f.as_str())) {
             let known = platform::CPU_FEATURES.join(", ");

@@ -56,8 +56,10 @@ impl CatalogFiles {
 
     /// Reads the catalog below `root` (its `specs/`, `suites/` and `expectations/`).
     pub fn read_dir(root: &Path) -> Result<CatalogFiles, LoadError> {
-        let cannot =
-            |path: &str, e: std::io::Error| LoadError::whole(&root.join(path), format!("cannot read: {e}"));
+        let cannot = |path: &str, e: std::io::Error| match e.kind() {
+            std::io::ErrorKind::InvalidInput => LoadError::whole(&root.join(path), e.to_string()),
+            _ => LoadError::whole(&root.join(path), format!("cannot read: {e}")),
+        };
         let layout = "the folder that holds specs/, suites/ and expectations/";
         if !root.exists() {
             return Err(LoadError::whole(root, format!("no such folder (the catalog root is {layout})")));

@@ -13,7 +13,8 @@ pub const FOLDERS: [&str; 3] = ["specs", "suites", "expectations"];
 
 /// The `*.yaml` files below `root`'s [`FOLDERS`], recursively, as paths relative to `root`
 /// with `/` between components (`specs/elementwise/add.yaml`), sorted. A missing folder holds
-/// no files. Links are followed only within `root`; a link out of it, a broken one, or a
+/// no files; a file named as YAML otherwise (`numr.yml`, `add.YAML`) is an error
+/// (`io::ErrorKind::InvalidInput`), not left out unread. Links are followed only within `root`; a link out of it, a broken one, or a
 /// folder or file reached twice (a link loop, or a second way to the same table) is an
 /// error. An error gives the relative path that could not be read, and why.
 pub fn yaml_files(root: &Path) -> Result<Vec<String>, (String, io::Error)> {
@@ -31,6 +32,17 @@ pub fn yaml_files(root: &Path) -> Result<Vec<String>, (String, io::Error)> {
             let entry = entry.map_err(|e| (dir.clone(), e))?;
             let relative = format!("{dir}/{}", entry.file_name().to_string_lossy());
             let is_yaml = relative.ends_with(".yaml");
+            if !is_yaml && misnamed_yaml(&relative) {
+                let stem = entry
+                    .file_name()
+                    .to_string_lossy()
+                    .rsplit_once('.')
+                    .map_or(String::new(), |(s, _)| s.to_string());
+                let why = format!(
+                    "catalog files are named `*.yaml`: rename it `{stem}.yaml` (it would be left out unread)"
+                );
+                return Err((relative, io::Error::new(io::ErrorKind::InvalidInput, why)));
+            }
             let is_link = entry.file_type().map_err(|e| (relative.clone(), e))?.is_symlink();
             if !is_yaml && !is_link && !entry.path().is_dir() {
                 continue;
@@ -45,6 +57,13 @@ pub fn yaml_files(root: &Path) -> Result<Vec<String>, (String, io::Error)> {
     }
     files.sort();
     Ok(files)
+}
+
+/// Whether `name` ends like a YAML file but not in `.yaml` (`.yml`, `.YAML`): a file its
+/// author meant to be read.
+fn misnamed_yaml(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".yml") || lower.ends_with(".yaml")
 }
 
 /// Records the folder or file at `relative` as reached, after checking that it lies inside

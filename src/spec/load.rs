@@ -109,6 +109,7 @@ pub fn parse_yaml<T: DeserializeOwned>(file: &Path, text: &str) -> Result<T, Loa
         };
         let detail = match e.without_snippet() {
             serde_saphyr::Error::Budget { breach, .. } => budget_message(breach),
+            serde_saphyr::Error::NonFiniteFloat { value, .. } => format!("`{value}` is not a finite number"),
             _ => e.to_string().replace("<input>", &file.display().to_string()),
         };
         let message = if field.is_empty() || field == "." || field == "?" {

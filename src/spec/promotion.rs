@@ -33,6 +33,7 @@ pub struct PromotionCase {
     /// Id of the source document.
     pub source: String,
     /// The rule or example, as the source states it.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// The binary operation (`add`, `multiply`, `divide`).
     pub op: String,

@@ -188,6 +188,7 @@ pub struct LiteralCase {
     /// Where in the source (a section or heading).
     pub anchor: String,
     /// The source's text that the case encodes.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// dtypes the case is checked in.
     pub dtypes: Vec<String>,
@@ -254,6 +255,7 @@ pub struct GeneratorSpec {
     /// Where in the source.
     pub anchor: String,
     /// The source's text the generated problems exercise.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// What is checked.
     pub check: GeneratedCheck,

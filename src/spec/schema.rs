@@ -138,6 +138,7 @@ pub struct PropertyRow {
     pub id: Spanned<String>,
     pub source: String,
     pub bullet: u32,
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     pub property: Property,
 }
@@ -183,6 +184,7 @@ pub enum Transform {
 #[serde(deny_unknown_fields)]
 pub struct Definition {
     pub source: String,
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
 }
 
@@ -201,6 +203,7 @@ pub struct Row {
     /// Bullet number within the function's special-case section (1-based).
     pub bullet: u32,
     /// The bullet's text, as the source states it.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// When the row applies.
     pub when: Condition,
@@ -452,6 +455,7 @@ pub struct NoBroadcastRow {
     /// Id of the source document (one of the table's `sources`).
     pub source: String,
     /// The rule, quoted from the source.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// The error every refusal must be.
     pub error: ShapeError,
@@ -501,6 +505,7 @@ pub struct DestinationRow {
     /// Id of the source document (one of the table's `sources`).
     pub source: String,
     /// What the source says about such a destination, quoted.
+    #[serde(deserialize_with = "crate::spec::source::quoted")]
     pub text: String,
     /// The destination.
     pub out: Destination,
