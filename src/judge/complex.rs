@@ -9,6 +9,7 @@ use opspec_adapter::{BinaryOp, OpKind};
 
 use crate::bits::format::Format;
 use crate::generate::complex::Components;
+use crate::judge::authority::Grade;
 use crate::judge::context::constant;
 use crate::judge::expect::step_distance;
 use crate::oracle::complex::{
@@ -16,6 +17,7 @@ use crate::oracle::complex::{
 };
 use crate::oracle::ops::reference;
 use crate::spec::complex::{ComplexAccuracy, ComplexOp, ComplexResult, Component, LoadedComplex, Part};
+use crate::spec::suite::Suite;
 
 /// The components' names, in [`Components`] order.
 pub const COMPONENTS: [&str; 4] = ["a", "b", "c", "d"];
@@ -100,6 +102,24 @@ impl ComplexJudge<'_> {
             _ => return Err(format!("the result's kind does not fit the row's `{expected:?}`")),
         };
         Ok((ok, want))
+    }
+
+    /// The grade of element `i` of `values`, a result that [`ComplexJudge::verdict`] rejected:
+    /// a NaN or infinite part where the finite reference is missed is no inaccuracy: the result
+    /// is not the row's value at all (a must); a finite one off the bound misses `accuracy`,
+    /// the accuracy the suite sets ([`accuracy_grade`]).
+    pub fn grade(
+        &self,
+        values: &ComplexValues,
+        i: usize,
+        expected: &ComplexResult,
+        accuracy: &Grade,
+    ) -> Grade {
+        let finite = match values {
+            ComplexValues::Parts(p) => p[i].iter().all(|&v| self.f.is_finite(v)),
+            ComplexValues::Booleans(_) => false,
+        };
+        if *expected == ComplexResult::Reference && finite { accuracy.clone() } else { Grade::cited() }
     }
 
     /// The normwise bound, in ULPs of the larger part, for input `x`.
@@ -199,4 +219,23 @@ impl ComplexJudge<'_> {
             _ => String::new(),
         }
     }
+}
+
+/// The grade of a result that misses a complex table's accuracy: opspec's bar where the
+/// suite says the document sets none.
+pub fn accuracy_grade(suite: &Suite, accuracy: Option<ComplexAccuracy>) -> Grade {
+    let Some(quote) = &suite.authority.complex else { return Grade::cited() };
+    let bar = match accuracy {
+        Some(ComplexAccuracy::CorrectlyRounded) => "each part correctly rounded".to_string(),
+        Some(ComplexAccuracy::NormwiseUlps(n)) => {
+            format!("each part within {n} ULPs of the larger part (normwise)")
+        }
+        Some(ComplexAccuracy::ConditionedUlps(n)) => format!("within {n} ULPs scaled by the exponent's size"),
+        None => "the table's accuracy".to_string(),
+    };
+    Grade::opspec(format!(
+        "opspec's bar: {bar}; the document sets no accuracy for complex results: \"{}\"{}",
+        quote.0,
+        suite.authority.cited()
+    ))
 }

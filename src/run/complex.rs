@@ -22,15 +22,14 @@ use crate::bits::format::Format;
 use crate::generate::Generator;
 use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
 use crate::judge::authority::Grade;
-use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues};
+use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues, accuracy_grade};
 use crate::judge::expect::step_distance;
 use crate::oracle::complex::{PRECISION, Reference, TRANSCENDENTAL};
 use crate::oracle::{decode, round_exact};
 use crate::results::{CheckResult, Status};
 use crate::spec::complex::{
-    ComplexAccuracy, ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
+    ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
 };
-use crate::spec::suite::Suite;
 use crate::spec::{Catalog, LoadedSuite};
 
 /// The checks of `suite`'s complex tables against `adapter`.
@@ -248,25 +247,6 @@ struct ComplexRun<'a> {
     accuracy: Grade,
 }
 
-/// The grade of a result that misses a complex table's accuracy: opspec's bar where the
-/// suite says the document sets none.
-fn accuracy_grade(suite: &Suite, accuracy: Option<ComplexAccuracy>) -> Grade {
-    let Some(quote) = &suite.authority.complex else { return Grade::cited() };
-    let bar = match accuracy {
-        Some(ComplexAccuracy::CorrectlyRounded) => "each part correctly rounded".to_string(),
-        Some(ComplexAccuracy::NormwiseUlps(n)) => {
-            format!("each part within {n} ULPs of the larger part (normwise)")
-        }
-        Some(ComplexAccuracy::ConditionedUlps(n)) => format!("within {n} ULPs scaled by the exponent's size"),
-        None => "the table's accuracy".to_string(),
-    };
-    Grade::opspec(format!(
-        "opspec's bar: {bar}; the document sets no accuracy for complex results: \"{}\"{}",
-        quote.0,
-        suite.authority.cited()
-    ))
-}
-
 impl ComplexRun<'_> {
     /// Calls `op` on the inputs' operands (one or two complex tensors of `inputs.len()`
     /// elements) and reads the result.
@@ -331,18 +311,7 @@ impl ComplexRun<'_> {
                     ComplexValues::Booleans(b) => b[i].to_string(),
                     ComplexValues::Parts(p) => self.judge.describe_parts(&p[i]),
                 };
-                // A NaN or infinite part where the finite reference is missed is no inaccuracy:
-                // the result is not the row's value at all (a must); a finite one off the bound
-                // misses the accuracy the suite sets.
-                let finite = match &values {
-                    ComplexValues::Parts(p) => p[i].iter().all(|&v| self.f.is_finite(v)),
-                    ComplexValues::Booleans(_) => false,
-                };
-                let grade = if *expected == ComplexResult::Reference && finite {
-                    self.accuracy.clone()
-                } else {
-                    Grade::cited()
-                };
+                let grade = self.judge.grade(&values, i, expected, &self.accuracy);
                 rec.fail_graded(1, grade, false, || Failure {
                     inputs: self.describe_input(x),
                     expected: want(),
