@@ -21,8 +21,7 @@ use super::record::{Failure, Recorder, Repro, citation};
 use crate::bits::format::Format;
 use crate::generate::Generator;
 use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
-use crate::judge::authority::Grade;
-use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues, accuracy_grade};
+use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues};
 use crate::judge::expect::step_distance;
 use crate::oracle::complex::{PRECISION, Reference, TRANSCENDENTAL};
 use crate::oracle::{decode, round_exact};
@@ -97,10 +96,8 @@ pub fn run(
     let f = target.dtype.component().and_then(Format::of).ok_or("a complex check needs a complex dtype")?;
     let mut rng = Generator::new(seed, &check.id.to_string());
     let arity = table.op.arity();
-    let judge = ComplexJudge { table, f };
-    let accuracy = accuracy_grade(suite, spec.accuracy);
-    let run =
-        ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None, accuracy };
+    let judge = ComplexJudge { table, f, suite, component_rule: false };
+    let run = ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None };
     match target.cases {
         ComplexCases::Row(r) => {
             let row = &spec.rows[r];
@@ -135,7 +132,8 @@ pub fn run(
                 rule.text.clone(),
             ));
             let mut inputs = row_inputs(f, &ComplexCondition::default(), &[], arity, per_row, &mut rng)?;
-            let run = ComplexRun { real_operand: rule.real_operand, judge: ComplexJudge { table, f }, ..run };
+            let judge = ComplexJudge { table, f, suite, component_rule: true };
+            let run = ComplexRun { real_operand: rule.real_operand, judge, ..run };
             if let Some(absent) = rule.absent() {
                 for x in &mut inputs {
                     x[absent.index()] = f.pos_zero();
@@ -243,8 +241,6 @@ struct ComplexRun<'a> {
     /// The operand (1 or 2) passed as a real-valued array of the parts' dtype: the first
     /// component of its input, its imaginary one left out.
     real_operand: Option<usize>,
-    /// The grade of a result that misses the table's accuracy (not a row).
-    accuracy: Grade,
 }
 
 impl ComplexRun<'_> {
@@ -311,7 +307,7 @@ impl ComplexRun<'_> {
                     ComplexValues::Booleans(b) => b[i].to_string(),
                     ComplexValues::Parts(p) => self.judge.describe_parts(&p[i]),
                 };
-                let grade = self.judge.grade(&values, i, expected, &self.accuracy);
+                let grade = self.judge.grade(&values, i, x, expected, reference)?;
                 rec.fail_graded(1, grade, false, || Failure {
                     inputs: self.describe_input(x),
                     expected: want(),
