@@ -7,10 +7,12 @@
 
 pub mod accuracy;
 pub mod authority;
+pub mod batch;
 pub mod classes;
 pub mod complex;
 pub mod context;
 pub mod expect;
+pub mod integer;
 pub mod profile;
 pub mod scatter;
 pub mod spans;

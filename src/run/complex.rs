@@ -21,16 +21,14 @@ use super::record::{Failure, Recorder, Repro, citation};
 use crate::bits::format::Format;
 use crate::generate::Generator;
 use crate::generate::complex::{Components, moderate_inputs, pow_inputs, row_inputs, wide_inputs};
-use crate::judge::authority::Grade;
 use crate::judge::complex::{COMPONENTS, ComplexJudge, ComplexValues};
 use crate::judge::expect::step_distance;
 use crate::oracle::complex::{PRECISION, Reference, TRANSCENDENTAL};
 use crate::oracle::{decode, round_exact};
 use crate::results::{CheckResult, Status};
 use crate::spec::complex::{
-    ComplexAccuracy, ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
+    ComplexCondition, ComplexOp, ComplexResult, Component, Delegation, LoadedComplex,
 };
-use crate::spec::suite::Suite;
 use crate::spec::{Catalog, LoadedSuite};
 
 /// The checks of `suite`'s complex tables against `adapter`.
@@ -98,10 +96,8 @@ pub fn run(
     let f = target.dtype.component().and_then(Format::of).ok_or("a complex check needs a complex dtype")?;
     let mut rng = Generator::new(seed, &check.id.to_string());
     let arity = table.op.arity();
-    let judge = ComplexJudge { table, f };
-    let accuracy = accuracy_grade(suite, spec.accuracy);
-    let run =
-        ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None, accuracy };
+    let judge = ComplexJudge { table, f, suite, component_rule: false };
+    let run = ComplexRun { table, adapter, options, dtype: target.dtype, f, judge, real_operand: None };
     match target.cases {
         ComplexCases::Row(r) => {
             let row = &spec.rows[r];
@@ -136,7 +132,8 @@ pub fn run(
                 rule.text.clone(),
             ));
             let mut inputs = row_inputs(f, &ComplexCondition::default(), &[], arity, per_row, &mut rng)?;
-            let run = ComplexRun { real_operand: rule.real_operand, judge: ComplexJudge { table, f }, ..run };
+            let judge = ComplexJudge { table, f, suite, component_rule: true };
+            let run = ComplexRun { real_operand: rule.real_operand, judge, ..run };
             if let Some(absent) = rule.absent() {
                 for x in &mut inputs {
                     x[absent.index()] = f.pos_zero();
@@ -244,27 +241,6 @@ struct ComplexRun<'a> {
     /// The operand (1 or 2) passed as a real-valued array of the parts' dtype: the first
     /// component of its input, its imaginary one left out.
     real_operand: Option<usize>,
-    /// The grade of a result that misses the table's accuracy (not a row).
-    accuracy: Grade,
-}
-
-/// The grade of a result that misses a complex table's accuracy: opspec's bar where the
-/// suite says the document sets none.
-fn accuracy_grade(suite: &Suite, accuracy: Option<ComplexAccuracy>) -> Grade {
-    let Some(quote) = &suite.authority.complex else { return Grade::cited() };
-    let bar = match accuracy {
-        Some(ComplexAccuracy::CorrectlyRounded) => "each part correctly rounded".to_string(),
-        Some(ComplexAccuracy::NormwiseUlps(n)) => {
-            format!("each part within {n} ULPs of the larger part (normwise)")
-        }
-        Some(ComplexAccuracy::ConditionedUlps(n)) => format!("within {n} ULPs scaled by the exponent's size"),
-        None => "the table's accuracy".to_string(),
-    };
-    Grade::opspec(format!(
-        "opspec's bar: {bar}; the document sets no accuracy for complex results: \"{}\"{}",
-        quote.0,
-        suite.authority.cited()
-    ))
 }
 
 impl ComplexRun<'_> {
@@ -331,18 +307,7 @@ impl ComplexRun<'_> {
                     ComplexValues::Booleans(b) => b[i].to_string(),
                     ComplexValues::Parts(p) => self.judge.describe_parts(&p[i]),
                 };
-                // A NaN or infinite part where the finite reference is missed is no inaccuracy:
-                // the result is not the row's value at all (a must); a finite one off the bound
-                // misses the accuracy the suite sets.
-                let finite = match &values {
-                    ComplexValues::Parts(p) => p[i].iter().all(|&v| self.f.is_finite(v)),
-                    ComplexValues::Booleans(_) => false,
-                };
-                let grade = if *expected == ComplexResult::Reference && finite {
-                    self.accuracy.clone()
-                } else {
-                    Grade::cited()
-                };
+                let grade = self.judge.grade(&values, i, x, expected, reference)?;
                 rec.fail_graded(1, grade, false, || Failure {
                     inputs: self.describe_input(x),
                     expected: want(),

@@ -7,13 +7,14 @@
 //! are evaluated alone, and the output says so. For a property check the property itself is
 //! evaluated (the input and its transforms), not a single result.
 
-use super::batch::{Batch, steps_from};
+use super::batch::Batch;
 use super::check::{Check, RunOptions, Target};
 use super::elementwise::FloatBatch;
 use super::elementwise::integer::IntegerBatch;
 use super::elementwise::property::PropertyRun;
 use crate::bits::value::Domain;
 use crate::host::{NamedAdapter, find_adapter};
+use crate::judge::batch::steps_from;
 use crate::judge::expect::Expect;
 use crate::run::check::ElementwiseKind;
 use crate::spec::Catalog;

@@ -38,12 +38,33 @@ pub struct ComplexTable {
     /// for the function; without it the table has no `random` check.
     #[serde(default)]
     pub accuracy: Option<ComplexAccuracy>,
+    /// The document's words on how results on finite operands are computed (multiply and
+    /// divide: "as if calculated according to the textbook formula"), and their tier.
+    #[serde(default)]
+    pub textbook: Option<Textbook>,
     #[serde(default)]
     pub rows: Vec<ComplexRow>,
     #[serde(default)]
     pub properties: Vec<ComplexProperty>,
     #[serde(default)]
     pub component_rules: Vec<ComponentRule>,
+}
+
+/// A sentence that says results on finite operands are computed "as if calculated according
+/// to the textbook formula". The formula's value (at any accuracy, where the suite says the
+/// document sets none) and the formula evaluated in the parts' format, each operation rounded,
+/// meet the tiers from `tier` up to opspec's bar; a result that is neither (a NaN or an
+/// infinite part where the exact result is finite) misses `tier`. Below `tier` any result
+/// conforms: the document states nothing else of these operands.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Textbook {
+    /// Id of the source document (one of the table's `sources`).
+    pub source: String,
+    /// The sentence's tier: `should`, or `must`.
+    pub tier: super::authority::Tier,
+    /// The document's words, quoted.
+    pub text: String,
 }
 
 /// How a result on finite operands is judged.
@@ -311,6 +332,20 @@ pub fn load_complex(path: &Path, text: &str) -> Result<LoadedComplex, LoadError>
         return Err(field("accuracy", "`conditioned_ulps` is pow's bound".into()));
     }
     let sources: Vec<&str> = table.sources.iter().map(|s| s.id.as_str()).collect();
+    if let Some(textbook) = &table.textbook {
+        if !matches!(op, ComplexOp::Binary(BinaryOp::Multiply | BinaryOp::Divide)) {
+            return Err(field("textbook", "a textbook formula is multiply's or divide's".into()));
+        }
+        if textbook.tier == super::authority::Tier::Quality {
+            return Err(field("textbook.tier", "the document's sentence is a `must` or a `should`".into()));
+        }
+        if !sources.contains(&textbook.source.as_str()) {
+            return Err(field(
+                "textbook.source",
+                format!("`{}` is not one of the table's sources", textbook.source),
+            ));
+        }
+    }
     // Every row, property and rule names a check of its own, beside `random`.
     let mut ids = vec!["random".to_string()];
     let mut claim = |at: &str, id: &str, source: &str| -> Result<(), LoadError> {

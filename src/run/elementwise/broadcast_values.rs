@@ -15,10 +15,10 @@ use crate::generate::shapes::{
     PermutationAxes, permutation_axes, shape_pairs, strided_view, swap_pair, unravel,
 };
 use crate::generate::{Generator, any_value};
+use crate::judge::batch::{Grader, Judge, Reading, steps_from};
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::oracle::broadcast as oracle;
-use crate::run::batch::{Grader, Judge, Reading, steps_from};
 use crate::run::call::apply_guarded;
 use crate::run::check::{Check, RunOptions, ValueCases};
 use crate::run::record::{Failure, Recorder, Repro};
@@ -317,8 +317,13 @@ impl<'a> ValueCheck<'a> {
                 continue;
             }
             let reading = Reading { input: Domain::Float(f), output: self.ctx.output, nan };
-            let (grade, allowed) = Judge { grader: Grader::Table(&self.ctx), alone: None }
-                .verdict(rec, &reading, &case, &expected, actual[i]);
+            let (grade, allowed) = Judge { grader: Grader::Table(&self.ctx), alone: None }.verdict(
+                rec.profile(),
+                &reading,
+                &case,
+                &expected,
+                actual[i],
+            );
             rec.fail_graded(1, grade, allowed, || {
                 let mut lines = inputs();
                 lines.push(format!("result index {:?} of {shape:?}", unravel(i, shape)));

@@ -15,10 +15,11 @@ use super::FloatBatch;
 use super::integer::IntegerBatch;
 use crate::generate::layouts::{Call, Layout, PairTable, Scale, Shot, layout_traits, operand_shape, shots};
 use crate::judge::authority::Grade;
+use crate::judge::batch::{Grader, Judge, Reading, steps_from};
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::results::CheckResult;
-use crate::run::batch::{Batch, Grader, Judge, Reading, steps_from};
+use crate::run::batch::Batch;
 use crate::run::call::{apply_guarded, guarded};
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
@@ -114,7 +115,7 @@ pub fn run(
     let (Batch { cases, expected, reading, .. }, ctx, ints) = pair_inputs(catalog, check, target, options)?;
     let table = PairTable::new(cases);
     let grade =
-        |case: &[u64], actual: u64| ints.as_ref().map_or_else(Grade::cited, |i| i.grade(case, actual));
+        |case: &[u64], actual: u64| ints.as_ref().map_or_else(Grade::cited, |i| i.grader.grade(case, actual));
     let grader = ctx.as_ref().map_or(Grader::Case(&grade), Grader::Table);
     let judge = Judge { grader, alone: None };
     let run = LayoutRun {
@@ -353,7 +354,8 @@ impl LayoutRun<'_> {
         for &i in &bad {
             let case = &self.table.cases[pairs[i]];
             let expected = &self.expected[pairs[i]];
-            let (grade, allowed) = self.judge.verdict(rec, &self.reading, case, expected, actual[i]);
+            let (grade, allowed) =
+                self.judge.verdict(rec.profile(), &self.reading, case, expected, actual[i]);
             rec.fail_graded(1, grade, allowed, || {
                 let mut inputs = describe();
                 inputs.push(format!("element {i} of {:?} ({} layout)", shot.shape, shot.layout.name()));

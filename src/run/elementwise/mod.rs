@@ -24,13 +24,14 @@ use crate::generate::{
     Cases, Generator, edge_case_count, edge_cases, int_edge_values, random_cases, row_cases,
 };
 use crate::judge::accuracy::{UlpTally, ulp_error_of};
+use crate::judge::batch::{Grader, Judge, Reading};
 use crate::judge::context::Context;
 use crate::judge::expect::Expect;
 use crate::oracle::ReferenceKind;
 use crate::oracle::integer::Exact;
 use crate::oracle::ops::exact_integer;
 use crate::results::{CheckResult, Citation};
-use crate::run::batch::{Batch, Grader, Judge, Reading};
+use crate::run::batch::Batch;
 use crate::run::check::ElementwiseKind;
 use crate::run::check::{
     CaseSet, Check, CheckId, FloatTarget, IntegerCases, IntegerTarget, PropertyTarget, RunOptions,

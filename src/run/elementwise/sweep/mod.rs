@@ -342,7 +342,7 @@ pub fn run(
                 .collect(),
             expected: expected.describe(output),
             actual: output.describe(*actual),
-            steps: crate::run::batch::steps_from(&expected, output, *actual),
+            steps: crate::judge::batch::steps_from(&expected, output, *actual),
             actual_bits: Some(*actual),
             batch: None,
             repro: Repro::Eval { id: random.clone(), operands: operands.clone() },
