@@ -1,7 +1,8 @@
 //! The scatter checks catch bugs: deliberately wrong scatter-add adapters fail on the checks
-//! that cover what they break, and nowhere else; adapters that sum duplicates correctly in
-//! another order (reversed, pairwise) pass everything. Also: malformed scatter tables are
-//! located errors.
+//! that cover what they break, and nowhere else, at the tier the document's words give
+//! (`docs/AUTHORITY.md`, 3.16: a must where MindSpore's page states the bar, opspec's bar where
+//! IEEE 754 or opspec sets it); adapters that sum duplicates correctly in another order
+//! (reversed, pairwise) pass everything. Also: malformed scatter tables are located errors.
 
 #[macro_use]
 mod common;
@@ -14,7 +15,8 @@ use half::{bf16, f16};
 use opspec::results::{CheckResult, Status};
 use opspec::run::{RunOptions, adapter_checks, run_all};
 use opspec::spec::Catalog;
-use opspec_adapter::{Adapter, AdapterError, DType, ScatterMode, Tensor};
+use opspec::spec::authority::Tier;
+use opspec_adapter::{Adapter, AdapterError, DType, ErrorKind, ScatterMode, Tensor};
 use opspec_cpu::CpuAdapter;
 
 const FLOATS: [&str; 4] = ["f16", "bf16", "f32", "f64"];
@@ -187,11 +189,10 @@ fn pairwise_sum(dtype: DType, xs: &[u64]) -> u64 {
     add_bits(dtype, pairwise_sum(dtype, l), pairwise_sum(dtype, r))
 }
 
-/// Correct sums as a pairwise tree: each element is `input + (pairwise sum of its updates)`.
-fn pairwise(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
-    let checked = CpuAdapter.scatter_add(i, x, u, m)?;
-    let Some(ops) = Operands::read(i, x, u) else { return Ok(checked) };
-    assert_eq!(m, ScatterMode::Ignore, "the pairwise variant implements the mindspore suite's mode");
+/// Each output element's updates in index order, in the mindspore suite's mode (out-of-range
+/// index vectors and negative coordinates skipped); `None` for operands the CPU adapter refuses.
+fn addends(i: &Tensor, x: &Tensor, u: &Tensor) -> Option<Vec<Vec<u64>>> {
+    let ops = Operands::read(i, x, u)?;
     let (indexed, sliced) = i.shape().split_at(ops.depth);
     let slice: usize = sliced.iter().product();
     let mut addends: Vec<Vec<u64>> = vec![Vec::new(); i.numel()];
@@ -208,13 +209,138 @@ fn pairwise(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor
             }
         }
     }
+    Some(addends)
+}
+
+/// Each element that receives updates is `sum(dtype, input element, its updates)`; operands the
+/// CPU adapter refuses get its error.
+fn summed(
+    i: &Tensor,
+    x: &Tensor,
+    u: &Tensor,
+    m: ScatterMode,
+    sum: impl Fn(DType, u64, &[u64]) -> u64,
+) -> Result<Tensor, AdapterError> {
+    let checked = CpuAdapter.scatter_add(i, x, u, m)?;
+    let Some(addends) = addends(i, x, u) else { return Ok(checked) };
+    assert_eq!(m, ScatterMode::Ignore, "the variants implement the mindspore suite's mode");
     let bits: Vec<u64> = i
         .to_bits()
         .into_iter()
         .zip(&addends)
-        .map(|(x, a)| if a.is_empty() { x } else { add_bits(i.dtype(), x, pairwise_sum(i.dtype(), a)) })
+        .map(|(x, a)| if a.is_empty() { x } else { sum(i.dtype(), x, a) })
         .collect();
     Tensor::from_bits(i.dtype(), i.shape(), &bits)
+}
+
+/// Correct sums as a pairwise tree: each element is `input + (pairwise sum of its updates)`.
+fn pairwise(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
+    summed(i, x, u, m, |d, x, a| add_bits(d, x, pairwise_sum(d, a)))
+}
+
+/// `a + b` rounded toward -inf (TwoSum gives the rounding error exactly).
+macro_rules! add_down {
+    ($t:ty, $a:expr, $b:expr) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        let s = a + b;
+        let bb = s - a;
+        let error = (a - (s - bb)) + (b - bb);
+        if !s.is_finite() {
+            s
+        } else if s == 0.0 {
+            // An exact zero sum is -0 rounded toward -inf, unless both operands are +0.
+            if a.is_sign_positive() && b.is_sign_positive() && a == 0.0 { 0.0 } else { -0.0 }
+        } else if error < 0.0 {
+            s.next_down()
+        } else {
+            s
+        }
+    }};
+}
+
+/// Sums in index order with every addition rounded toward -inf in f32 and f64 (a rounding
+/// direction the document does not exclude, not IEEE 754's default).
+fn rounded_down(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
+    summed(i, x, u, m, |d, x, a| match d {
+        DType::F32 => a.iter().fold(x, |acc, &b| {
+            add_down!(f32, f32::from_bits(acc as u32), f32::from_bits(b as u32)).to_bits() as u64
+        }),
+        DType::F64 => {
+            a.iter().fold(x, |acc, &b| add_down!(f64, f64::from_bits(acc), f64::from_bits(b)).to_bits())
+        }
+        _ => a.iter().fold(x, |acc, &b| add_bits(d, acc, b)),
+    })
+}
+
+/// Integer sums saturate at the dtype's range instead of wrapping.
+fn saturating(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
+    summed(i, x, u, m, |d, x, a| {
+        let width = 8 * d.size() as u32;
+        let signed = matches!(d, DType::I8 | DType::I16 | DType::I32 | DType::I64);
+        if matches!(d, DType::F16 | DType::BF16 | DType::F32 | DType::F64) {
+            return a.iter().fold(x, |acc, &b| add_bits(d, acc, b));
+        }
+        let value = |b: u64| -> i128 {
+            if signed { i128::from(((b << (64 - width)) as i64) >> (64 - width)) } else { i128::from(b) }
+        };
+        let (min, max) = if signed {
+            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+        } else {
+            (0, (1i128 << width) - 1)
+        };
+        let total = a.iter().fold(value(x), |acc, &b| (acc + value(b)).clamp(min, max));
+        (total as u64) & (u64::MAX >> (64 - width))
+    })
+}
+
+/// The CPU adapter's result with `map` applied to every output element's bits.
+fn mapped(
+    i: &Tensor,
+    x: &Tensor,
+    u: &Tensor,
+    m: ScatterMode,
+    map: impl Fn(DType, u64) -> u64,
+) -> Result<Tensor, AdapterError> {
+    let right = CpuAdapter.scatter_add(i, x, u, m)?;
+    let bits: Vec<u64> = right.to_bits().into_iter().map(|b| map(right.dtype(), b)).collect();
+    Tensor::from_bits(right.dtype(), right.shape(), &bits)
+}
+
+/// Every float output that is -0 comes out +0 (as `input + scatter(zeros, ...)` gives).
+fn positive_zeros(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
+    mapped(i, x, u, m, |d, b| {
+        let sign = 1u64 << (8 * d.size() - 1);
+        if is_float(d) && b == sign { 0 } else { b }
+    })
+}
+
+/// Every NaN or infinite float output comes out +0.
+fn finite_only(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
+    mapped(i, x, u, m, |d, b| {
+        let exponent = match d {
+            DType::F16 => 0x7c00,
+            DType::BF16 => 0x7f80,
+            DType::F32 => 0x7f80_0000,
+            DType::F64 => 0x7ff0_0000_0000_0000,
+            _ => return b,
+        };
+        if b & exponent == exponent { 0 } else { b }
+    })
+}
+
+fn is_float(d: DType) -> bool {
+    matches!(d, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+}
+
+/// Returns the input unchanged where the operands' ranks or shapes are wrong, instead of
+/// raising.
+fn lenient_shapes(i: &Tensor, x: &Tensor, u: &Tensor, m: ScatterMode) -> Result<Tensor, AdapterError> {
+    match CpuAdapter.scatter_add(i, x, u, m) {
+        Err(e) if matches!(e.kind, ErrorKind::Rank | ErrorKind::ShapeMismatch) => {
+            Tensor::from_bits(i.dtype(), i.shape(), &i.to_bits())
+        }
+        other => other,
+    }
 }
 
 /// Runs the mindspore suite against `adapter`; returns the failed check ids and every result.
@@ -263,6 +389,29 @@ fn assert_only(failed: &BTreeSet<String>, allowed: &[&str]) {
     }
 }
 
+/// The tier of the failed check `id`.
+fn tier(results: &[CheckResult], id: &str) -> Option<Tier> {
+    results.iter().find(|r| r.id.to_string() == id).and_then(|r| r.tier)
+}
+
+/// Every failed check fails at `expected` (and no more authoritative tier).
+fn assert_every_tier(results: &[CheckResult], expected: Tier) {
+    for r in results.iter().filter(|r| r.status == Status::Fail) {
+        assert_eq!(r.tier, Some(expected), "{}", r.report(&Default::default()));
+    }
+}
+
+/// Which gates the results fail: must, should, quality.
+fn gates(results: &[CheckResult]) -> [bool; 3] {
+    Tier::ALL.map(|gate| results.iter().any(|r| r.fails(gate)))
+}
+
+/// The authority of the first failure listed for `id`.
+fn authority(results: &[CheckResult], id: &str) -> String {
+    let result = results.iter().find(|r| r.id.to_string() == id).unwrap();
+    result.failures.first().map(|f| f.authority.clone()).unwrap_or_default()
+}
+
 #[test]
 fn correct_adapters_pass_whatever_their_order() {
     for adapter in [
@@ -283,7 +432,12 @@ fn correct_adapters_pass_whatever_their_order() {
 
 #[test]
 fn keeping_only_the_last_duplicate() {
-    let (failed, _) = failures(variant("last-dup", last_duplicate_only));
+    let (failed, results) = failures(variant("last-dup", last_duplicate_only));
+    // "the sum of all values" is MindSpore's own words: a must.
+    for case in ["duplicates-summed", "random", "small-integers", "heavy-duplicates"] {
+        assert_eq!(tier(&results, &id("last-dup", "i32", case)), Some(Tier::Must), "{case}");
+        assert_eq!(tier(&results, &id("last-dup", "f32", case)), Some(Tier::Must), "{case}");
+    }
     assert_caught(
         &failed,
         "last-dup",
@@ -339,6 +493,8 @@ fn raising_on_out_of_range_in_ignore_mode() {
         &["out-of-bound-skipped", "out-of-range", "large", "large-slices"],
     );
     assert_only(&failed, &OUT_OF_RANGE_CHECKS);
+    // The Note says so ("instead of raising an index error"): a must.
+    assert_every_tier(&results, Tier::Must);
     let report = results
         .iter()
         .find(|r| r.id.to_string() == id("raises", "i32", "out-of-bound-skipped"))
@@ -357,18 +513,115 @@ fn raising_on_out_of_range_in_ignore_mode() {
     }
 }
 
+/// Whether a negative coordinate is "out of bound" the Note does not say: a library reading it
+/// from the end of its axis misses only the suite's reading, opspec's bar.
 #[test]
 fn wrapping_negative_indices_in_ignore_mode() {
-    let (failed, _) = failures(variant("wraps", wraps_negative));
+    let (failed, results) = failures(variant("wraps", wraps_negative));
     assert_caught(&failed, "wraps", &ALL, &["out-of-bound-skipped", "out-of-range"]);
     assert_only(&failed, &OUT_OF_RANGE_CHECKS);
+    assert_every_tier(&results, Tier::Quality);
+    assert_eq!(gates(&results), [false, false, true]);
+    let basis = authority(&results, &id("wraps", "f32", "out-of-bound-skipped"));
+    for part in [
+        "opspec's bar: negative coordinates read as out of bound",
+        "counting from the end",
+        "If some values of the indices are out of bound",
+    ] {
+        assert!(basis.contains(part), "{part:?} missing from {basis}");
+    }
 }
 
 #[test]
 fn accepting_float_indices() {
-    let (failed, _) = failures(variant("float-idx", accepts_float_indices));
+    let (failed, results) = failures(variant("float-idx", accepts_float_indices));
     assert_caught(&failed, "float-idx", &ALL, &["float-indices-type-error", "index-dtypes"]);
     assert_only(&failed, &["float-indices-type-error", "index-dtypes"]);
+    // Raises: "TypeError - If dtype of indices is neither int32 nor int64.": a must.
+    assert_every_tier(&results, Tier::Must);
+}
+
+/// The document names no rounding: sums rounded toward -inf meet "the sum of all values" and
+/// miss only opspec's bar (IEEE 754's round to nearest), in single additions and exact
+/// cancellations (-0).
+#[test]
+fn rounding_every_addition_down() {
+    let (failed, results) = failures(variant("round-down", rounded_down));
+    assert_caught(&failed, "round-down", &["f32", "f64"], &["random", "cancellation-gives-positive-zero"]);
+    assert!(failed.iter().all(|id| id.contains(":f32:") || id.contains(":f64:")), "{failed:?}");
+    assert_every_tier(&results, Tier::Quality);
+    assert_eq!(gates(&results), [false, false, true]);
+    let basis = authority(&results, &id("round-down", "f32", "random"));
+    for part in [
+        "opspec's bar: the sum as IEEE 754-2019 addition rounded to nearest",
+        "the updated result will be the sum of all values",
+    ] {
+        assert!(basis.contains(part), "{part:?} missing from {basis}");
+    }
+    let basis = authority(&results, &id("round-down", "f64", "cancellation-gives-positive-zero"));
+    assert!(basis.contains("IEEE 754-2019, 6.1 (infinities), 6.2 (NaN), 6.3"), "{basis}");
+}
+
+/// Every -0 result +0: the sign of a zero is IEEE 754's, opspec's bar.
+#[test]
+fn zero_signs_are_opspecs_bar() {
+    let (failed, results) = failures(variant("plus-zero", positive_zeros));
+    assert_caught(
+        &failed,
+        "plus-zero",
+        &FLOATS,
+        &[
+            "negative-zero-untouched",
+            "negative-zero-plus-negative-zeros",
+            "negative-zero-plus-positive-zeros",
+        ],
+    );
+    assert_every_tier(&results, Tier::Quality);
+    assert_eq!(gates(&results), [false, false, true]);
+}
+
+/// NaN and infinite results +0: the document gives no arithmetic for NaN or infinities.
+#[test]
+fn ieee_special_values_are_opspecs_bar() {
+    let (failed, results) = failures(variant("finite", finite_only));
+    assert_caught(&failed, "finite", &FLOATS, &["nan-propagates", "infinities"]);
+    assert_only(&failed, &["nan-propagates", "infinities"]);
+    assert_every_tier(&results, Tier::Quality);
+}
+
+/// Integer sums that saturate: what an overflowing sum gives the document does not say.
+#[test]
+fn saturating_integer_sums_miss_only_opspecs_bar() {
+    let (failed, results) = failures(variant("saturating", saturating));
+    assert_caught(&failed, "saturating", &["i8", "i16", "u8", "u16"], &["random"]);
+    assert!(failed.iter().all(|id| !FLOATS.iter().any(|d| id.contains(&format!(":{d}:")))), "{failed:?}");
+    assert_every_tier(&results, Tier::Quality);
+}
+
+/// Preconditions the document states without naming an error (indices of rank 1, updates of
+/// another shape) are opspec's bar when a library returns a result; the error Raises states
+/// (an index depth above the input's rank) stays a must.
+#[test]
+fn precondition_errors_by_the_words() {
+    let (failed, results) = failures(variant("lenient", lenient_shapes));
+    assert_caught(
+        &failed,
+        "lenient",
+        &ALL,
+        &["indices-rank-below-two", "updates-shape-mismatch", "index-depth-exceeds-rank"],
+    );
+    assert_only(&failed, &["indices-rank-below-two", "updates-shape-mismatch", "index-depth-exceeds-rank"]);
+    for dtype in ALL {
+        assert_eq!(tier(&results, &id("lenient", dtype, "index-depth-exceeds-rank")), Some(Tier::Must));
+        for case in ["indices-rank-below-two", "updates-shape-mismatch"] {
+            assert_eq!(tier(&results, &id("lenient", dtype, case)), Some(Tier::Quality), "{dtype} {case}");
+        }
+    }
+    let basis = authority(&results, &id("lenient", "f32", "updates-shape-mismatch"));
+    assert!(
+        basis.starts_with("opspec's bar: \"MindSpore, Inputs:") && basis.contains("names no error"),
+        "{basis}"
+    );
 }
 
 #[test]
@@ -377,6 +630,15 @@ fn duplicate_sums_outside_the_bound() {
     assert_caught(&failed, "low-bits", &FLOATS, &["random", "heavy-duplicates", "large", "large-slices"]);
     assert_caught(&failed, "low-bits", &["f32"], &["example-duplicate-index"]);
     assert!(failed.iter().all(|id| FLOATS.iter().any(|d| id.contains(&format!(":{d}:")))), "{failed:?}");
+    // Far outside any order's sum, in any rounding direction: a must. (In bf16, the bound of
+    // dozens of additions each rounded either way, u = 2^-7, is wide enough to hold
+    // heavy-duplicates' sums: there they miss only opspec's bar.)
+    for case in ["random", "heavy-duplicates", "large", "large-slices"] {
+        for dtype in FLOATS.into_iter().filter(|&d| d != "bf16" || case != "heavy-duplicates") {
+            assert_eq!(tier(&results, &id("low-bits", dtype, case)), Some(Tier::Must), "{dtype} {case}");
+        }
+    }
+    assert_eq!(tier(&results, &id("low-bits", "bf16", "heavy-duplicates")), Some(Tier::Quality));
     assert_only(
         &failed,
         &[

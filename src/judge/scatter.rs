@@ -1,5 +1,6 @@
 //! Judging scatter-add results: each output element against its reference (exact bits, any
-//! NaN, or the summation bound of an order-dependent sum of duplicates).
+//! NaN, a zero of either sign, any value, or the summation bound of an order-dependent sum of
+//! duplicates).
 
 use opspec_adapter::DType;
 use rug::{Integer, Rational};
@@ -27,6 +28,8 @@ impl ElementExpect {
                 plain(*b == actual || Format::of(dtype).is_some_and(|f| f.is_nan(actual)))
             }
             ElementExpect::Bound(bound) => bound.judge(actual),
+            ElementExpect::Zero => plain(Format::of(dtype).is_some_and(|f| f.is_zero(actual))),
+            ElementExpect::Any => plain(true),
         }
     }
 }
@@ -38,12 +41,13 @@ impl SumBound {
         if !f.is_finite(actual) {
             return ScatterVerdict { accepted: self.overflow_possible, bound_ratio: None };
         }
-        if f.is_zero(actual) && f.is_sign_negative(actual) {
-            // -0 needs every addend to be -0, and then the expectation is exact bits.
+        if f.is_zero(actual) && f.is_sign_negative(actual) && !self.any_rounding {
+            // Rounded to nearest, -0 needs every addend to be -0, and then the expectation is
+            // exact bits; rounded toward -inf, an exact cancellation gives -0.
             return ScatterVerdict { accepted: false, bound_ratio: None };
         }
         let k = self.additions as u64;
-        let two_p = Integer::from(1) << f.precision();
+        let two_p = self.inverse_unit();
         if two_p <= k {
             // k·u >= 1: γ(k) is unbounded, every finite value is allowed.
             return ScatterVerdict { accepted: true, bound_ratio: None };

@@ -18,6 +18,14 @@
 //!   addend is `-0`, as exact cancellation gives `+0` under round-to-nearest.
 //!
 //! Integer dtypes are exact, with two's-complement wrapping.
+//!
+//! That is opspec's bar ([`ElementRef::expect`]). MindSpore's document says only "the updated
+//! result will be the sum of all values", so each element also has what those words give
+//! ([`ElementRef::stated`], the must): a floating-point sum of its addends in any order, each
+//! addition rounded in any of IEEE 754's directions (the bound with `u = 2^(1-p)`); a zero of
+//! either sign where the sum is zero; any value where an addend is NaN or infinite, or where
+//! an integer sum can overflow in some order (the document names no arithmetic for either);
+//! an element no update reaches keeps the input's value (a zero of either sign).
 
 use std::cmp::Ordering;
 
@@ -78,8 +86,10 @@ pub struct RequiredError {
 pub struct ElementRef {
     /// Flat positions in `updates` added to this element, in index-vector order.
     pub updates: Vec<usize>,
-    /// The accepted results.
+    /// The accepted results: opspec's bar.
     pub expect: ElementExpect,
+    /// The results the document's words give (its must): wider than `expect`.
+    pub stated: ElementExpect,
 }
 
 /// The accepted results of one output element.
@@ -94,6 +104,10 @@ pub enum ElementExpect {
     InfinityOrNan(u64),
     /// Within the summation bound of the exact sum.
     Bound(SumBound),
+    /// A zero of either sign.
+    Zero,
+    /// Any value.
+    Any,
 }
 
 /// The exact sum of an element's addends and the bound an order-dependent sum must meet.
@@ -110,6 +124,9 @@ pub struct SumBound {
     pub rounded: u64,
     /// Whether some order can overflow (then infinities and NaN are accepted too).
     pub overflow_possible: bool,
+    /// Whether each addition may round in any direction (`u = 2^(1-p)`, and a zero result of
+    /// either sign), not only to nearest (`u = 2^-p`).
+    pub any_rounding: bool,
 }
 
 impl ElementExpect {
@@ -123,6 +140,8 @@ impl ElementExpect {
                 describe_value(dtype, *b)
             ),
             ElementExpect::Bound(b) => b.describe(),
+            ElementExpect::Zero => "+0 or -0".to_string(),
+            ElementExpect::Any => "any value".to_string(),
         }
     }
 
@@ -133,6 +152,7 @@ impl ElementExpect {
             ElementExpect::AnyNan => None,
             ElementExpect::InfinityOrNan(b) => Some(*b),
             ElementExpect::Bound(b) => Some(b.rounded),
+            ElementExpect::Zero | ElementExpect::Any => None,
         }
     }
 }
@@ -143,11 +163,16 @@ impl SumBound {
         scaled_decimal(self.format, &self.exact)
     }
 
+    /// `1/u`: `2^p` for additions rounded to nearest, `2^(p-1)` for any direction.
+    pub(crate) fn inverse_unit(&self) -> Integer {
+        Integer::from(1) << (self.format.precision() - u32::from(self.any_rounding))
+    }
+
     /// The bound `γ(k)·Σ|xᵢ|` as a decimal.
     pub fn bound_decimal(&self) -> String {
         let f = self.format;
         let k = self.additions as u64;
-        let two_p = Integer::from(1) << f.precision();
+        let two_p = self.inverse_unit();
         if two_p <= k {
             return "unbounded".to_string();
         }
@@ -166,6 +191,9 @@ impl SumBound {
             f.describe(self.rounded),
             k = self.additions
         );
+        if self.any_rounding {
+            text += ", each addition rounded in any direction (u = 2^(1-p))";
+        }
         if self.overflow_possible {
             text += "; Σ|x| exceeds the largest finite value, so ±inf or NaN are accepted too";
         }
@@ -210,11 +238,11 @@ pub fn reference(problem: &Problem, policy: &Policy) -> Result<Vec<ElementRef>, 
         .map(|(e, updates)| {
             let input = problem.input[e];
             let values = updates.iter().map(|&u| problem.updates[u]);
-            let expect = match f {
+            let (expect, stated) = match f {
                 Some(f) => float_element(f, input, values),
-                None => ElementExpect::Bits(int_sum(problem.dtype, input, values)),
+                None => int_element(problem.dtype, input, values),
             };
-            ElementRef { updates, expect }
+            ElementRef { updates, expect, stated }
         })
         .collect();
     Ok(elements)
@@ -322,8 +350,35 @@ fn scaled_decimal(f: Format, exact: &Integer) -> String {
     format!("{:.17e}", value.to_f64())
 }
 
-fn float_element(f: Format, input: u64, updates: impl Iterator<Item = u64>) -> ElementExpect {
+/// opspec's bar and the document's must for one float element.
+fn float_element(
+    f: Format,
+    input: u64,
+    updates: impl Iterator<Item = u64>,
+) -> (ElementExpect, ElementExpect) {
     let addends: Vec<u64> = std::iter::once(input).chain(updates).collect();
+    let strict = ieee_sum(f, &addends);
+    let stated = match &strict {
+        // An element no update reaches keeps the input's value.
+        _ if addends.len() == 1 && f.is_zero(input) => ElementExpect::Zero,
+        _ if addends.len() == 1 => strict.clone(),
+        // "the sum of all values" names no arithmetic for NaN or infinities.
+        _ if addends.iter().any(|&x| !f.is_finite(x)) => ElementExpect::Any,
+        ElementExpect::Bits(b) if f.is_zero(*b) => ElementExpect::Zero,
+        _ => {
+            let bound = sum_bound(f, &addends, true);
+            match strict {
+                // A representable sum that every order reaches exactly, in every direction.
+                ElementExpect::Bits(b) if f.is_finite(b) && units(f, b) == bound.exact => strict.clone(),
+                _ => ElementExpect::Bound(bound),
+            }
+        }
+    };
+    (strict, stated)
+}
+
+/// What IEEE 754 addition in round-to-nearest gives, in any order (opspec's bar).
+fn ieee_sum(f: Format, addends: &[u64]) -> ElementExpect {
     if addends.iter().any(|&x| f.is_nan(x)) {
         return ElementExpect::AnyNan;
     }
@@ -350,50 +405,84 @@ fn float_element(f: Format, input: u64, updates: impl Iterator<Item = u64>) -> E
         };
     }
     if addends.len() == 1 {
-        return ElementExpect::Bits(input);
+        return ElementExpect::Bits(addends[0]);
     }
-    let mut exact = Integer::new();
-    let mut abs_sum = Integer::new();
-    let mut lowest_bit = u32::MAX;
-    for &x in &addends {
-        let u = units(f, x);
-        if u != 0 {
-            lowest_bit = lowest_bit.min(u.find_one(0).unwrap_or(0));
-        }
-        abs_sum += u.clone().abs();
-        exact += u;
-    }
-    if abs_sum == 0 {
+    let bound = sum_bound(f, addends, false);
+    if bound.abs_sum == 0 {
         let all_negative = addends.iter().all(|&x| f.is_sign_negative(x));
         return ElementExpect::Bits(if all_negative { f.neg_zero() } else { f.pos_zero() });
     }
     // Every partial sum is a multiple of 2^lowest_bit of magnitude at most Σ|x|: with fewer
     // than p significant bits above lowest_bit, and no overflow, every order is exact.
-    let exact_in_every_order =
-        abs_sum <= max_units && Integer::from(&abs_sum >> lowest_bit).significant_bits() <= f.precision();
-    let rounded = if exact == 0 { f.pos_zero() } else { round_units(f, &exact) };
+    let lowest_bit = addends.iter().filter_map(|&x| units(f, x).find_one(0)).min().unwrap_or(0);
+    let exact_in_every_order = bound.abs_sum <= max_units
+        && Integer::from(&bound.abs_sum >> lowest_bit).significant_bits() <= f.precision();
     if addends.len() == 2 || exact_in_every_order {
-        return ElementExpect::Bits(rounded);
+        return ElementExpect::Bits(bound.rounded);
     }
-    ElementExpect::Bound(SumBound {
+    ElementExpect::Bound(bound)
+}
+
+/// The exact sum of finite `addends` and its bound: for additions rounded to nearest, or in
+/// any direction.
+fn sum_bound(f: Format, addends: &[u64], any_rounding: bool) -> SumBound {
+    let mut exact = Integer::new();
+    let mut abs_sum = Integer::new();
+    for &x in addends {
+        let u = units(f, x);
+        abs_sum += u.clone().abs();
+        exact += u;
+    }
+    let rounded = if exact == 0 { f.pos_zero() } else { round_units(f, &exact) };
+    SumBound {
         format: f,
-        overflow_possible: abs_sum > max_units,
+        overflow_possible: abs_sum > units(f, f.max_finite()),
         exact,
         abs_sum,
         additions: addends.len() - 1,
         rounded,
-    })
+        any_rounding,
+    }
+}
+
+/// opspec's bar (the wrapping sum) and the document's must for one integer element: the same,
+/// unless some order of the additions overflows the dtype (the document does not say what
+/// that gives).
+fn int_element(
+    dtype: DType,
+    input: u64,
+    updates: impl Iterator<Item = u64>,
+) -> (ElementExpect, ElementExpect) {
+    let addends: Vec<u64> = std::iter::once(input).chain(updates).collect();
+    let strict = ElementExpect::Bits(int_sum(dtype, &addends));
+    let format = IntFormat::of(dtype);
+    let value = |x: u64| format.map_or(i128::from(x), |f| f.value(x));
+    let positive: i128 = addends.iter().map(|&x| value(x).max(0)).sum();
+    let negative: i128 = addends.iter().map(|&x| value(x).min(0)).sum();
+    let (min, max) = format.map_or((0, i128::from(u64::MAX)), |f| (f.min(), f.max()));
+    let stated = if positive > max || negative < min { ElementExpect::Any } else { strict.clone() };
+    (strict, stated)
 }
 
 /// The wrapping sum of integer addends.
-fn int_sum(dtype: DType, input: u64, updates: impl Iterator<Item = u64>) -> u64 {
-    let sum = updates.fold(input, |acc, u| acc.wrapping_add(u));
+fn int_sum(dtype: DType, addends: &[u64]) -> u64 {
+    let sum = addends.iter().fold(0u64, |acc, &u| acc.wrapping_add(u));
     if dtype.size() == 8 { sum } else { sum & ((1u64 << (8 * dtype.size())) - 1) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// opspec's bar for a float element.
+    fn strict(f: Format, input: u64, updates: impl Iterator<Item = u64>) -> ElementExpect {
+        float_element(f, input, updates).0
+    }
+
+    /// The document's must for a float element.
+    fn stated(f: Format, input: u64, updates: impl Iterator<Item = u64>) -> ElementExpect {
+        float_element(f, input, updates).1
+    }
 
     fn policy(mode: ScatterMode) -> Policy {
         Policy { mode, wrap_negative: false, index_dtypes: vec![DType::I32, DType::I64] }
@@ -456,7 +545,7 @@ mod tests {
         assert_eq!(r[1].expect, ElementExpect::Bits((0.1f32 + 0.2f32).to_bits() as u64));
         // f16 65504 + 16 + 16: every partial sum is a multiple of 16 but 65536 overflows.
         let f = Format::F16;
-        let e = float_element(f, 0x7bff, [0x4c00u64, 0x4c00].into_iter());
+        let e = strict(f, 0x7bff, [0x4c00u64, 0x4c00].into_iter());
         assert!(matches!(e, ElementExpect::Bound(SumBound { overflow_possible: true, .. })), "{e:?}");
         assert!(e.judge(DType::F16, f.pos_inf()).accepted);
     }
@@ -466,26 +555,26 @@ mod tests {
         let f = Format::F32;
         let (pz, nz) = (f.pos_zero(), f.neg_zero());
         let one = f.one();
-        assert_eq!(float_element(f, nz, std::iter::empty()), ElementExpect::Bits(nz));
-        assert_eq!(float_element(f, nz, [nz, nz].into_iter()), ElementExpect::Bits(nz));
-        assert_eq!(float_element(f, nz, [pz].into_iter()), ElementExpect::Bits(pz));
-        assert_eq!(float_element(f, nz, [one, f.neg(one)].into_iter()), ElementExpect::Bits(pz));
-        assert_eq!(float_element(f, one, [f.pos_inf(), one].into_iter()), ElementExpect::Bits(f.pos_inf()));
-        assert_eq!(float_element(f, f.pos_inf(), [f.neg_inf()].into_iter()), ElementExpect::AnyNan);
-        assert_eq!(float_element(f, one, [0x7fc0_0001].into_iter()), ElementExpect::AnyNan);
+        assert_eq!(strict(f, nz, std::iter::empty()), ElementExpect::Bits(nz));
+        assert_eq!(strict(f, nz, [nz, nz].into_iter()), ElementExpect::Bits(nz));
+        assert_eq!(strict(f, nz, [pz].into_iter()), ElementExpect::Bits(pz));
+        assert_eq!(strict(f, nz, [one, f.neg(one)].into_iter()), ElementExpect::Bits(pz));
+        assert_eq!(strict(f, one, [f.pos_inf(), one].into_iter()), ElementExpect::Bits(f.pos_inf()));
+        assert_eq!(strict(f, f.pos_inf(), [f.neg_inf()].into_iter()), ElementExpect::AnyNan);
+        assert_eq!(strict(f, one, [0x7fc0_0001].into_iter()), ElementExpect::AnyNan);
         // -max - max overflows to -inf before +inf is added in some order: NaN as well.
         let max = f.max_finite();
         let (inf, nan) = (f.pos_inf(), f.quiet_nan());
-        let e = float_element(f, f.neg(max), [f.neg(max), inf].into_iter());
+        let e = strict(f, f.neg(max), [f.neg(max), inf].into_iter());
         assert_eq!(e, ElementExpect::InfinityOrNan(inf));
         assert!(e.judge(DType::F32, inf).accepted && e.judge(DType::F32, nan).accepted);
         assert!(!e.judge(DType::F32, f.neg_inf()).accepted && !e.judge(DType::F32, max).accepted);
         // Finite addends of the infinity's own sign, or too small to overflow: that infinity.
-        assert_eq!(float_element(f, max, [max, inf].into_iter()), ElementExpect::Bits(inf));
-        assert_eq!(float_element(f, f.neg(max), [inf].into_iter()), ElementExpect::Bits(inf));
+        assert_eq!(strict(f, max, [max, inf].into_iter()), ElementExpect::Bits(inf));
+        assert_eq!(strict(f, f.neg(max), [inf].into_iter()), ElementExpect::Bits(inf));
         // A bound never accepts -0: it needs every addend to be -0.
         let third = 0x3eaa_aaab;
-        let e = float_element(f, third, [f.neg(third), third, f.neg(third)].into_iter());
+        let e = strict(f, third, [f.neg(third), third, f.neg(third)].into_iter());
         assert!(e.judge(DType::F32, pz).accepted && !e.judge(DType::F32, nz).accepted, "{e:?}");
     }
 
@@ -521,7 +610,7 @@ mod tests {
                         f.compose(r & 1 == 1, exp, r >> 8)
                     })
                     .collect();
-                let e = float_element(f, xs[0], xs[1..].iter().copied());
+                let e = strict(f, xs[0], xs[1..].iter().copied());
                 let mut reversed = xs.clone();
                 reversed.reverse();
                 for (name, r) in [
@@ -534,6 +623,74 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `a + b` rounded up or down, where the exact sum is finite and not a zero.
+    fn directed_sum(f: Format, a: u64, b: u64, up: bool) -> u64 {
+        let exact = units(f, a) + units(f, b);
+        let r = crate::oracle::add(f, a, b);
+        let below = units(f, r) < exact;
+        let above = units(f, r) > exact;
+        // Bits step away from zero for a positive value, toward zero for a negative one.
+        let away = |r: u64| if f.is_sign_negative(r) { r - 1 } else { r + 1 };
+        let toward = |r: u64| if f.is_sign_negative(r) { r + 1 } else { r - 1 };
+        match (up, below, above) {
+            (true, true, _) if f.is_sign_negative(r) => toward(r),
+            (true, true, _) => away(r),
+            (false, _, true) if f.is_sign_negative(r) => away(r),
+            (false, _, true) => toward(r),
+            _ => r,
+        }
+    }
+
+    #[test]
+    fn any_order_in_any_rounding_direction_meets_the_documents_words() {
+        let mut state = 11;
+        let mut outside_opspec_bar = 0;
+        for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
+            for _ in 0..400 {
+                let n = 3 + (splitmix(&mut state) % 14) as usize;
+                let xs: Vec<u64> = (0..n)
+                    .map(|_| {
+                        let r = splitmix(&mut state);
+                        let exp = f.bias() as u64 + (r >> 50) % 9 - 4;
+                        f.compose(r & 1 == 1, exp, r >> 8)
+                    })
+                    .collect();
+                let (strict, stated) = float_element(f, xs[0], xs[1..].iter().copied());
+                for up in [true, false] {
+                    let r = xs.iter().skip(1).fold(xs[0], |acc, &x| directed_sum(f, acc, x, up));
+                    let dtype = dtype_of(f);
+                    assert!(stated.judge(dtype, r).accepted, "{} {xs:x?} gave {r:x}", f.name);
+                    outside_opspec_bar += usize::from(!strict.judge(dtype, r).accepted);
+                }
+            }
+        }
+        // Rounding every addition one way drifts past the round-to-nearest bound.
+        assert!(outside_opspec_bar > 0);
+    }
+
+    #[test]
+    fn the_documents_words_leave_zero_signs_nan_and_infinities_open() {
+        let f = Format::F32;
+        let (pz, nz, one) = (f.pos_zero(), f.neg_zero(), f.one());
+        let (inf, nan) = (f.pos_inf(), f.quiet_nan());
+        // Untouched elements keep their value; a zero its sign only at opspec's bar.
+        assert_eq!(stated(f, nz, std::iter::empty()), ElementExpect::Zero);
+        assert_eq!(stated(f, one, std::iter::empty()), ElementExpect::Bits(one));
+        assert_eq!(stated(f, nan, std::iter::empty()), ElementExpect::AnyNan);
+        assert_eq!(stated(f, nz, [nz, nz].into_iter()), ElementExpect::Zero);
+        assert_eq!(stated(f, one, [f.neg(one)].into_iter()), ElementExpect::Zero);
+        for updates in [[nan, one], [inf, one], [inf, f.neg_inf()]] {
+            assert_eq!(stated(f, one, updates.into_iter()), ElementExpect::Any);
+        }
+        // One addition: either neighbour of the exact sum, not farther.
+        let e = stated(f, one, [0x3380_0001].into_iter());
+        assert!(matches!(e, ElementExpect::Bound(SumBound { any_rounding: true, .. })), "{e:?}");
+        assert!(e.judge(DType::F32, one).accepted && e.judge(DType::F32, one + 1).accepted);
+        assert!(!e.judge(DType::F32, one + 3).accepted && !e.judge(DType::F32, pz).accepted);
+        // A sum every order gives exactly stays exact bits.
+        assert_eq!(stated(f, one, [one, one].into_iter()), ElementExpect::Bits(0x4040_0000));
     }
 
     fn dtype_of(f: Format) -> DType {
@@ -561,6 +718,9 @@ mod tests {
         assert_eq!(r[0].expect, ElementExpect::Bits(44));
         assert_eq!(r[1].expect, ElementExpect::Bits(0xfd));
         assert_eq!(describe_value(DType::I8, 0xfd), "-3 (0xfd)");
+        // The document does not say what an overflowing sum gives; -3 cannot overflow.
+        assert_eq!(r[0].stated, ElementExpect::Any);
+        assert_eq!(r[1].stated, ElementExpect::Bits(0xfd));
     }
 
     #[test]

@@ -6,10 +6,17 @@
 //! problem (twice for determinism checks). Each output element is judged against the
 //! reference in [`crate::oracle::scatter`]; a failure lists the element, its addends, the
 //! exact sum, the bound and how far outside it the actual value was.
+//!
+//! A failure is graded (`docs/AUTHORITY.md`, rule 6): an element outside opspec's reference
+//! but within what the document's words give (the table's `sum:`, or another reading of
+//! negative coordinates its `negative_indices:` allows) misses opspec's bar; so does a literal
+//! case cited to a source marked `opspec_bar` whose result is an error (a precondition stated
+//! without an error), where any outcome the library returns meets the must. An error where the
+//! document describes a result, and a dead process, fail a must.
 
 use std::sync::Arc;
 
-use opspec_adapter::{Adapter, AdapterError, DType, OpKind, Tensor};
+use opspec_adapter::{Adapter, AdapterError, DType, OpKind, ScatterMode, Tensor};
 
 use super::call::guarded;
 use super::check::{Check, CheckId, RunOptions, ScatterCases, ScatterTarget, Target};
@@ -103,10 +110,12 @@ pub fn run(
     };
     let suite = &check.adapter_suite(catalog)?.suite;
     let params = suite.scatter.as_ref().ok_or("the suite has no `scatter:` block")?;
-    let mut run = ProblemRun { adapter, options, params, rec, worst_ratio: None };
+    let bars = Bars { table, case: None };
+    let mut run = ProblemRun { adapter, options, params, rec, bars, worst_ratio: None };
     match target.cases {
         ScatterCases::Literal(i) => {
             let case = &table.table.cases[i];
+            run.bars.case = case_bar(table, case);
             let problem = literal_problem(case, target.dtype)?;
             let policy = policy_of(params, params.accepted_index_dtypes());
             run.problem(&problem, &policy, "the case", false)?;
@@ -250,8 +259,116 @@ struct ProblemRun<'a> {
     options: &'a RunOptions,
     params: &'a ScatterParams,
     rec: Recorder<'a>,
+    bars: Bars<'a>,
     /// The largest `|r - S| / bound` seen among accepted and rejected elements.
     worst_ratio: Option<f64>,
+}
+
+/// On whose authority a check's failures are graded.
+struct Bars<'a> {
+    table: &'a LoadedScatter,
+    /// For a literal case cited to a source marked `opspec_bar`: that bar, named.
+    case: Option<String>,
+}
+
+/// opspec's bar named, for a literal case cited to a source marked `opspec_bar`.
+fn case_bar(table: &LoadedScatter, case: &LiteralCase) -> Option<String> {
+    let source = table.source(&case.source).filter(|s| s.opspec_bar)?;
+    Some(format!(
+        "opspec's bar: \"{}\" ({}, {}; {}:{}), which {} does not state",
+        case.text,
+        source.title,
+        case.anchor,
+        table.path.display(),
+        case.id.referenced.line(),
+        document(table)
+    ))
+}
+
+/// The title of the table's own document: its first source not marked `opspec_bar`.
+fn document(table: &LoadedScatter) -> &str {
+    table.table.sources.iter().find(|s| !s.opspec_bar).map_or("the document", |s| s.title.as_str())
+}
+
+impl Bars<'_> {
+    /// The grade of an outcome that is not the error the reference requires.
+    fn missed_error(&self) -> Grade {
+        self.case.clone().map_or_else(Grade::cited, Grade::opspec)
+    }
+
+    /// The grade of an element outside opspec's reference: opspec's bar where the document's
+    /// words give the value (`stated`) or the output is one another allowed reading of
+    /// negative coordinates gives (`other_reading`), else the must the check cites.
+    fn element(&self, dtype: DType, element: &ElementRef, actual: u64, other_reading: Option<&str>) -> Grade {
+        if !element.stated.judge(dtype, actual).accepted {
+            return other_reading.map_or_else(Grade::cited, |basis| Grade::opspec(basis.to_string()));
+        }
+        if let Some(case) = &self.case {
+            return Grade::opspec(case.clone());
+        }
+        let sum = &self.table.table.sum;
+        let quoted = format!(
+            "\"{}\" ({}, {}; {})",
+            sum.text,
+            self.table.source(&sum.source).map_or(sum.source.as_str(), |s| s.title.as_str()),
+            sum.anchor,
+            self.table.path.display()
+        );
+        let bar = match (&element.stated, Format::of(dtype)) {
+            (ElementExpect::Zero, _) => {
+                "the sign of a zero (IEEE 754-2019 6.3: +0 for an exact \
+                 cancellation rounded to nearest, a copied zero keeps its sign)"
+            }
+            (ElementExpect::Any, Some(_)) => {
+                "IEEE 754-2019 addition of NaN and infinite addends (6.1, 6.2, 7.2)"
+            }
+            (ElementExpect::Any, None) => "integer sums wrap (the suite's `integers.overflow: wrap`)",
+            _ => {
+                "the sum as IEEE 754-2019 addition rounded to nearest gives it in some order (exact \
+                 where every order is exact, else within γ(n-1)·Σ|x| of the exact sum)"
+            }
+        };
+        Grade::opspec(format!(
+            "opspec's bar: {bar}; {} says only {quoted}, which any order, any rounding direction, \
+             either zero and any value for NaN, infinities or an overflowing integer sum meet",
+            document(self.table)
+        ))
+    }
+
+    /// Where the suite reads negative coordinates as out of range in `ignore` mode (the
+    /// document's) and the table's `negative_indices` allows another reading: opspec's bar
+    /// named, if `actual` meets the must under that reading.
+    fn other_reading(&self, problem: &Problem, policy: &Policy, actual: &[u64]) -> Option<String> {
+        let open = self.table.table.negative_indices.as_ref()?;
+        if policy.mode != ScatterMode::Ignore || !problem.indices.iter().any(|&c| c < 0) {
+            return None;
+        }
+        let suite = if policy.wrap_negative { NegativeIndices::Wrap } else { NegativeIndices::OutOfRange };
+        open.allows.iter().filter(|&&r| r != suite).find_map(|&reading| {
+            let other = Policy { wrap_negative: reading == NegativeIndices::Wrap, ..policy.clone() };
+            let elements = reference(problem, &other).ok()?;
+            let met = elements.iter().zip(actual).all(|(e, &a)| e.stated.judge(problem.dtype, a).accepted);
+            met.then(|| {
+                let source = self.table.source(&open.source).map_or(open.source.as_str(), |s| s.title.as_str());
+                format!(
+                    "opspec's bar: negative coordinates read as {} (the suite's `scatter.negative_indices`); \
+                     this output reads them as {}, which the document's words also allow: \"{}\" ({source}, {}; {})",
+                    reading_name(suite),
+                    reading_name(reading),
+                    open.text,
+                    open.anchor,
+                    self.table.path.display()
+                )
+            })
+        })
+    }
+}
+
+fn reading_name(reading: NegativeIndices) -> &'static str {
+    match reading {
+        NegativeIndices::OutOfRange => "out of bound (skipped)",
+        NegativeIndices::Wrap => "counting from the end of their axis",
+    }
 }
 
 impl ProblemRun<'_> {
@@ -274,7 +391,8 @@ impl ProblemRun<'_> {
                     Err(e) => format!("error {e}"),
                 };
                 let expected = format!("a {} error: {}", required.kind.name(), required.reason);
-                self.fail_problem(problem, policy, label, (expected, actual), Grade::cited());
+                let grade = self.bars.missed_error();
+                self.fail_problem(problem, policy, label, (expected, actual), grade);
             }
             (Ok(_), Err(e)) => {
                 let what = ("a result".into(), format!("error {e}"));
@@ -349,6 +467,8 @@ impl ProblemRun<'_> {
         actual: &[u64],
     ) {
         self.rec.checked(elements.len());
+        let mut other_reading = None;
+        let mut other_reading_tried = false;
         for (e, (element, &bits)) in elements.iter().zip(actual).enumerate() {
             let verdict = element.expect.judge(problem.dtype, bits);
             if let Some(r) = verdict.bound_ratio {
@@ -357,7 +477,12 @@ impl ProblemRun<'_> {
             if verdict.accepted {
                 continue;
             }
-            self.rec.fail(1, || {
+            if !other_reading_tried && !element.stated.judge(problem.dtype, bits).accepted {
+                other_reading = self.bars.other_reading(problem, policy, actual);
+                other_reading_tried = true;
+            }
+            let grade = self.bars.element(problem.dtype, element, bits, other_reading.as_deref());
+            self.rec.fail_graded(1, grade, false, || {
                 let how_far = verdict
                     .bound_ratio
                     .map_or(String::new(), |r| format!(" — |r - S| is {r:.3}× the bound (1 is its edge)"));

@@ -40,10 +40,46 @@ pub struct ScatterTable {
     /// Statements of the sources that are not encoded, so the gap is visible.
     #[serde(default)]
     pub not_covered: Vec<NotCovered>,
+    /// The document's sentence on every element's value: what it gives (any summation order,
+    /// any rounding, no arithmetic for NaN, infinities or overflow) is the must; opspec's
+    /// reference, IEEE 754 addition rounded to nearest, is opspec's bar.
+    pub sum: Quoted,
+    /// The readings of a negative coordinate the document's words allow, where they leave it
+    /// open.
+    #[serde(default)]
+    pub negative_indices: Option<OpenNegativeIndices>,
     /// Concrete problems with their stated result.
     pub cases: Vec<LiteralCase>,
     /// Families of generated problems.
     pub generators: Vec<GeneratorSpec>,
+}
+
+/// A sentence of a source, quoted.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quoted {
+    /// Id of the source document.
+    pub source: String,
+    /// Where in the source.
+    pub anchor: String,
+    /// The words.
+    pub text: String,
+}
+
+/// Readings of a negative coordinate that the document's words allow: in `ignore` mode (the
+/// document's) an output that one of them gives meets the must, and the suite's own
+/// (`scatter.negative_indices`) is opspec's bar.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenNegativeIndices {
+    /// The readings.
+    pub allows: Vec<NegativeIndices>,
+    /// Id of the source document.
+    pub source: String,
+    /// Where in the source.
+    pub anchor: String,
+    /// The words that leave the reading open.
+    pub text: String,
 }
 
 /// What happens to an index vector outside the input (the suite's choice; the document's is
@@ -357,6 +393,17 @@ fn validate(file: &Path, table: &ScatterTable) -> Result<(), LoadError> {
     if let Some(i) = table.not_covered.iter().position(|n| !sources.contains(n.source.as_str())) {
         let m = format!("unknown source `{}`", table.not_covered[i].source);
         return Err(field(&format!("not_covered[{i}].source"), m));
+    }
+    if !sources.contains(table.sum.source.as_str()) {
+        return Err(field("sum.source", format!("unknown source `{}`", table.sum.source)));
+    }
+    if let Some(open) = &table.negative_indices {
+        if !sources.contains(open.source.as_str()) {
+            return Err(field("negative_indices.source", format!("unknown source `{}`", open.source)));
+        }
+        if open.allows.is_empty() {
+            return Err(field("negative_indices.allows", "list at least one reading".into()));
+        }
     }
     let mut seen = HashSet::new();
     let ids = table
