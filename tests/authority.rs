@@ -74,6 +74,8 @@ enum Fault {
     Bf16ExpWidens,
     /// add refuses a rank-0 operand beside a higher-rank one (no missing leading axes).
     NoRankZero,
+    /// add in i8 saturates instead of wrapping.
+    Saturating,
 }
 
 /// The left shifts of `x` by `s` in `dtype` under [`Fault::ShiftModulo`].
@@ -168,6 +170,11 @@ impl Adapter for Faulty {
             && (a.shape().is_empty() != b.shape().is_empty())
         {
             return Err(AdapterError::new(ErrorKind::ShapeMismatch, "no rank-0 broadcasting"));
+        }
+        if (self.0, op, a.dtype()) == (Fault::Saturating, BinaryOp::Add, DType::I8) {
+            let (xs, ys) = (a.to_bits(), b.to_bits());
+            let sum = |i: usize| (xs[i] as u8 as i8).saturating_add(ys[i] as u8 as i8) as u8 as u64;
+            return Tensor::from_bits(DType::I8, a.shape(), &(0..xs.len()).map(sum).collect::<Vec<_>>());
         }
         let result = CpuAdapter.binary(op, a, b)?;
         // The faults are element-wise: broadcast calls are left right.
@@ -615,5 +622,16 @@ fn a_missing_leading_axis_is_a_must_where_the_array_apis_algorithm_settles_it() 
     let array_api = run_suite(Fault::NoRankZero, "array-api", &["numpy"], |d| d == DType::F32);
     for r in failed(&array_api).into_iter().filter(rank0) {
         assert_eq!(r.tier, Some(Tier::Must), "{}", r.report(&Default::default()));
+    }
+}
+
+#[test]
+fn a_saturating_integer_add_misses_only_opspecs_reading_of_numrs_overflow() {
+    let results = run_suite(Fault::Saturating, "numr", &["add"], |d| d == DType::I8);
+    let failed = failed(&results);
+    assert!(failed.iter().any(|r| r.id.case == "edges"), "the edges overflow");
+    for r in &failed {
+        assert_eq!(r.tier, Some(Tier::Quality), "{}", r.report(&Default::default()));
+        assert!(r.failures[0].authority.contains("integers.overflow: wrap"), "{}", r.failures[0].authority);
     }
 }

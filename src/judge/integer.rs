@@ -5,6 +5,8 @@
 
 use opspec_adapter::{BinaryOp, OpKind};
 
+use rug::Integer;
+
 use crate::bits::value::{Domain, IntFormat};
 use crate::judge::authority::Grade;
 use crate::judge::expect::Expect;
@@ -58,8 +60,15 @@ impl IntegerGrader<'_> {
                 self.table.path.display()
             ));
         }
-        let (Ok(exact @ Exact::Quotient { .. }), Some(rule)) = (self.exact(case), self.contract.divide)
-        else {
+        let exact = self.exact(case);
+        if self.contract.overflow == Overflow::Wrap && exact.as_ref().is_ok_and(|e| self.overflows(e)) {
+            return Grade::opspec(format!(
+                "opspec's reading: two's-complement wrapping ({} `integers.overflow: wrap`); {} says nothing of a result outside the dtype's range",
+                self.suite.path.display(),
+                self.suite.suite.title
+            ));
+        }
+        let (Ok(exact @ Exact::Quotient { .. }), Some(rule)) = (exact, self.contract.divide) else {
             return Grade::cited();
         };
         let under = |rule: Quotient| {
@@ -83,6 +92,20 @@ impl IntegerGrader<'_> {
                 rule.words(),
                 rule.other().words()
             ),
+        }
+    }
+
+    /// Whether the exact result `e` lies outside the dtype's range (a quotient: once made an
+    /// integer the suite's way, `MIN / -1`).
+    fn overflows(&self, e: &Exact) -> bool {
+        match e {
+            Exact::Value(v) => v.to_i128().is_none_or(|v| !self.int.contains(v)),
+            Exact::Huge { .. } => true,
+            Exact::Quotient { dividend, divisor } => {
+                let rounded = Integer::from(dividend / divisor);
+                rounded.to_i128().is_none_or(|v| !self.int.contains(v))
+            }
+            _ => false,
         }
     }
 
