@@ -90,16 +90,35 @@ DTYPE_REFUSALS = (
     "dtypes are allowed in",
     "unsupported data type",
 )
+# Refusals that name the refused dtype (the pattern's group, in lower case): a refusal only
+# where that name is the probed dtype's (``DTYPE_ALIASES``).
+NAMED_REFUSALS = (
+    # PaddlePaddle: "(NotFound) The kernel with key (CPU, Undefined(AnyLayout), float16) of
+    # kernel `add` is not registered. Selected wrong DataType `float16`. …"
+    ("PaddlePaddle's", r"is not registered\. selected wrong datatype `(\w+)`"),
+    # TensorFlow: "Value for attr 'T' of uint8 is not in the list of allowed values: …"
+    ("TensorFlow's", r"value for attr '\w+' of (\w+) is not in the list of allowed values"),
+)
+# Names a library gives a dtype besides its array API name (TensorFlow's C type names).
+DTYPE_ALIASES = {"f16": ("half",), "f32": ("float",), "f64": ("double",)}
+# First lines that, whole, refuse the dtype of the probe's operands without naming it
+# (MegEngine's kernels for uint16; a backtrace follows): every tensor operand of the probe has
+# the probed dtype.
+UNNAMED_REFUSALS = ("bad dtype",)
+# Why a probe whose call raised NotImplementedError makes the pair unsupported.
+NOT_IMPLEMENTED = "raises NotImplementedError: the library does not implement it"
 
 
 def dtype_refusal(e, dtype, by_class=None):
     """How the library's exception ``e``, raised by the start-up probe's call on operands of
     ``dtype`` (all of them), refuses that dtype itself, or None: a binding's ``errors`` class
-    for ``unsupported``, the words of ``DTYPE_REFUSALS``, or a TypeError or
-    NotImplementedError whose message names the dtype (JAX: "bitwise_and does not accept
-    dtype float32"), or a ValueError naming a bool or complex one (JAX: "jnp.hypot is not
-    well defined for complex-valued inputs"). A float or integer dtype named in a ValueError
-    is too often the function's complaint about an argument (PaddlePaddle's clip)."""
+    for ``unsupported``, the words of ``DTYPE_REFUSALS``, a library's refusal that names this
+    dtype (``NAMED_REFUSALS``) or names none (``UNNAMED_REFUSALS``, the first line), a
+    TypeError whose message names the dtype (JAX: "bitwise_and does not accept dtype
+    float32"), or a ValueError naming a bool or complex one (JAX: "jnp.hypot is not well
+    defined for complex-valued inputs"). A float or integer dtype named in a ValueError is
+    too often the function's complaint about an argument (PaddlePaddle's clip). (A
+    NotImplementedError never gets here: ``Worker.try_probe`` takes it as absence.)"""
     for cls, kind in (by_class or {}).items():
         if isinstance(e, cls) and kind == "unsupported":
             return f"the binding's errors[{cls.__name__}]"
@@ -107,7 +126,14 @@ def dtype_refusal(e, dtype, by_class=None):
     words = next((w for w in DTYPE_REFUSALS if w in text), None)
     if words:
         return f"its message says {words!r}"
-    classes = (TypeError, NotImplementedError) + ((ValueError,) if dtype in ("bool", "c64", "c128") else ())
+    for library, pattern in NAMED_REFUSALS:
+        found = re.search(pattern, text)
+        if found and found.group(1) in (backends.API_DTYPES[dtype],) + DTYPE_ALIASES.get(dtype, ()):
+            return f"{library} refusal of {found.group(1)}"
+    first = text.strip().splitlines()[0] if text.strip() else ""
+    if first in UNNAMED_REFUSALS:
+        return f"its message's first line is {first!r}"
+    classes = (TypeError,) + ((ValueError,) if dtype in ("bool", "c64", "c128") else ())
     named = dtype_named(text, dtype)
     if named and isinstance(e, classes):
         return f"a {type(e).__name__} naming {named}"
@@ -235,10 +261,11 @@ class Worker:
 
     def try_probe(self, op, form, dtype):
         """``probe`` without the warnings. A pair is unsupported only when the namespace lacks
-        the function (or this form), or refuses the dtype itself: it has no such dtype, cannot
-        make or read back an array of it, or the function's error is a dtype refusal
-        (``dtype_refusal``). Any other error leaves the pair supported: its checks run and fail
-        with that error (docs/PROTOCOL.md, "What unsupported means")."""
+        the function (or this form), or its call raises NotImplementedError, or the library
+        refuses the dtype itself: it has no such dtype, cannot make or read back an array of
+        it, or the function's error is a dtype refusal (``dtype_refusal``). Any other error
+        leaves the pair supported: its checks run and fail with that error (docs/PROTOCOL.md,
+        "What unsupported means")."""
         try:
             self.probe_call(op, form, dtype)
         except Refused as e:
@@ -253,6 +280,10 @@ class Worker:
             if self.readable(dtype):
                 return None, why
             return f"{why} (an operand of {dtype}, as the adapter makes it, cannot be read back either)", None
+        except NotImplementedError as e:
+            # Python's word for "this operation is not implemented" (ndonnx's atan2 is
+            # ``raise NotImplementedError``): the library lacks the function, whatever the message.
+            return f"{describe(e)} [taken as unsupported: {NOT_IMPLEMENTED}]", None
         except Exception as e:
             refusal = dtype_refusal(e, dtype, self.backend.errors)
             return (f"{describe(e)} [taken as unsupported: {refusal}]", None) if refusal else (None, describe(e))

@@ -9,7 +9,9 @@ The binary is ``$OPSPEC_BIN``, else ``target/release/opspec`` under the reposito
 (``cargo build --release --bin opspec``; the worker is embedded in it, so rebuild after
 editing the worker). Without it the end-to-end tests are skipped, saying so."""
 
+import contextlib
 import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -342,6 +344,16 @@ class DtypeRefusals(unittest.TestCase):
         self.assertIsNone(self.refusal(TypeError("does not accept dtype bfloat16"), "f16"))
         self.assertIsNone(self.refusal(ValueError("float32 operands must be contiguous"), "f32"))
         self.assertIsNone(self.refusal(TypeError("cannot add int8 and float32"), "u8"))
+        # A library's refusal counts only for the dtype it names: PaddlePaddle's uint16 is bfloat16.
+        paddle = RuntimeError("(NotFound) The kernel with key (CPU, Undefined(AnyLayout), bfloat16) of kernel `abs` "
+                              "is not registered. Selected wrong DataType `bfloat16`.")
+        self.assertIsNone(self.refusal(paddle, "u16"))
+        self.assertEqual(self.refusal(paddle, "bf16"), "PaddlePaddle's refusal of bfloat16")
+        tf = RuntimeError("Value for attr 'T' of float is not in the list of allowed values: double")
+        self.assertEqual(self.refusal(tf, "f32"), "TensorFlow's refusal of float")
+        self.assertIsNone(self.refusal(tf, "f64"))
+        # MegEngine's "bad dtype" counts only as a whole first line.
+        self.assertIsNone(self.refusal(RuntimeError("bad dtype for the index operand"), "u16"))
 
     def test_a_bindings_exception_class_for_unsupported(self):
         class KernelMissing(Exception):
@@ -350,6 +362,67 @@ class DtypeRefusals(unittest.TestCase):
         self.assertEqual(self.refusal(KernelMissing("x"), "f32", {KernelMissing: "unsupported"}),
                          "the binding's errors[KernelMissing]")
         self.assertIsNone(self.refusal(KernelMissing("x"), "f32", {KernelMissing: "other"}))
+
+
+class StartUpProbe(unittest.TestCase):
+    """Worker.probe in this process on the fakes (the working tree's worker, no binary): which
+    errors of a library's call make (operation, form, dtype) unsupported."""
+
+    def probe(self, module, op, dtype, form="tensors"):
+        from opspec_worker import backends, worker
+
+        if FAKES not in sys.path:
+            sys.path.insert(0, FAKES)
+        with contextlib.redirect_stderr(io.StringIO()):
+            return worker.Worker(backends.make([f"module={module}"])).probe(op, form, dtype)
+
+    def test_library_refusals_of_the_probed_dtype_are_unsupported(self):
+        refused = {
+            ("add", "f16"): "RuntimeError: (NotFound) The kernel with key (CPU, Undefined(AnyLayout), float16) of kernel "
+                            "`add` is not registered. Selected wrong DataType `float16`. Paddle support following "
+                            "DataTypes: int16, float64, complex128, int32, uint8, float32, complex64, bool, int64, int8. "
+                            "[taken as unsupported: PaddlePaddle's refusal of float16]",
+            ("abs", "u8"): "InvalidArgumentError: Value for attr 'T' of uint8 is not in the list of allowed values: "
+                           "bfloat16, half, float, double, int8, int16, int32, int64 "
+                           "[taken as unsupported: TensorFlow's refusal of uint8]",
+            ("nextafter", "f16"): "InvalidArgumentError: Value for attr 'T' of half is not in the list of allowed "
+                                  "values: double, float [taken as unsupported: TensorFlow's refusal of half]",
+            ("negative", "u16"): "RuntimeError: bad dtype [taken as unsupported: its message's first line is 'bad dtype']",
+        }
+        for (op, dtype), why in refused.items():
+            self.assertEqual(self.probe("fake_refusals", op, dtype), (why, None), (op, dtype))
+        # The scalar form's call has the same operand dtype: refused there too.
+        self.assertIn("[taken as unsupported: PaddlePaddle's refusal of float16]",
+                      self.probe("fake_refusals", "add", "f16", form="scalar")[0])
+        # The other dtypes of the same functions run.
+        for op, dtype in (("add", "f32"), ("abs", "i8"), ("nextafter", "f32"), ("negative", "i16")):
+            self.assertEqual(self.probe("fake_refusals", op, dtype), (None, None), (op, dtype))
+
+    def test_errors_that_refuse_no_probed_dtype_stay_supported(self):
+        self.assertEqual(self.probe("fake_refusals", "multiply", "u16"),
+                         (None, "RuntimeError: dtype promotion rule between different signedness is undefined: "
+                                "Uint16 Int8"))
+        # TensorFlow's words, for a dtype the probe's operands (int8) do not have.
+        self.assertEqual(self.probe("fake_refusals", "atan2", "i8"),
+                         (None, "InvalidArgumentError: Value for attr 'T' of int64 is not in the list of allowed "
+                                "values: bfloat16, half, float, double"))
+
+    def test_a_function_that_raises_not_implemented_is_unsupported(self):
+        # ndonnx's stubs: `raise NotImplementedError`, with or without a message.
+        for dtype in ("f32", "i32"):
+            self.assertEqual(self.probe("fake_stubs", "atan2", dtype),
+                             ("NotImplementedError: (no message) [taken as unsupported: raises NotImplementedError: "
+                              "the library does not implement it]", None))
+        why, error = self.probe("fake_stubs", "copysign", "f64", form="scalar")
+        self.assertEqual(error, None)
+        self.assertEqual(why, "NotImplementedError: copysign needs an operator this backend lacks "
+                              "[taken as unsupported: raises NotImplementedError: the library does not implement it]")
+
+    def test_any_other_error_of_the_call_stays_supported(self):
+        for form in ("tensors", "scalar"):
+            self.assertEqual(self.probe("fake_stubs", "add", "f32", form),
+                             (None, "ValueError: add: graph construction failed (node 3)"))
+        self.assertEqual(self.probe("fake_stubs", "multiply", "f32"), (None, None))
 
 
 if __name__ == "__main__":
