@@ -297,7 +297,9 @@ fn python_style_floor_divide_alternatives_conform_and_miss_only_the_bullets_shou
     let (failed, results) = failures(adapter);
     assert!(failed.iter().any(|id| id.ends_with(":pinf-by-positive-finite")), "{failed:?}");
     for r in results.iter().filter(|r| r.status == Status::Fail) {
-        assert_eq!(r.tier, Some(Tier::Should), "{}: an allowed alternative fails only the should", r.id);
+        // bfloat16 is out of the standard's scope: its checks are opspec's bar as a whole.
+        let tier = if r.id.dtype == "bf16" { Tier::Quality } else { Tier::Should };
+        assert_eq!(r.tier, Some(tier), "{}: an allowed alternative fails only the should", r.id);
     }
 }
 
