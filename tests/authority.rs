@@ -171,7 +171,8 @@ impl Adapter for Faulty {
         {
             return Err(AdapterError::new(ErrorKind::ShapeMismatch, "no rank-0 broadcasting"));
         }
-        if (self.0, op, a.dtype()) == (Fault::Saturating, BinaryOp::Add, DType::I8) && a.shape() == b.shape() {
+        if (self.0, op, a.dtype()) == (Fault::Saturating, BinaryOp::Add, DType::I8) && a.shape() == b.shape()
+        {
             let (xs, ys) = (a.to_bits(), b.to_bits());
             let sum = |i: usize| (xs[i] as u8 as i8).saturating_add(ys[i] as u8 as i8) as u8 as u64;
             return Tensor::from_bits(DType::I8, a.shape(), &(0..xs.len()).map(sum).collect::<Vec<_>>());

@@ -47,7 +47,8 @@ fn catalog_with_numr_entry(dir: &Path, entry: &str) -> PathBuf {
     }
     let path = root.join("expectations/numr.yaml");
     let yaml = std::fs::read_to_string(&path).unwrap();
-    let start = yaml.find("  - id: \"array-api:numr:{maximum,minimum}:{f16,f32,f64}").expect("the max/min entry");
+    let start =
+        yaml.find("  - id: \"array-api:numr:{maximum,minimum}:{f16,f32,f64}").expect("the max/min entry");
     let end = start + yaml[start..].find("\n  - id: ").unwrap() + 1;
     std::fs::write(&path, format!("{}{entry}{}", &yaml[..start], &yaml[end..])).unwrap();
     root
