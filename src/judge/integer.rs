@@ -69,7 +69,7 @@ impl IntegerGrader<'_> {
             ));
         }
         let (Ok(exact @ Exact::Quotient { .. }), Some(rule)) = (exact, self.contract.divide) else {
-            return Grade::cited();
+            return self.defined_value();
         };
         let under = |rule: Quotient| {
             let contract = IntegerContract { divide: Some(rule), ..self.contract };
@@ -93,6 +93,25 @@ impl IntegerGrader<'_> {
                 rule.other().words()
             ),
         }
+    }
+
+    /// The must an integer result that is not the exact one fails: the table's definition in
+    /// its document's words where it quotes one (bitwise_right_shift: "equivalent to floor
+    /// division by a power of two"), else the value its document defines.
+    fn defined_value(&self) -> Grade {
+        let table = &self.table.table;
+        let path = self.table.path.display();
+        let basis = match &table.defined_as {
+            Some(definition) => format!("must: \"{}\" ({path})", definition.text),
+            None => {
+                let document = table.sources.first().map_or("its document", |s| s.title.as_str());
+                format!(
+                    "must: the value of {} that {document} defines, exact in the dtype ({path})",
+                    self.table.op
+                )
+            }
+        };
+        Grade { tier: Tier::Must, basis }
     }
 
     /// Whether the exact result `e` lies outside the dtype's range (a quotient: once made an
