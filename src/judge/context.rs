@@ -200,7 +200,8 @@ impl<'a> Context<'a> {
         for reading in self.table.readings.iter().filter(|r| tier <= r.meets) {
             match (reading.value, inputs) {
                 (ReadingValue::FloorOfDivide, &[a, b]) if finite => {
-                    values.extend(in_widths(floor_of_divide, f, a, b))
+                    values.extend(in_widths(floor_of_divide, f, a, b));
+                    values.extend(self.flushed_quotient(tier, a, b));
                 }
                 (ReadingValue::PythonFloorDivide, &[a, b]) if finite => {
                     values.extend(in_widths(python_floor_divide, f, a, b));
@@ -212,6 +213,15 @@ impl<'a> Context<'a> {
             }
         }
         values
+    }
+
+    /// floor(divide(x1, x2)) with the quotient flushed to zero where it is subnormal: the
+    /// subnormal latitude the suite grants, applied to the division the reading names, below
+    /// opspec's bar.
+    fn flushed_quotient(&self, tier: Tier, a: u64, b: u64) -> Option<u64> {
+        let granted = tier != Tier::Quality && self.authority.is_some_and(|x| x.subnormals.is_some());
+        let q = oracle::divide(self.format, a, b);
+        (granted && self.format.is_subnormal(q)).then(|| q & self.format.sign_mask())
     }
 
     /// The operation on whose rounding terms the value is graded: the table's `rounds_as`
