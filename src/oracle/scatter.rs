@@ -597,19 +597,24 @@ mod tests {
         xs.iter().skip(1).fold(xs[0], |acc, &x| add(acc, x))
     }
 
+    /// 3 to 16 addends of either sign within a few binades of 1.
+    fn random_addends(f: Format, state: &mut u64) -> Vec<u64> {
+        let n = 3 + (splitmix(state) % 14) as usize;
+        (0..n)
+            .map(|_| {
+                let r = splitmix(state);
+                let exp = f.bias() as u64 + (r >> 50) % 9 - 4;
+                f.compose(r & 1 == 1, exp, r >> 8)
+            })
+            .collect()
+    }
+
     #[test]
     fn every_summation_order_is_inside_the_bound() {
         let mut state = 7;
         for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
             for _ in 0..400 {
-                let n = 3 + (splitmix(&mut state) % 14) as usize;
-                let xs: Vec<u64> = (0..n)
-                    .map(|_| {
-                        let r = splitmix(&mut state);
-                        let exp = f.bias() as u64 + (r >> 50) % 9 - 4;
-                        f.compose(r & 1 == 1, exp, r >> 8)
-                    })
-                    .collect();
+                let xs = random_addends(f, &mut state);
                 let e = strict(f, xs[0], xs[1..].iter().copied());
                 let mut reversed = xs.clone();
                 reversed.reverse();
@@ -649,14 +654,7 @@ mod tests {
         let mut outside_opspec_bar = 0;
         for f in [Format::F16, Format::BF16, Format::F32, Format::F64] {
             for _ in 0..400 {
-                let n = 3 + (splitmix(&mut state) % 14) as usize;
-                let xs: Vec<u64> = (0..n)
-                    .map(|_| {
-                        let r = splitmix(&mut state);
-                        let exp = f.bias() as u64 + (r >> 50) % 9 - 4;
-                        f.compose(r & 1 == 1, exp, r >> 8)
-                    })
-                    .collect();
+                let xs = random_addends(f, &mut state);
                 let (strict, stated) = float_element(f, xs[0], xs[1..].iter().copied());
                 for up in [true, false] {
                     let r = xs.iter().skip(1).fold(xs[0], |acc, &x| directed_sum(f, acc, x, up));
